@@ -1,0 +1,22 @@
+# CUDA is optional: enabled when nvcc is found (and ORRERY_ENABLE_CUDA is on).
+# sm_90 (Hopper, the H200) unless the caller says otherwise. No fast-math:
+# decision code must give the same bits as the host (docs/adr/0001).
+set(ORRERY_HAVE_CUDA OFF)
+if(ORRERY_ENABLE_CUDA)
+  include(CheckLanguage)
+  check_language(CUDA)
+  if(CMAKE_CUDA_COMPILER)
+    if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+      set(CMAKE_CUDA_ARCHITECTURES 90)
+    endif()
+    enable_language(CUDA)
+    set(CMAKE_CUDA_STANDARD 20)
+    set(CMAKE_CUDA_STANDARD_REQUIRED ON)
+    find_package(CUDAToolkit REQUIRED)
+    set(ORRERY_HAVE_CUDA ON)
+  endif()
+endif()
+if(ORRERY_REQUIRE_CUDA AND NOT ORRERY_HAVE_CUDA)
+  message(FATAL_ERROR "ORRERY_REQUIRE_CUDA is ON (the cuda preset) but no CUDA compiler was found: put nvcc on PATH or set CMAKE_CUDA_COMPILER")
+endif()
+message(STATUS "Orrery: CUDA backend ${ORRERY_HAVE_CUDA}")

@@ -1,0 +1,27 @@
+# Every dependency comes from the system (Debian 12 packages installed by
+# scripts/setup.sh, or the GPU host's Ubuntu packages). toml++ is header-only:
+# where no package provides it (the GPU host), scripts/gpu_session.sh carries
+# its headers in .deps/include, which is searched last.
+find_package(OpenMP REQUIRED COMPONENTS CXX)
+find_package(fmt REQUIRED)
+find_package(CLI11 CONFIG QUIET)
+if(NOT CLI11_FOUND)
+  find_path(CLI11_INCLUDE_DIR CLI/CLI.hpp REQUIRED)
+  add_library(CLI11::CLI11 INTERFACE IMPORTED)
+  target_include_directories(CLI11::CLI11 INTERFACE ${CLI11_INCLUDE_DIR})
+endif()
+find_package(tomlplusplus CONFIG QUIET)
+if(NOT TARGET tomlplusplus::tomlplusplus)
+  find_path(TOMLPP_INCLUDE_DIR toml++/toml.h PATHS ${PROJECT_SOURCE_DIR}/.deps/include REQUIRED)
+  add_library(tomlplusplus::tomlplusplus INTERFACE IMPORTED)
+  target_include_directories(tomlplusplus::tomlplusplus INTERFACE ${TOMLPP_INCLUDE_DIR})
+endif()
+find_package(HDF5 REQUIRED COMPONENTS C)
+find_package(PNG REQUIRED)
+find_package(Threads REQUIRED)
+if(ORRERY_BUILD_TESTS)
+  find_package(GTest REQUIRED)
+endif()
+if(ORRERY_BUILD_BENCH)
+  find_package(benchmark QUIET)
+endif()

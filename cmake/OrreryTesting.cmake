@@ -1,0 +1,19 @@
+include(GoogleTest)
+
+# orrery_add_test(NAME SOURCES a.cpp ... LIBS lib ... [GPU] [LABELS l ...])
+# One executable per concept; each gtest case becomes a CTest test. A GPU test
+# calls GTEST_SKIP() when no device is present, which CTest reports as skipped.
+function(orrery_add_test name)
+  cmake_parse_arguments(T "GPU" "" "SOURCES;LIBS;LABELS" ${ARGN})
+  add_executable(${name} ${T_SOURCES})
+  target_link_libraries(${name} PRIVATE ${T_LIBS} GTest::gtest GTest::gtest_main orrery::flags)
+  set(labels ${T_LABELS})
+  if(T_GPU)
+    list(APPEND labels gpu)
+  else()
+    list(APPEND labels cpu)
+  endif()
+  gtest_discover_tests(${name}
+    DISCOVERY_TIMEOUT 120
+    PROPERTIES LABELS "${labels}" SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]")
+endfunction()
