@@ -1,0 +1,56 @@
+#pragma once
+// Unit systems. The solvers compute with G = 1 in code units; a UnitSystem
+// says what one code unit of length, mass and velocity is in cgs, and what G
+// is in code units (GravityConstantInternal of the GADGET-4 snapshot layout).
+//
+//   henon     G = M = 1, E = -1/4 for the initial models. Physically scaled,
+//             for readers that want cgs, to 1 code length = `length_kpc` kpc
+//             and 1 code mass = `mass_msun` Msun (defaults 1 kpc, 1e10 Msun);
+//             the velocity unit follows from G = 1 (207.4 km/s by default).
+//   physical  kpc, Msun, km/s, with G = 4.30091e-6 kpc (km/s)^2 / Msun.
+#include <cmath>
+#include <string>
+
+namespace orrery {
+
+namespace cgs {
+inline constexpr double kpc = 3.0856775814913673e21;  // cm (IAU 2015)
+inline constexpr double msun = 1.98841e33;              // g (IAU 2015 nominal GM / CODATA G)
+inline constexpr double km_per_s = 1e5;                 // cm/s
+inline constexpr double gyr = 3.15576e16;               // s (Julian)
+/// G in kpc (km/s)^2 / Msun; the cgs value follows from it so that the
+/// physical unit system is consistent to the last digit quoted.
+inline constexpr double G_kpc_kms2_per_msun = 4.30091e-6;
+inline constexpr double G = G_kpc_kms2_per_msun * kpc * km_per_s * km_per_s / msun;
+}  // namespace cgs
+
+struct UnitSystem {
+  std::string name = "henon";
+  double length_cm = cgs::kpc;
+  double mass_g = 1e10 * cgs::msun;
+  double velocity_cm_per_s = std::sqrt(cgs::G * 1e10 * cgs::msun / cgs::kpc);
+  double gravity_constant = 1.0;  // G in code units
+
+  double time_s() const { return length_cm / velocity_cm_per_s; }
+  double time_gyr(double code_time) const { return code_time * time_s() / cgs::gyr; }
+
+  friend bool operator==(const UnitSystem&, const UnitSystem&) = default;
+};
+
+/// Hénon units scaled to `length_kpc` and `mass_msun` (both > 0; the caller validates).
+inline UnitSystem henon_units(double length_kpc = 1.0, double mass_msun = 1e10) {
+  UnitSystem u;
+  u.name = "henon";
+  u.length_cm = length_kpc * cgs::kpc;
+  u.mass_g = mass_msun * cgs::msun;
+  u.velocity_cm_per_s = std::sqrt(cgs::G * u.mass_g / u.length_cm);
+  u.gravity_constant = 1.0;
+  return u;
+}
+
+/// kpc, Msun, km/s; G = 4.30091e-6.
+inline UnitSystem physical_units() {
+  return {"physical", cgs::kpc, cgs::msun, cgs::km_per_s, cgs::G_kpc_kms2_per_msun};
+}
+
+}  // namespace orrery

@@ -1,0 +1,40 @@
+#pragma once
+// Writing a file so that no existing file is ever left half-written
+// (contract 7): the data goes to a temporary file in the destination's own
+// directory (so the rename cannot cross file systems), is flushed to disk,
+// and only then renamed over the destination. A failure at any point removes
+// the temporary file and leaves the destination as it was.
+#include <cstddef>
+#include <filesystem>
+#include <span>
+
+namespace orrery::io {
+
+class AtomicFile {
+ public:
+  /// Creates the (empty) temporary file next to `target`. Throws InputError
+  /// naming the directory when it is missing, not a directory or not writable.
+  explicit AtomicFile(std::filesystem::path target);
+  AtomicFile(const AtomicFile&) = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+  /// Removes the temporary file unless commit() succeeded.
+  ~AtomicFile();
+
+  const std::filesystem::path& temp_path() const { return temp_; }
+  const std::filesystem::path& target() const { return target_; }
+
+  /// fsyncs the temporary file, renames it to the target and fsyncs the
+  /// directory. Throws InputError (the file system's reason, e.g. "No space
+  /// left on device") and removes the temporary file on failure.
+  void commit();
+
+ private:
+  std::filesystem::path target_;
+  std::filesystem::path temp_;
+  bool committed_ = false;
+};
+
+/// Writes `bytes` to `target` through an AtomicFile.
+void write_file_atomically(const std::filesystem::path& target, std::span<const std::byte> bytes);
+
+}  // namespace orrery::io

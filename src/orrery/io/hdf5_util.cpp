@@ -1,0 +1,192 @@
+#include "orrery/io/hdf5_util.hpp"
+
+#include <algorithm>
+#include <mutex>
+
+#include <fmt/format.h>
+
+#include "orrery/core/error.hpp"
+
+namespace orrery::io::h5 {
+namespace {
+
+herr_t keep_innermost(unsigned n, const H5E_error2_t* e, void* out) {
+  // The walk goes from the innermost call outwards; the first entry says
+  // what actually went wrong ("checksum mismatch", "truncated file", ...).
+  if (n == 0 && e->desc) *static_cast<std::string*>(out) = e->desc;
+  return 0;
+}
+
+std::string detail() {
+  const std::string d = last_error();
+  return d.empty() ? std::string() : " (HDF5: " + d + ")";
+}
+
+Handle check(const Where& w, const std::string& object, hid_t id, Handle::Closer close, const char* what) {
+  if (id < 0) w.fail(object, std::string(what) + detail());
+  return {id, close};
+}
+
+template <class T>
+void write_attr_typed(const Where& w, hid_t loc, const char* name, hid_t type, const T* data, hsize_t len,
+                      bool scalar) {
+  const Handle space = scalar ? check(w, name, H5Screate(H5S_SCALAR), H5Sclose, "cannot create dataspace")
+                              : check(w, name, H5Screate_simple(1, &len, nullptr), H5Sclose, "cannot create dataspace");
+  const Handle attr =
+      check(w, name, H5Acreate2(loc, name, type, space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose, "cannot create attribute");
+  if (H5Awrite(attr.get(), type, data) < 0) w.fail(name, "cannot write attribute" + detail());
+}
+
+Handle open_attr(const Where& w, hid_t loc, const std::string& object, const char* name) {
+  if (!has_attr(loc, name)) w.fail(object, std::string("missing attribute '") + name + "'");
+  return check(w, object + "." + name, H5Aopen(loc, name, H5P_DEFAULT), H5Aclose, "cannot open attribute");
+}
+
+template <class T>
+std::vector<T> read_attr_numeric(const Where& w, hid_t loc, const std::string& object, const char* name,
+                                 std::size_t expected_len, hid_t mem_type, H5T_class_t cls) {
+  const std::string full = object + "." + name;
+  const Handle attr = open_attr(w, loc, object, name);
+  const Handle type = check(w, full, H5Aget_type(attr.get()), H5Tclose, "cannot read type");
+  if (H5Tget_class(type.get()) != cls)
+    w.fail(full, std::string("wrong type (expected ") + (cls == H5T_FLOAT ? "a floating-point" : "an integer") +
+                     " attribute)");
+  const Handle space = check(w, full, H5Aget_space(attr.get()), H5Sclose, "cannot read dataspace");
+  const hssize_t n = H5Sget_simple_extent_npoints(space.get());
+  if (n < 0 || static_cast<std::size_t>(n) != expected_len)
+    w.fail(full, "has " + std::to_string(n) + " elements, expected " + std::to_string(expected_len));
+  std::vector<T> v(expected_len);
+  if (H5Aread(attr.get(), mem_type, v.data()) < 0) w.fail(full, "cannot read attribute" + detail());
+  return v;
+}
+
+}  // namespace
+
+void quiet_errors() {
+  static std::once_flag once;
+  std::call_once(once, [] { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); });
+}
+
+std::string last_error() {
+  std::string out;
+  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, keep_innermost, &out);
+  H5Eclear2(H5E_DEFAULT);
+  return out;
+}
+
+void Where::fail(const std::string& object, const std::string& problem) const {
+  throw InputError("file '" + file + "': " + object + ": " + problem);
+}
+
+void write_attr(const Where& w, hid_t loc, const char* name, const std::vector<std::uint64_t>& v) {
+  write_attr_typed(w, loc, name, H5T_NATIVE_UINT64, v.data(), v.size(), false);
+}
+void write_attr(const Where& w, hid_t loc, const char* name, const std::vector<std::uint32_t>& v) {
+  write_attr_typed(w, loc, name, H5T_NATIVE_UINT32, v.data(), v.size(), false);
+}
+void write_attr(const Where& w, hid_t loc, const char* name, const std::vector<double>& v) {
+  write_attr_typed(w, loc, name, H5T_NATIVE_DOUBLE, v.data(), v.size(), false);
+}
+void write_attr(const Where& w, hid_t loc, const char* name, double v) {
+  write_attr_typed(w, loc, name, H5T_NATIVE_DOUBLE, &v, 1, true);
+}
+void write_attr(const Where& w, hid_t loc, const char* name, std::int32_t v) {
+  write_attr_typed(w, loc, name, H5T_NATIVE_INT32, &v, 1, true);
+}
+void write_attr(const Where& w, hid_t loc, const char* name, std::int64_t v) {
+  write_attr_typed(w, loc, name, H5T_NATIVE_INT64, &v, 1, true);
+}
+void write_attr(const Where& w, hid_t loc, const char* name, const std::string& v) {
+  const Handle type = check(w, name, H5Tcopy(H5T_C_S1), H5Tclose, "cannot create string type");
+  // A zero-length fixed string is not a valid HDF5 type: store one null byte.
+  std::string padded = v;
+  padded.push_back('\0');
+  if (H5Tset_size(type.get(), padded.size()) < 0 || H5Tset_strpad(type.get(), H5T_STR_NULLTERM) < 0 ||
+      H5Tset_cset(type.get(), H5T_CSET_ASCII) < 0)
+    w.fail(name, "cannot set string type" + detail());
+  write_attr_typed(w, loc, name, type.get(), padded.data(), 1, true);
+}
+
+void write_dataset(const Where& w, hid_t group, const char* name, hid_t file_type, hid_t mem_type,
+                   std::uint64_t rows, int cols, const void* data) {
+  const int rank = cols == 1 ? 1 : 2;
+  const hsize_t dims[2] = {rows, static_cast<hsize_t>(cols)};
+  // Chunks of at most ~1 MiB; rows >= 1 is guaranteed by the callers.
+  const hsize_t chunk[2] = {std::min<hsize_t>(rows, hsize_t{1} << 15), static_cast<hsize_t>(cols)};
+  const Handle space = check(w, name, H5Screate_simple(rank, dims, nullptr), H5Sclose, "cannot create dataspace");
+  const Handle dcpl = check(w, name, H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "cannot create property list");
+  if (H5Pset_chunk(dcpl.get(), rank, chunk) < 0 || H5Pset_fletcher32(dcpl.get()) < 0)
+    w.fail(name, "cannot set chunking" + detail());
+  const Handle set = check(w, name, H5Dcreate2(group, name, file_type, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
+                           H5Dclose, "cannot create dataset");
+  if (H5Dwrite(set.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
+    w.fail(name, "cannot write dataset" + detail());
+}
+
+bool has_attr(hid_t loc, const char* name) { return H5Aexists(loc, name) > 0; }
+
+bool has_link(hid_t loc, const char* name) { return H5Lexists(loc, name, H5P_DEFAULT) > 0; }
+
+std::vector<std::uint64_t> read_attr_u64(const Where& w, hid_t loc, const std::string& object, const char* name,
+                                         std::size_t expected_len) {
+  return read_attr_numeric<std::uint64_t>(w, loc, object, name, expected_len, H5T_NATIVE_UINT64, H5T_INTEGER);
+}
+
+std::vector<double> read_attr_f64(const Where& w, hid_t loc, const std::string& object, const char* name,
+                                  std::size_t expected_len) {
+  return read_attr_numeric<double>(w, loc, object, name, expected_len, H5T_NATIVE_DOUBLE, H5T_FLOAT);
+}
+
+std::string read_attr_string(const Where& w, hid_t loc, const std::string& object, const char* name) {
+  const std::string full = object + "." + name;
+  const Handle attr = open_attr(w, loc, object, name);
+  const Handle type = check(w, full, H5Aget_type(attr.get()), H5Tclose, "cannot read type");
+  if (H5Tget_class(type.get()) != H5T_STRING || H5Tis_variable_str(type.get()) != 0)
+    w.fail(full, "wrong type (expected a fixed-length string)");
+  const Handle space = check(w, full, H5Aget_space(attr.get()), H5Sclose, "cannot read dataspace");
+  if (H5Sget_simple_extent_npoints(space.get()) != 1) w.fail(full, "expected a single string");
+  const std::size_t size = H5Tget_size(type.get());
+  if (size == 0) w.fail(full, "string of size 0");
+  std::string s(size, '\0');
+  if (H5Aread(attr.get(), type.get(), s.data()) < 0) w.fail(full, "cannot read attribute" + detail());
+  s.resize(std::min(s.size(), s.find('\0')));
+  return s;
+}
+
+std::uint64_t dataset_rows(const Where& w, hid_t group, const std::string& group_name, const char* name) {
+  const std::string full = group_name + "/" + name;
+  if (!has_link(group, name)) w.fail(full, "missing dataset");
+  const Handle set = check(w, full, H5Dopen2(group, name, H5P_DEFAULT), H5Dclose, "cannot open dataset");
+  const Handle space = check(w, full, H5Dget_space(set.get()), H5Sclose, "cannot read dataspace");
+  const int rank = H5Sget_simple_extent_ndims(space.get());
+  if (rank < 1 || rank > 2) w.fail(full, "wrong shape: rank " + std::to_string(rank) + ", expected 1 or 2");
+  hsize_t dims[2] = {0, 0};
+  H5Sget_simple_extent_dims(space.get(), dims, nullptr);
+  return dims[0];
+}
+
+void read_dataset(const Where& w, hid_t group, const std::string& group_name, const char* name, H5T_class_t cls,
+                  hid_t mem_type, std::uint64_t rows, int cols, void* out) {
+  const std::string full = group_name + "/" + name;
+  if (!has_link(group, name)) w.fail(full, "missing dataset");
+  const Handle set = check(w, full, H5Dopen2(group, name, H5P_DEFAULT), H5Dclose, "cannot open dataset");
+  const Handle space = check(w, full, H5Dget_space(set.get()), H5Sclose, "cannot read dataspace");
+  const int rank = H5Sget_simple_extent_ndims(space.get());
+  const int want_rank = cols == 1 ? 1 : 2;
+  hsize_t dims[2] = {0, 0};
+  if (rank != want_rank || H5Sget_simple_extent_dims(space.get(), dims, nullptr) < 0 || dims[0] != rows ||
+      (want_rank == 2 && dims[1] != static_cast<hsize_t>(cols))) {
+    const std::string got = rank == 1   ? fmt::format("({})", dims[0])
+                            : rank == 2 ? fmt::format("({}, {})", dims[0], dims[1])
+                                        : fmt::format("rank {}", rank);
+    const std::string want = want_rank == 1 ? fmt::format("({})", rows) : fmt::format("({}, {})", rows, cols);
+    w.fail(full, "wrong shape " + got + ", expected " + want);
+  }
+  const Handle type = check(w, full, H5Dget_type(set.get()), H5Tclose, "cannot read type");
+  if (H5Tget_class(type.get()) != cls)
+    w.fail(full, std::string("wrong type (expected ") + (cls == H5T_FLOAT ? "floating-point" : "integer") + " data)");
+  if (H5Dread(set.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) < 0)
+    w.fail(full, "cannot read data: truncated or corrupt" + detail());
+}
+
+}  // namespace orrery::io::h5

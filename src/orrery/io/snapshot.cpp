@@ -1,0 +1,291 @@
+#include "orrery/io/snapshot.hpp"
+
+#include <array>
+#include <cstring>
+#include <fstream>
+#include <type_traits>
+
+#include "orrery/core/error.hpp"
+#include "orrery/io/atomic_file.hpp"
+#include "orrery/io/hdf5_util.hpp"
+#include "orrery/io/validate_particles.hpp"
+
+namespace orrery::io {
+namespace {
+
+constexpr int kTypes = 6;  // GADGET particle types: yt indexes a 6-tuple
+constexpr int kType = 1;   // collisionless particles live in PartType1
+const std::string kGroup = "PartType1";
+
+template <class Real>
+hid_t native_type() {
+  return std::is_same_v<Real, double> ? H5T_NATIVE_DOUBLE : H5T_NATIVE_FLOAT;
+}
+template <class Real>
+hid_t file_type() {
+  return std::is_same_v<Real, double> ? H5T_IEEE_F64LE : H5T_IEEE_F32LE;
+}
+template <class Real>
+const char* precision_name() {
+  return std::is_same_v<Real, double> ? "double" : "float";
+}
+
+h5::Handle make_group(const h5::Where& w, hid_t file, const char* name) {
+  const hid_t g = H5Gcreate2(file, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (g < 0) w.fail(name, "cannot create group (HDF5: " + h5::last_error() + ")");
+  return {g, H5Gclose};
+}
+
+template <class Real>
+std::vector<Real> interleave(const std::vector<Real>& a, const std::vector<Real>& b, const std::vector<Real>& c) {
+  std::vector<Real> out(3 * a.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    out[3 * i] = a[i];
+    out[3 * i + 1] = b[i];
+    out[3 * i + 2] = c[i];
+  }
+  return out;
+}
+
+template <class Real>
+void deinterleave(const std::vector<Real>& in, std::vector<Real>& a, std::vector<Real>& b, std::vector<Real>& c) {
+  const std::size_t n = in.size() / 3;
+  a.resize(n), b.resize(n), c.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    a[i] = in[3 * i];
+    b[i] = in[3 * i + 1];
+    c[i] = in[3 * i + 2];
+  }
+}
+
+void write_header(const h5::Where& w, hid_t file, std::uint64_t n, double time, bool double_precision) {
+  const h5::Handle header = make_group(w, file, "Header");
+  std::vector<std::uint64_t> counts(kTypes, 0);
+  counts[kType] = n;
+  h5::write_attr(w, header.get(), "NumPart_ThisFile", counts);
+  h5::write_attr(w, header.get(), "NumPart_Total", counts);
+  h5::write_attr(w, header.get(), "NumPart_Total_HighWord", std::vector<std::uint32_t>(kTypes, 0));
+  h5::write_attr(w, header.get(), "MassTable", std::vector<double>(kTypes, 0.0));
+  h5::write_attr(w, header.get(), "Time", time);
+  h5::write_attr(w, header.get(), "Redshift", 0.0);
+  h5::write_attr(w, header.get(), "BoxSize", 0.0);
+  h5::write_attr(w, header.get(), "NumFilesPerSnapshot", std::int32_t{1});
+  h5::write_attr(w, header.get(), "Flag_Entropy_ICs", std::int32_t{0});
+  h5::write_attr(w, header.get(), "Flag_DoublePrecision", std::int32_t{double_precision ? 1 : 0});
+}
+
+void write_parameters(const h5::Where& w, hid_t file, const SnapshotInfo& info, const char* precision) {
+  const h5::Handle par = make_group(w, file, "Parameters");
+  const hid_t g = par.get();
+  h5::write_attr(w, g, "UnitLength_in_cm", info.units.length_cm);
+  h5::write_attr(w, g, "UnitMass_in_g", info.units.mass_g);
+  h5::write_attr(w, g, "UnitVelocity_in_cm_per_s", info.units.velocity_cm_per_s);
+  h5::write_attr(w, g, "GravityConstantInternal", info.units.gravity_constant);
+  h5::write_attr(w, g, "Time_GYR", info.units.time_gyr(info.time));
+  h5::write_attr(w, g, "unit_system", info.units.name);
+  h5::write_attr(w, g, "softening", info.softening);
+  h5::write_attr(w, g, "softening_kernel", info.softening_kernel);
+  h5::write_attr(w, g, "theta", info.theta);
+  h5::write_attr(w, g, "solver", info.solver);
+  h5::write_attr(w, g, "precision", std::string(precision));
+  h5::write_attr(w, g, "step", info.step);
+  h5::write_attr(w, g, "version", std::string(ORRERY_VERSION));
+  h5::write_attr(w, g, "config", info.config);
+}
+
+template <class Real>
+void write_particles(const h5::Where& w, hid_t file, const Particles<Real>& p, const SnapshotFields<Real>& fields) {
+  const h5::Handle group = make_group(w, file, kGroup.c_str());
+  const hid_t g = group.get();
+  const std::uint64_t n = static_cast<std::uint64_t>(p.size());
+  const hid_t ft = file_type<Real>(), mt = native_type<Real>();
+  h5::write_dataset(w, g, "Coordinates", ft, mt, n, 3, interleave(p.x, p.y, p.z).data());
+  h5::write_dataset(w, g, "Velocities", ft, mt, n, 3, interleave(p.vx, p.vy, p.vz).data());
+  h5::write_dataset(w, g, "Masses", ft, mt, n, 1, p.mass.data());
+  h5::write_dataset(w, g, "ParticleIDs", H5T_STD_U64LE, H5T_NATIVE_UINT64, n, 1, p.id.data());
+  if (const auto* f = fields.field) {
+    if (fields.potential) h5::write_dataset(w, g, "Potential", ft, mt, n, 1, f->potential.data());
+    if (fields.acceleration) h5::write_dataset(w, g, "Acceleration", ft, mt, n, 3, interleave(f->ax, f->ay, f->az).data());
+  }
+}
+
+template <class Real>
+void check_writable(const std::filesystem::path& path, const Particles<Real>& p, const SnapshotFields<Real>& fields) {
+  const std::size_t n = p.x.size();
+  const auto what = "snapshot '" + path.string() + "': ";
+  if (n == 0) throw InputError(what + "no particles to write (N = 0)");
+  for (const auto* v : {&p.y, &p.z, &p.vx, &p.vy, &p.vz, &p.mass})
+    if (v->size() != n) throw InputError(what + "particle arrays of unequal length");
+  if (p.id.size() != n) throw InputError(what + "particle IDs of the wrong length");
+  if (const auto* f = fields.field) {
+    if ((fields.acceleration && (f->ax.size() != n || f->ay.size() != n || f->az.size() != n)) ||
+        (fields.potential && f->potential.size() != n))
+      throw InputError(what + "accelerations/potentials of the wrong length");
+  }
+}
+
+struct Counts {
+  std::uint64_t n = 0;
+  double mass_table = 0;
+};
+
+Counts read_header(const h5::Where& w, hid_t file, SnapshotInfo& info) {
+  if (!h5::has_link(file, "Header")) w.fail("Header", "missing group (not a GADGET-layout snapshot)");
+  const h5::Handle header(H5Gopen2(file, "Header", H5P_DEFAULT), H5Gclose);
+  if (!header.valid()) w.fail("Header", "cannot open group (HDF5: " + h5::last_error() + ")");
+  const hid_t h = header.get();
+  const auto this_file = h5::read_attr_u64(w, h, "Header", "NumPart_ThisFile", kTypes);
+  const auto total = h5::read_attr_u64(w, h, "Header", "NumPart_Total", kTypes);
+  const auto high = h5::has_attr(h, "NumPart_Total_HighWord")
+                        ? h5::read_attr_u64(w, h, "Header", "NumPart_Total_HighWord", kTypes)
+                        : std::vector<std::uint64_t>(kTypes, 0);
+  const auto mass_table = h5::read_attr_f64(w, h, "Header", "MassTable", kTypes);
+  info.time = h5::read_attr_f64(w, h, "Header", "Time", 1)[0];
+  if (!std::isfinite(info.time)) w.fail("Header.Time", "is not finite");
+  if (h5::has_attr(h, "NumFilesPerSnapshot")) {
+    const auto files = h5::read_attr_u64(w, h, "Header", "NumFilesPerSnapshot", 1)[0];
+    if (files != 1)
+      w.fail("Header.NumFilesPerSnapshot", std::to_string(files) + " (only single-file snapshots are supported)");
+  }
+  for (int t = 0; t < kTypes; ++t) {
+    const std::uint64_t tot = total[t] + (high[t] << 32);
+    if (t != kType && (this_file[t] != 0 || tot != 0))
+      w.fail("Header.NumPart_ThisFile", "PartType" + std::to_string(t) + " has " + std::to_string(this_file[t]) +
+                                            " particles (only PartType1 is supported)");
+    if (this_file[t] != tot)
+      w.fail("Header.NumPart_Total", "PartType" + std::to_string(t) + ": total " + std::to_string(tot) +
+                                         " does not match NumPart_ThisFile " + std::to_string(this_file[t]));
+  }
+  if (this_file[kType] == 0) w.fail("Header.NumPart_ThisFile", "PartType1 has no particles (N = 0)");
+  return {this_file[kType], mass_table[kType]};
+}
+
+void read_parameters(const h5::Where& w, hid_t file, SnapshotInfo& info) {
+  if (!h5::has_link(file, "Parameters")) return;  // snapshots of other codes: defaults
+  const h5::Handle par(H5Gopen2(file, "Parameters", H5P_DEFAULT), H5Gclose);
+  if (!par.valid()) w.fail("Parameters", "cannot open group (HDF5: " + h5::last_error() + ")");
+  const hid_t g = par.get();
+  const auto number = [&](const char* name, double& out) {
+    if (h5::has_attr(g, name)) out = h5::read_attr_f64(w, g, "Parameters", name, 1)[0];
+  };
+  const auto text = [&](const char* name, std::string& out) {
+    if (h5::has_attr(g, name)) out = h5::read_attr_string(w, g, "Parameters", name);
+  };
+  number("UnitLength_in_cm", info.units.length_cm);
+  number("UnitMass_in_g", info.units.mass_g);
+  number("UnitVelocity_in_cm_per_s", info.units.velocity_cm_per_s);
+  number("GravityConstantInternal", info.units.gravity_constant);
+  text("unit_system", info.units.name);
+  number("softening", info.softening);
+  text("softening_kernel", info.softening_kernel);
+  number("theta", info.theta);
+  text("solver", info.solver);
+  text("version", info.version);
+  text("config", info.config);
+  if (h5::has_attr(g, "step")) info.step = static_cast<std::int64_t>(h5::read_attr_u64(w, g, "Parameters", "step", 1)[0]);
+  for (const double v : {info.units.length_cm, info.units.mass_g, info.units.velocity_cm_per_s, info.units.gravity_constant})
+    if (!(v > 0) || !std::isfinite(v)) w.fail("Parameters", "unit attributes must be finite and > 0");
+}
+
+template <class Real>
+void read_particles(const h5::Where& w, hid_t file, const Counts& counts, Snapshot<Real>& s) {
+  if (!h5::has_link(file, kGroup.c_str())) w.fail(kGroup, "missing group");
+  const h5::Handle group(H5Gopen2(file, kGroup.c_str(), H5P_DEFAULT), H5Gclose);
+  if (!group.valid()) w.fail(kGroup, "cannot open group (HDF5: " + h5::last_error() + ")");
+  const hid_t g = group.get();
+  const std::uint64_t n = counts.n;
+  const std::uint64_t rows = h5::dataset_rows(w, g, kGroup, "Coordinates");
+  if (rows != n)
+    w.fail(kGroup + "/Coordinates", "has " + std::to_string(rows) + " rows but Header.NumPart_ThisFile[1] = " +
+                                        std::to_string(n) + " (NumPart mismatch)");
+  const hid_t mt = native_type<Real>();
+  auto& p = s.particles;
+  p.resize(n);
+  std::vector<Real> buf(3 * n);
+  h5::read_dataset(w, g, kGroup, "Coordinates", H5T_FLOAT, mt, n, 3, buf.data());
+  deinterleave(buf, p.x, p.y, p.z);
+  h5::read_dataset(w, g, kGroup, "Velocities", H5T_FLOAT, mt, n, 3, buf.data());
+  deinterleave(buf, p.vx, p.vy, p.vz);
+  h5::read_dataset(w, g, kGroup, "ParticleIDs", H5T_INTEGER, H5T_NATIVE_UINT64, n, 1, p.id.data());
+  if (h5::has_link(g, "Masses")) {
+    h5::read_dataset(w, g, kGroup, "Masses", H5T_FLOAT, mt, n, 1, p.mass.data());
+  } else if (counts.mass_table > 0 && std::isfinite(counts.mass_table)) {
+    std::fill(p.mass.begin(), p.mass.end(), static_cast<Real>(counts.mass_table));
+  } else {
+    w.fail(kGroup + "/Masses", "missing dataset (and Header.MassTable[1] is 0)");
+  }
+  s.has_potential = h5::has_link(g, "Potential");
+  s.has_acceleration = h5::has_link(g, "Acceleration");
+  if (s.has_potential) {
+    s.field.potential.resize(n);
+    h5::read_dataset(w, g, kGroup, "Potential", H5T_FLOAT, mt, n, 1, s.field.potential.data());
+  }
+  if (s.has_acceleration) {
+    h5::read_dataset(w, g, kGroup, "Acceleration", H5T_FLOAT, mt, n, 3, buf.data());
+    deinterleave(buf, s.field.ax, s.field.ay, s.field.az);
+  }
+  // The precision the file stores positions in, for `orrery info`.
+  const h5::Handle set(H5Dopen2(g, "Coordinates", H5P_DEFAULT), H5Dclose);
+  const h5::Handle type(H5Dget_type(set.get()), H5Tclose);
+  s.info.precision = H5Tget_size(type.get()) == 8 ? "double" : H5Tget_size(type.get()) == 4 ? "float" : "other";
+}
+
+}  // namespace
+
+bool is_hdf5_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::array<char, 8> sig{};
+  in.read(sig.data(), sig.size());
+  return in.gcount() == 8 && std::memcmp(sig.data(), "\x89HDF\r\n\x1a\n", 8) == 0;
+}
+
+template <class Real>
+void write_snapshot(const std::filesystem::path& path, const Particles<Real>& p, const SnapshotInfo& info,
+                    const SnapshotFields<Real>& fields) {
+  check_writable(path, p, fields);
+  h5::quiet_errors();
+  AtomicFile out(path);
+  const h5::Where w{path.string()};
+  {
+    // The 1.8 object-header and superblock formats carry checksums of all
+    // metadata, so a corrupt file is reported instead of misread.
+    const h5::Handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
+    H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V18, H5F_LIBVER_LATEST);
+    h5::Handle file(H5Fcreate(out.temp_path().c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), H5Fclose);
+    if (!file.valid()) w.fail("file", "cannot create (HDF5: " + h5::last_error() + ")");
+    write_header(w, file.get(), static_cast<std::uint64_t>(p.size()), info.time, std::is_same_v<Real, double>);
+    write_parameters(w, file.get(), info, precision_name<Real>());
+    write_particles(w, file.get(), p, fields);
+    if (H5Fflush(file.get(), H5F_SCOPE_GLOBAL) < 0 || !file.reset())
+      w.fail("file", "could not be written (disk full?) (HDF5: " + h5::last_error() + "); any previous file is unchanged");
+  }
+  out.commit();
+}
+
+template <class Real>
+Snapshot<Real> read_snapshot(const std::filesystem::path& path) {
+  const h5::Where w{path.string()};
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) throw InputError("file '" + path.string() + "': no such file");
+  if (!is_hdf5_file(path)) w.fail("file", "not an HDF5 file (no HDF5 signature: wrong format, or truncated/corrupt)");
+  h5::quiet_errors();
+  const h5::Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+  if (!file.valid()) w.fail("file", "cannot open: truncated or corrupt (HDF5: " + h5::last_error() + ")");
+  Snapshot<Real> s;
+  const Counts counts = read_header(w, file.get(), s.info);
+  read_parameters(w, file.get(), s.info);
+  read_particles(w, file.get(), counts, s);
+  validate_particles(s.particles, "file '" + path.string() + "'");
+  for (std::size_t i = 0; i < s.field.potential.size(); ++i)
+    if (!std::isfinite(s.field.potential[i])) w.fail(kGroup + "/Potential", "row " + std::to_string(i) + " is not finite");
+  return s;
+}
+
+template void write_snapshot<float>(const std::filesystem::path&, const Particles<float>&, const SnapshotInfo&,
+                                    const SnapshotFields<float>&);
+template void write_snapshot<double>(const std::filesystem::path&, const Particles<double>&, const SnapshotInfo&,
+                                     const SnapshotFields<double>&);
+template Snapshot<float> read_snapshot<float>(const std::filesystem::path&);
+template Snapshot<double> read_snapshot<double>(const std::filesystem::path&);
+
+}  // namespace orrery::io

@@ -1,0 +1,90 @@
+#pragma once
+// HDF5 snapshots in the GADGET-4 layout, so that yt, pynbody and h5py read
+// them as GADGET files with no plugin (../shared/research/users-and-formats.md
+// §2.6; docs/snapshots.md says how to load them):
+//
+//   /Header      NumPart_ThisFile, NumPart_Total (uint64[6]), NumPart_Total_HighWord
+//                (uint32[6]), MassTable (float64[6], all 0: masses per particle),
+//                Time, Redshift = 0, BoxSize = 0 (isolated), NumFilesPerSnapshot = 1,
+//                Flag_Entropy_ICs = 0, Flag_DoublePrecision
+//   /PartType1   Coordinates (N,3), Velocities (N,3), Masses (N), ParticleIDs (N,
+//                uint64), optionally Potential (N) and Acceleration (N,3); floats in
+//                the run's precision, chunked with Fletcher-32 checksums
+//   /Parameters  UnitLength_in_cm, UnitMass_in_g, UnitVelocity_in_cm_per_s,
+//                GravityConstantInternal, Time_GYR, unit_system, softening,
+//                softening_kernel, theta, solver, precision, step, version, config
+//                (the full TOML text); strings fixed-length ASCII. No HubbleParam
+//                or OmegaLambda: pynbody would treat the run as cosmological.
+//
+// Writing goes through a temporary file renamed into place (atomic_file.hpp):
+// an existing file is never damaged. Reading validates everything and throws
+// InputError naming the file, the dataset and the problem.
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+#include "orrery/core/particles.hpp"
+#include "orrery/core/units.hpp"
+
+namespace orrery::io {
+
+/// Run metadata stored with the particles (in /Header and /Parameters).
+struct SnapshotInfo {
+  double time = 0;  // code units
+  std::int64_t step = 0;
+  UnitSystem units;
+  double softening = 0;  // code units
+  std::string softening_kernel = "plummer";
+  double theta = 0;  // opening angle (0 for direct summation)
+  std::string solver;
+  std::string config;  // the run's full TOML configuration
+  std::string version;  // filled by the writer; read back from the file
+  std::string precision;  // "float" or "double": filled by the writer / read from Coordinates
+};
+
+template <class Real>
+struct Snapshot {
+  Particles<Real> particles;
+  /// Present when the file holds Potential / Acceleration; then sized N
+  /// (potential empty when only accelerations were stored, and vice versa).
+  Accelerations<Real> field;
+  bool has_potential = false;
+  bool has_acceleration = false;
+  SnapshotInfo info;
+};
+
+/// What to store besides positions, velocities, masses and IDs.
+template <class Real>
+struct SnapshotFields {
+  const Accelerations<Real>* field = nullptr;  // null: neither Potential nor Acceleration
+  bool potential = true;
+  bool acceleration = true;
+};
+
+/// Writes `p` (N >= 1, all arrays of equal size) to `path` atomically.
+/// Throws InputError when the directory is not writable, the disk is full, or
+/// `p` is empty or inconsistent; `path` is then unchanged.
+template <class Real>
+void write_snapshot(const std::filesystem::path& path, const Particles<Real>& p, const SnapshotInfo& info,
+                    const SnapshotFields<Real>& fields = {});
+
+/// Reads and validates a snapshot (any GADGET-4-layout file with PartType1
+/// only; masses from Masses or MassTable[1]). Converts to Real. Throws
+/// InputError for: a missing, truncated, corrupt or non-HDF5 file; missing
+/// groups, datasets or attributes; wrong shapes or types; NumPart not matching
+/// the datasets; N = 0; non-finite positions or velocities; masses <= 0 or
+/// non-finite; duplicated IDs.
+template <class Real>
+Snapshot<Real> read_snapshot(const std::filesystem::path& path);
+
+/// True when the file starts with the HDF5 signature (used by `orrery info`).
+bool is_hdf5_file(const std::filesystem::path& path);
+
+extern template void write_snapshot<float>(const std::filesystem::path&, const Particles<float>&,
+                                           const SnapshotInfo&, const SnapshotFields<float>&);
+extern template void write_snapshot<double>(const std::filesystem::path&, const Particles<double>&,
+                                            const SnapshotInfo&, const SnapshotFields<double>&);
+extern template Snapshot<float> read_snapshot<float>(const std::filesystem::path&);
+extern template Snapshot<double> read_snapshot<double>(const std::filesystem::path&);
+
+}  // namespace orrery::io
