@@ -1,0 +1,83 @@
+#pragma once
+// The stackless Barnes-Hut walk of one target, written once for the CPU
+// solver and the GPU's independent walk (DESIGN §4), and the per-node steps
+// the GPU's coherent walk shares with it.
+//
+// At node n the target either accepts the cell (one particle-cell
+// interaction, then jump to next[n]), or sums a leaf's particles (then jump
+// to next[n]), or descends to n + 1. The nodes visited and the order of the
+// terms depend only on the tree and the target: every backend and traversal
+// sums the same terms in the same order (contracts 1 and 2).
+#include <cstdint>
+
+#include "orrery/gravity/interactions.hpp"
+#include "orrery/gravity/solver_report.hpp"
+
+namespace orrery::gravity {
+
+/// Per-target counters of one walk (contract 2).
+struct WalkCounts {
+  std::uint32_t node_visits = 0;
+  std::uint32_t cell_interactions = 0;
+  std::uint32_t particle_interactions = 0;
+};
+
+/// Opening criterion: accept node n for sorted target i at (tx, ty, tz) when
+/// |target - com|^2 > crit2[n] (Barnes' d > size/theta + delta, squared) and
+/// the target is not one of the cell's particles. Membership is the integer
+/// test first <= i < first + count: exact, so a target never accepts a cell
+/// that contains it, whatever the rounding of the centre of mass.
+template <class Real>
+ORRERY_HDI bool accepts(const tree::OctreeView<Real>& t, std::int32_t n, std::int32_t i, Real tx, Real ty, Real tz) {
+  const Real d2 = xm::norm2(xm::sub(t.com_x[n], tx), xm::sub(t.com_y[n], ty), xm::sub(t.com_z[n], tz));
+  const std::int32_t f = t.first[n];
+  const bool member = (f <= i) & (i < f + t.count[n]);
+  return (d2 > t.crit2[n]) & !member;
+}
+
+/// The particle-cell interaction of target (tx, ty, tz) with node n.
+template <bool Pot, bool Quad, MathMode Mode, class Real, class Softening>
+ORRERY_HDI void add_cell(Accumulator<Real>& acc, const tree::OctreeView<Real>& t, const Softening& soft,
+                         std::int32_t n, Real tx, Real ty, Real tz) {
+  add_particle<Pot, Mode>(acc, soft, tx, ty, tz, t.com_x[n], t.com_y[n], t.com_z[n], t.mass[n], true);
+  if constexpr (Quad)
+    add_quadrupole<Pot, Mode>(acc, t.quad + std::int64_t(n) * tree::kQuadComponents, xm::sub(t.com_x[n], tx),
+                              xm::sub(t.com_y[n], ty), xm::sub(t.com_z[n], tz));
+}
+
+/// The particle-particle interactions of sorted target i with the leaf n,
+/// in sorted order, the target itself masked out.
+template <bool Pot, MathMode Mode, class Real, class Softening>
+ORRERY_HDI void add_leaf(Accumulator<Real>& acc, const tree::OctreeView<Real>& t, const Softening& soft,
+                         std::int32_t n, std::int32_t i, Real tx, Real ty, Real tz) {
+  const std::int32_t f = t.first[n], e = f + t.count[n];
+  for (std::int32_t j = f; j < e; ++j) add_particle<Pot, Mode>(acc, soft, tx, ty, tz, t.x[j], t.y[j], t.z[j], t.m[j], j != i);
+}
+
+/// The whole walk of sorted target i.
+template <bool Pot, bool Quad, MathMode Mode, class Real, class Softening>
+ORRERY_HDI Accumulator<Real> walk_target(const tree::OctreeView<Real>& t, const Softening& soft, std::int32_t i,
+                                         WalkCounts& counts) {
+  const Real tx = t.x[i], ty = t.y[i], tz = t.z[i];
+  Accumulator<Real> acc;
+  std::int32_t n = 0;
+  while (n < t.num_nodes) {
+    ++counts.node_visits;
+    const bool accept = accepts(t, n, i, tx, ty, tz);
+    const bool leaf = t.next[n] == n + 1;
+    // The branch is the walk itself: accepting, summing a leaf and descending
+    // are different work, not different values.
+    if (accept) {
+      add_cell<Pot, Quad, Mode>(acc, t, soft, n, tx, ty, tz);
+      ++counts.cell_interactions;
+    } else if (leaf) {
+      add_leaf<Pot, Mode>(acc, t, soft, n, i, tx, ty, tz);
+      const std::int32_t f = t.first[n];
+      counts.particle_interactions += t.count[n] - ((f <= i) & (i < f + t.count[n]));
+    }
+    n = (accept | leaf) ? t.next[n] : n + 1;
+  }
+  return acc;
+}
+
+}  // namespace orrery::gravity

@@ -1,0 +1,77 @@
+#pragma once
+// Particle sets for tree tests: random and structured, including the
+// degenerate inputs of DESIGN §1 contract 7.
+#include <string>
+#include <vector>
+
+#include "orrery/core/particles.hpp"
+#include "orrery/core/rng.hpp"
+
+namespace orrery::tree::testing {
+
+struct NamedInput {
+  std::string name;
+  Particles<float> particles;
+};
+
+inline Particles<float> make_particles(std::size_t n) {
+  Particles<float> p(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    p.mass[i] = 1.0f / float(n);
+    p.id[i] = i + 1;
+  }
+  return p;
+}
+
+/// Uniform random points in the unit cube.
+inline Particles<float> uniform_cube(std::size_t n, std::uint64_t seed) {
+  Rng r(seed);
+  auto p = make_particles(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    p.x[i] = float(r.uniform());
+    p.y[i] = float(r.uniform());
+    p.z[i] = float(r.uniform());
+  }
+  return p;
+}
+
+/// The degenerate and structured inputs every tree backend must handle.
+inline std::vector<NamedInput> structured_inputs() {
+  std::vector<NamedInput> v;
+  v.push_back({"uniform_1000", uniform_cube(1000, 11)});
+  {
+    auto p = make_particles(300);  // all at one point
+    for (std::size_t i = 0; i < 300; ++i) p.x[i] = p.y[i] = p.z[i] = 0.25f;
+    v.push_back({"one_point", p});
+  }
+  {
+    auto p = uniform_cube(600, 12);  // two tight clumps far apart
+    for (std::size_t i = 0; i < 600; ++i) {
+      const float off = i < 300 ? 0.0f : 1000.0f;
+      p.x[i] = off + 1e-4f * p.x[i];
+      p.y[i] = off + 1e-4f * p.y[i];
+      p.z[i] = 1e-4f * p.z[i];
+    }
+    v.push_back({"two_clumps", p});
+  }
+  {
+    auto p = uniform_cube(500, 13);  // flat disk
+    for (std::size_t i = 0; i < 500; ++i) p.z[i] = 0.0f;
+    v.push_back({"flat_disk", p});
+  }
+  {
+    auto p = uniform_cube(400, 14);  // on a line
+    for (std::size_t i = 0; i < 400; ++i) p.y[i] = p.z[i] = 0.5f;
+    v.push_back({"line", p});
+  }
+  v.push_back({"single", uniform_cube(1, 15)});
+  v.push_back({"pair", uniform_cube(2, 16)});
+  {
+    auto p = uniform_cube(500, 17);  // one far outside the rest
+    p.x[0] = 1.0e6f;
+    v.push_back({"outlier", p});
+  }
+  return v;
+}
+
+}  // namespace orrery::tree::testing

@@ -1,0 +1,112 @@
+#include "orrery/tree/tree_solver.hpp"
+
+#include <chrono>
+#include <vector>
+
+#include "orrery/core/error.hpp"
+#include "orrery/gravity/walk.hpp"
+#include "orrery/tree/octree_build.hpp"
+
+namespace orrery::tree {
+namespace {
+
+template <bool Pot, bool Quad, MathMode Mode, class Real, class Softening>
+void walk_all_impl(const OctreeView<Real>& t, const Softening& soft, Real* ax, Real* ay, Real* az, Real* pot,
+                   gravity::InteractionCounts* per_target) {
+  const std::int32_t n = static_cast<std::int32_t>(t.num_particles);
+#pragma omp parallel for schedule(dynamic, 64)
+  for (std::int32_t i = 0; i < n; ++i) {
+    gravity::WalkCounts c;
+    const auto acc = gravity::walk_target<Pot, Quad, Mode>(t, soft, i, c);
+    ax[i] = acc.ax;
+    ay[i] = acc.ay;
+    az[i] = acc.az;
+    if constexpr (Pot) pot[i] = acc.pot;
+    per_target[i] = {c.node_visits, c.cell_interactions, c.particle_interactions};
+  }
+}
+
+// Run-time configuration to compile-time parameters, once, on the host.
+template <bool Pot, bool Quad, class Real, class Softening>
+void dispatch_mode(const OctreeView<Real>& t, const TreeSolverConfig& c, const Softening& s, Real* ax, Real* ay,
+                   Real* az, Real* pot, gravity::InteractionCounts* pt) {
+  if (c.math == MathMode::exact)
+    walk_all_impl<Pot, Quad, MathMode::exact>(t, s, ax, ay, az, pot, pt);
+  else
+    walk_all_impl<Pot, Quad, MathMode::fast>(t, s, ax, ay, az, pot, pt);
+}
+
+template <bool Pot, bool Quad, class Real>
+void dispatch_softening(const OctreeView<Real>& t, const TreeSolverConfig& c, Real* ax, Real* ay, Real* az, Real* pot,
+                        gravity::InteractionCounts* pt) {
+  if (c.softening_kind == SofteningKind::plummer)
+    dispatch_mode<Pot, Quad>(t, c, PlummerSoftening<Real>(Real(c.softening)), ax, ay, az, pot, pt);
+  else
+    dispatch_mode<Pot, Quad>(t, c, SplineSoftening<Real>(Real(c.softening)), ax, ay, az, pot, pt);
+}
+
+}  // namespace
+
+template <class Real>
+void walk_all(const Octree<Real>& tree, const TreeSolverConfig& c, bool potential, Real* ax, Real* ay, Real* az,
+              Real* pot, gravity::InteractionCounts* pt) {
+  const auto t = tree.view();
+  const bool quad = tree.params.multipole == Multipole::quadrupole;
+  if (potential) {
+    quad ? dispatch_softening<true, true>(t, c, ax, ay, az, pot, pt) : dispatch_softening<true, false>(t, c, ax, ay, az, pot, pt);
+  } else {
+    quad ? dispatch_softening<false, true>(t, c, ax, ay, az, pot, pt) : dispatch_softening<false, false>(t, c, ax, ay, az, pot, pt);
+  }
+}
+
+template <class Real>
+TreeSolver<Real>::TreeSolver(const TreeSolverConfig& config) : config_(config) {
+  if (!(config.softening >= 0.0))
+    throw InputError("gravity.softening = " + std::to_string(config.softening) + " is invalid; accepted: a number >= 0");
+}
+
+template <class Real>
+std::string TreeSolver<Real>::name() const {
+  return std::string("tree/cpu/") + std::string(to_string(config_.tree.multipole));
+}
+
+template <class Real>
+gravity::SolverReport TreeSolver<Real>::solve(const SourcesView<Real>& s, const AccelerationsView<Real>& out,
+                                              const gravity::SolveOptions& options) {
+  if (out.count != s.count)
+    throw InputError("accelerations hold " + std::to_string(out.count) + " entries for " + std::to_string(s.count) +
+                     " sources; they must be equal");
+  gravity::SolverReport report;
+  tree_ = build_octree(s, config_.tree, &report);
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::int64_t n = s.count;
+  std::vector<Real> ax(n), ay(n), az(n), pot(options.potential ? n : 0);
+  std::vector<gravity::InteractionCounts> counts(n);
+  walk_all(tree_, config_, options.potential, ax.data(), ay.data(), az.data(), pot.data(), counts.data());
+  const auto t1 = std::chrono::steady_clock::now();
+  report.add_phase("walk", std::chrono::duration<double>(t1 - t0).count());
+  if (options.per_target_counts) report.per_target.resize(n);
+  gravity::InteractionCounts total;
+  for (std::int64_t i = 0; i < n; ++i) total += counts[i];
+  report.total = total;
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::int32_t o = tree_.order[i];
+    out.ax[o] = ax[i];
+    out.ay[o] = ay[i];
+    out.az[o] = az[i];
+    if (options.potential && out.potential) out.potential[o] = pot[i];
+    if (options.per_target_counts) report.per_target[o] = counts[i];
+  }
+  report.add_phase("scatter", std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count());
+  return report;
+}
+
+template class TreeSolver<float>;
+template class TreeSolver<double>;
+template void walk_all(const Octree<float>&, const TreeSolverConfig&, bool, float*, float*, float*, float*,
+                       gravity::InteractionCounts*);
+template void walk_all(const Octree<double>&, const TreeSolverConfig&, bool, double*, double*, double*, double*,
+                       gravity::InteractionCounts*);
+
+}  // namespace orrery::tree
