@@ -1,0 +1,147 @@
+// The CUDA plumbing: device queries, checked calls and launches, buffers,
+// streams and event timing. GPU tests skip where no device is present.
+#include <gtest/gtest.h>
+
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "orrery/core/error.hpp"
+#include "orrery/cuda/check_cuda.cuh"
+#include "orrery/cuda/device.hpp"
+#include "orrery/cuda/event_timer.hpp"
+#include "orrery/cuda/memory.hpp"
+
+namespace orrery::cuda {
+namespace {
+
+#define SKIP_WITHOUT_GPU() \
+  if (!device_available()) GTEST_SKIP() << "no CUDA device"
+
+std::string message_of(const auto& f) {
+  try {
+    f();
+  } catch (const RuntimeFailure& e) {
+    return e.what();
+  }
+  return "(no RuntimeFailure thrown)";
+}
+
+__global__ void spin_kernel(long long cycles, int* out) {
+  const long long start = clock64();
+  while (clock64() - start < cycles) {
+  }
+  if (threadIdx.x == 0) *out = 1;
+}
+
+__global__ void iota_kernel(int* out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = 3 * i;  // guard the tail of the last block
+}
+
+TEST(CudaDevice, AvailabilityQueryNeverThrows) {
+  bool available = false;
+  EXPECT_NO_THROW(available = device_available());
+  EXPECT_EQ(available, device_count() > 0);
+}
+
+TEST(CudaDevice, InfoDescribesTheDevice) {
+  SKIP_WITHOUT_GPU();
+  const DeviceInfo info = device_info(0);
+  EXPECT_FALSE(info.name.empty());
+  EXPECT_GT(info.multiprocessors, 0);
+  EXPECT_GT(info.total_bytes, std::size_t{0});
+  EXPECT_GT(info.peak_clock_ghz, 0.1);
+  const MemoryInfo mem = memory_info();
+  EXPECT_LE(mem.free_bytes, mem.total_bytes);
+}
+
+TEST(CudaErrors, InvalidDeviceIndexNamesCallErrorAndCount) {
+  SKIP_WITHOUT_GPU();
+  const int bad = device_count() + 3;
+  const std::string msg = message_of([&] { select_device(bad); });
+  EXPECT_NE(msg.find("cudaSetDevice"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("device.cpp:"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("cudaErrorInvalidDevice"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("device index " + std::to_string(bad) + " requested"), std::string::npos) << msg;
+  EXPECT_NO_THROW(select_device(0));  // a failed selection leaves the thread usable
+}
+
+TEST(CudaErrors, OversizedAllocationReportsRequestedAndFreeBytes) {
+  SKIP_WITHOUT_GPU();
+  const std::size_t huge = memory_info().total_bytes * 4;
+  const std::string msg = message_of([&] { DeviceBuffer<char> b(huge); });
+  EXPECT_NE(msg.find("cudaMalloc"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("memory.cpp:"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("cudaErrorMemoryAllocation"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("requested " + std::to_string(huge) + " bytes"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("bytes free of"), std::string::npos) << msg;
+  DeviceBuffer<int> ok(16);  // the failure is not sticky
+  EXPECT_EQ(ok.size(), 16u);
+}
+
+TEST(CudaErrors, BadLaunchConfigurationIsReportedWithKernelName) {
+  SKIP_WITHOUT_GPU();
+  DeviceBuffer<int> out(1);
+  const std::string msg = message_of([&] {
+    spin_kernel<<<1, 4096>>>(0, out.data());  // 4096 threads: more than a block may have
+    ORRERY_CUDA_CHECK_LAUNCH("spin_kernel");
+  });
+  EXPECT_NE(msg.find("launch of spin_kernel"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("plumbing_gpu_test.cu:"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("cudaErrorInvalidConfiguration"), std::string::npos) << msg;
+}
+
+TEST(DeviceBufferTest, RoundTripCopyMoveAndZero) {
+  SKIP_WITHOUT_GPU();
+  std::vector<double> host(1000);
+  std::iota(host.begin(), host.end(), 0.5);
+  DeviceBuffer<double> a(host.size());
+  a.upload(host);
+  DeviceBuffer<double> b(host.size());
+  copy_device_to_device(b.data(), a.data(), a.bytes(), nullptr);
+  DeviceBuffer<double> c = std::move(b);
+  EXPECT_EQ(b.data(), nullptr);
+  EXPECT_EQ(b.size(), 0u);
+  std::vector<double> back(host.size(), -1);
+  c.download(back);
+  EXPECT_EQ(back, host);
+  c.zero();
+  c.download(back);
+  EXPECT_EQ(back, std::vector<double>(host.size(), 0.0));
+  std::vector<double> too_many(host.size() + 1);
+  EXPECT_THROW(c.upload(too_many), RuntimeFailure);
+}
+
+TEST(DeviceBufferTest, KernelOnAStreamWritesEveryElement) {
+  SKIP_WITHOUT_GPU();
+  const int n = 1000;
+  Stream stream;
+  DeviceBuffer<int> out(n);
+  std::vector<int> poison(n, -7);
+  out.upload(poison, stream.get());
+  iota_kernel<<<(n + 127) / 128, 128, 0, stream.get()>>>(out.data(), n);
+  ORRERY_CUDA_CHECK_LAUNCH("iota_kernel");
+  stream.synchronize();
+  std::vector<int> back(n);
+  out.download(back, stream.get());
+  for (int i = 0; i < n; ++i) ASSERT_EQ(back[i], 3 * i) << "element " << i;
+}
+
+TEST(EventTimerTest, MeasuresKernelDuration) {
+  SKIP_WITHOUT_GPU();
+  const DeviceInfo info = device_info(current_device());
+  const auto cycles = static_cast<long long>(info.peak_clock_ghz * 1e9 * 2e-3);  // ~2 ms at peak clock
+  DeviceBuffer<int> out(1);
+  EventTimer timer;
+  timer.start();
+  spin_kernel<<<1, 32>>>(cycles, out.data());
+  ORRERY_CUDA_CHECK_LAUNCH("spin_kernel");
+  timer.stop();
+  const double s = timer.seconds();
+  EXPECT_GT(s, 1.5e-3);  // at least the cycles spun, at any clock up to the peak
+  EXPECT_LT(s, 1.0);
+}
+
+}  // namespace
+}  // namespace orrery::cuda
