@@ -1,0 +1,290 @@
+#include "orrery/io/checkpoint.hpp"
+
+#include <signal.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <bit>
+#include <cstring>
+#include <fstream>
+#include <type_traits>
+
+#include <fmt/format.h>
+
+#include "orrery/core/error.hpp"
+#include "orrery/io/atomic_file.hpp"
+#include "orrery/io/crc64.hpp"
+#include "orrery/io/validate_particles.hpp"
+
+namespace orrery::io {
+namespace {
+
+static_assert(std::endian::native == std::endian::little, "checkpoints are written little-endian byte for byte");
+// A field added to SimulationState must be added to the format below too.
+static_assert(sizeof(integrate::SimulationState) == 3 * 8 + 8 + 4 * 8, "SimulationState changed: update checkpoint.cpp");
+
+constexpr char kMagic[8] = {'O', 'R', 'R', 'E', 'R', 'Y', 'C', 'K'};
+constexpr std::uint32_t kFormat = 1;
+const std::string kPrefix = "checkpoint_";
+const std::string kSuffix = ".orrck";
+
+class Writer {
+ public:
+  template <class T>
+  void put(const T& v) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    const auto* b = reinterpret_cast<const std::byte*>(&v);
+    bytes_.insert(bytes_.end(), b, b + sizeof(T));
+  }
+  void put(const std::string& s) {
+    put(static_cast<std::uint64_t>(s.size()));
+    const auto* b = reinterpret_cast<const std::byte*>(s.data());
+    bytes_.insert(bytes_.end(), b, b + s.size());
+  }
+  template <class T>
+  void put(const std::vector<T>& v) {
+    const auto* b = reinterpret_cast<const std::byte*>(v.data());
+    bytes_.insert(bytes_.end(), b, b + v.size() * sizeof(T));
+  }
+  std::vector<std::byte>& bytes() { return bytes_; }
+
+ private:
+  std::vector<std::byte> bytes_;
+};
+
+/// Reads fields from a verified payload; every read is bounds-checked and a
+/// short payload names the field it stopped at.
+class Reader {
+ public:
+  Reader(std::span<const std::byte> bytes, std::string file) : bytes_(bytes), file_(std::move(file)) {}
+  template <class T>
+  T get(const char* field) {
+    T v;
+    take(&v, sizeof(T), field);
+    return v;
+  }
+  std::string get_string(const char* field) {
+    const auto n = get<std::uint64_t>(field);
+    if (n > remaining()) fail(field, "string length " + std::to_string(n) + " exceeds the file");
+    std::string s(n, '\0');
+    take(s.data(), n, field);
+    return s;
+  }
+  template <class T>
+  void get_array(std::vector<T>& v, std::size_t n, const char* field) {
+    v.resize(n);
+    take(v.data(), n * sizeof(T), field);
+  }
+  std::size_t remaining() const { return bytes_.size() - at_; }
+  [[noreturn]] void fail(const std::string& field, const std::string& problem) const {
+    throw InputError("file '" + file_ + "': checkpoint field '" + field + "': " + problem);
+  }
+
+ private:
+  void take(void* out, std::size_t n, const char* field) {
+    if (n > remaining()) fail(field, "truncated");
+    std::memcpy(out, bytes_.data() + at_, n);
+    at_ += n;
+  }
+  std::span<const std::byte> bytes_;
+  std::size_t at_ = 0;
+  std::string file_;
+};
+
+template <class Real>
+const char* precision_name() {
+  return std::is_same_v<Real, double> ? "double" : "float";
+}
+
+/// The whole file with its checksum verified; the returned payload excludes the CRC.
+std::vector<std::byte> read_verified(const std::filesystem::path& path) {
+  const std::string where = "file '" + path.string() + "'";
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) throw InputError(where + ": no such file");
+  std::ifstream in(path, std::ios::binary);
+  std::vector<std::byte> bytes(std::filesystem::file_size(path, ec));
+  if (ec || !in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(bytes.size())))
+    throw InputError(where + ": cannot be read");
+  if (bytes.size() < sizeof(kMagic) || std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0)
+    throw InputError(where + ": not an Orrery checkpoint (no ORRERYCK signature)");
+  if (bytes.size() < sizeof(kMagic) + 4 + 8) throw InputError(where + ": checkpoint truncated");
+  std::uint64_t stored;
+  std::memcpy(&stored, bytes.data() + bytes.size() - 8, 8);
+  bytes.resize(bytes.size() - 8);
+  const std::uint64_t actual = crc64(bytes);
+  if (stored != actual)
+    throw InputError(where + fmt::format(": checkpoint checksum mismatch (stored {:016x}, computed {:016x}): "
+                                         "the file is truncated or corrupt",
+                                         stored, actual));
+  return bytes;
+}
+
+BuildFingerprint read_build(Reader& r) {
+  char magic[sizeof(kMagic)];
+  for (char& c : magic) c = r.get<char>("signature");
+  const auto format = r.get<std::uint32_t>("format");
+  if (format != kFormat) r.fail("format", fmt::format("version {} (this build reads version {})", format, kFormat));
+  BuildFingerprint b;
+  b.version = r.get_string("build.version");
+  b.precision = r.get_string("build.precision");
+  b.compiler = r.get_string("build.compiler");
+  if (b.precision != "float" && b.precision != "double") r.fail("build.precision", "'" + b.precision + "'");
+  return b;
+}
+
+}  // namespace
+
+template <class Real>
+BuildFingerprint BuildFingerprint::current() {
+  return {ORRERY_VERSION, precision_name<Real>(), __VERSION__};
+}
+
+template <class Real>
+void write_checkpoint(const std::filesystem::path& path, const Checkpoint<Real>& c) {
+  const auto& p = c.particles;
+  const std::size_t n = p.x.size();
+  for (const auto* v : {&p.y, &p.z, &p.vx, &p.vy, &p.vz, &p.mass})
+    if (v->size() != n) throw InputError("checkpoint '" + path.string() + "': particle arrays of unequal length");
+  if (p.id.size() != n) throw InputError("checkpoint '" + path.string() + "': particle IDs of the wrong length");
+  if (c.build.precision != precision_name<Real>())
+    throw InputError("checkpoint '" + path.string() + "': build.precision '" + c.build.precision + "' is not the particles' precision");
+  Writer w;
+  for (const char ch : kMagic) w.put(ch);
+  w.put(kFormat);
+  w.put(c.build.version);
+  w.put(c.build.precision);
+  w.put(c.build.compiler);
+  w.put(c.config);
+  w.put(c.state.time_origin);
+  w.put(c.state.dt);
+  w.put(c.state.step);
+  w.put(c.state.initial_energy);
+  w.put(c.state.rng_state);
+  w.put(static_cast<std::uint64_t>(c.counters.size()));
+  for (const auto& [name, value] : c.counters) {
+    w.put(name);
+    w.put(value);
+  }
+  w.put(static_cast<std::uint64_t>(n));
+  for (const auto* v : {&p.x, &p.y, &p.z, &p.vx, &p.vy, &p.vz, &p.mass}) w.put(*v);
+  w.put(p.id);
+  const std::uint64_t crc = crc64(w.bytes());
+  w.put(crc);
+  write_file_atomically(path, w.bytes());
+}
+
+template <class Real>
+Checkpoint<Real> read_checkpoint(const std::filesystem::path& path) {
+  const auto bytes = read_verified(path);
+  Reader r(bytes, path.string());
+  Checkpoint<Real> c;
+  c.build = read_build(r);
+  if (c.build.precision != precision_name<Real>())
+    r.fail("build.precision", "the checkpoint holds " + c.build.precision + " particles, this run uses " +
+                                  precision_name<Real>() + " (set precision = \"" + c.build.precision + "\")");
+  c.config = r.get_string("config");
+  c.state.time_origin = r.get<double>("state.time_origin");
+  c.state.dt = r.get<double>("state.dt");
+  c.state.step = r.get<std::int64_t>("state.step");
+  c.state.initial_energy = r.get<double>("state.initial_energy");
+  c.state.rng_state = r.get<std::array<std::uint64_t, 4>>("state.rng_state");
+  if (!(c.state.dt > 0) || !std::isfinite(c.state.dt)) r.fail("state.dt", fmt::format("{} (must be > 0)", c.state.dt));
+  if (c.state.step < 0 || !std::isfinite(c.state.time_origin)) r.fail("state.step", "invalid step or time");
+  const auto counters = r.get<std::uint64_t>("counters");
+  for (std::uint64_t i = 0; i < counters; ++i) {
+    auto name = r.get_string("counters.name");
+    c.counters[std::move(name)] = r.get<std::int64_t>("counters.value");
+  }
+  const auto n = r.get<std::uint64_t>("particles.count");
+  constexpr std::size_t per = 7 * sizeof(Real) + sizeof(std::uint64_t);
+  if (n == 0 || n > r.remaining() / per || n * per != r.remaining())
+    r.fail("particles.count", fmt::format("{} does not match the {} bytes of particle data", n, r.remaining()));
+  auto& p = c.particles;
+  r.get_array(p.x, n, "particles.x");
+  r.get_array(p.y, n, "particles.y");
+  r.get_array(p.z, n, "particles.z");
+  r.get_array(p.vx, n, "particles.vx");
+  r.get_array(p.vy, n, "particles.vy");
+  r.get_array(p.vz, n, "particles.vz");
+  r.get_array(p.mass, n, "particles.mass");
+  r.get_array(p.id, n, "particles.id");
+  validate_particles(p, "file '" + path.string() + "'", {"particles.position", "particles.velocity", "particles.mass", "particles.id"});
+  return c;
+}
+
+std::string checkpoint_precision(const std::filesystem::path& path) {
+  const auto bytes = read_verified(path);
+  Reader r(bytes, path.string());
+  return read_build(r).precision;
+}
+
+bool is_checkpoint_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  char magic[sizeof(kMagic)] = {};
+  in.read(magic, sizeof(magic));
+  return in.gcount() == sizeof(magic) && std::memcmp(magic, kMagic, sizeof(kMagic)) == 0;
+}
+
+void require_same_build(const BuildFingerprint& saved, const BuildFingerprint& current,
+                        const std::filesystem::path& file) {
+  const auto check = [&](const char* field, const std::string& a, const std::string& b) {
+    if (a != b)
+      throw InputError("checkpoint '" + file.string() + "': " + field + " is '" + a + "' but this build's is '" + b +
+                       "': a restart continues bit-identically only on the build that wrote it");
+  };
+  check("build.version", saved.version, current.version);
+  check("build.precision", saved.precision, current.precision);
+  check("build.compiler", saved.compiler, current.compiler);
+}
+
+std::vector<std::filesystem::path> list_checkpoints(const std::filesystem::path& dir) {
+  std::vector<std::filesystem::path> out;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    const auto name = e.path().filename().string();
+    if (name.starts_with(kPrefix) && name.ends_with(kSuffix)) out.push_back(e.path());
+  }
+  // Zero-padded step numbers: name order is step order.
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+namespace {
+
+/// Removes ".checkpoint_*.tmp-<pid>-<n>" files whose writer no longer runs.
+void remove_stale_temporaries(const std::filesystem::path& dir) {
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    const auto name = e.path().filename().string();
+    const auto tmp = name.find(kSuffix + ".tmp-");
+    if (!name.starts_with("." + kPrefix) || tmp == std::string::npos) continue;
+    const long pid = std::strtol(name.c_str() + tmp + kSuffix.size() + 5, nullptr, 10);
+    if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) std::filesystem::remove(e.path(), ec);
+  }
+}
+
+}  // namespace
+
+template <class Real>
+std::filesystem::path write_rotating_checkpoint(const std::filesystem::path& dir, const Checkpoint<Real>& c, int keep) {
+  if (keep < 1) throw InputError(fmt::format("output.checkpoint_keep = {}; accepted: an integer >= 1", keep));
+  const auto path = dir / fmt::format("{}{:012}{}", kPrefix, c.state.step, kSuffix);
+  write_checkpoint(path, c);
+  const auto all = list_checkpoints(dir);
+  std::error_code ec;
+  for (std::size_t i = 0; i + static_cast<std::size_t>(keep) < all.size(); ++i) std::filesystem::remove(all[i], ec);
+  remove_stale_temporaries(dir);
+  return path;
+}
+
+#define ORRERY_CHECKPOINT_INSTANTIATE(Real)                                                              \
+  template BuildFingerprint BuildFingerprint::current<Real>();                                           \
+  template void write_checkpoint<Real>(const std::filesystem::path&, const Checkpoint<Real>&);           \
+  template Checkpoint<Real> read_checkpoint<Real>(const std::filesystem::path&);                         \
+  template std::filesystem::path write_rotating_checkpoint<Real>(const std::filesystem::path&, const Checkpoint<Real>&, \
+                                                                 int);
+ORRERY_CHECKPOINT_INSTANTIATE(float)
+ORRERY_CHECKPOINT_INSTANTIATE(double)
+
+}  // namespace orrery::io

@@ -1,0 +1,77 @@
+#pragma once
+// Checkpoints: everything needed to continue a run bit-identically
+// (contract 6): the particles in the run's own precision, the integrator
+// state (time origin, dt, step, reference energy, RNG state), the run's full
+// configuration, run-loop counters, and the fingerprint of the build that
+// wrote it. Accelerations are not stored: they are a pure function of the
+// positions and are recomputed on restore (integrate/simulation.hpp).
+//
+// Format (little-endian, docs/snapshots.md): "ORRERYCK", format version,
+// the fields below, then a CRC-64/XZ of every preceding byte. The whole file
+// is read and its checksum verified before anything is parsed. Written
+// through a temporary file, flushed and renamed (atomic_file.hpp).
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "orrery/core/particles.hpp"
+#include "orrery/integrate/simulation.hpp"
+
+namespace orrery::io {
+
+/// What must match for a checkpoint to continue bit-identically.
+struct BuildFingerprint {
+  std::string version;    // Orrery version
+  std::string precision;  // "float" or "double"
+  std::string compiler;   // compiler and version that built the writer
+
+  template <class Real>
+  static BuildFingerprint current();
+  friend bool operator==(const BuildFingerprint&, const BuildFingerprint&) = default;
+};
+
+template <class Real>
+struct Checkpoint {
+  BuildFingerprint build = BuildFingerprint::current<Real>();
+  std::string config;  // the run's full TOML configuration
+  integrate::SimulationState state;
+  /// Run-loop bookkeeping that must survive a restart (e.g. the number of
+  /// the next snapshot); any names.
+  std::map<std::string, std::int64_t> counters;
+  Particles<Real> particles;
+};
+
+/// Writes atomically. InputError when the directory is not writable or the
+/// disk is full (an existing file of that name is then unchanged).
+template <class Real>
+void write_checkpoint(const std::filesystem::path& path, const Checkpoint<Real>& c);
+
+/// Reads, verifies the checksum and validates. InputError naming the file
+/// and the problem: missing, not a checkpoint, truncated, checksum mismatch,
+/// a precision other than Real, invalid particles.
+template <class Real>
+Checkpoint<Real> read_checkpoint(const std::filesystem::path& path);
+
+/// The precision ("float"/"double") a checkpoint holds, after verifying its
+/// checksum; to pick the Real to read it with.
+std::string checkpoint_precision(const std::filesystem::path& path);
+
+/// True when the file starts with the checkpoint signature.
+bool is_checkpoint_file(const std::filesystem::path& path);
+
+/// Throws InputError naming the first field of `saved` that differs from
+/// `current` (restart refuses a checkpoint of another build).
+void require_same_build(const BuildFingerprint& saved, const BuildFingerprint& current,
+                        const std::filesystem::path& file);
+
+/// The checkpoints `dir` holds, named checkpoint_<step>.orrck, oldest first.
+std::vector<std::filesystem::path> list_checkpoints(const std::filesystem::path& dir);
+
+/// Writes dir/checkpoint_<step>.orrck, then removes all but the newest `keep`
+/// (>= 1) and temporary files left by killed writers. Returns the path written.
+template <class Real>
+std::filesystem::path write_rotating_checkpoint(const std::filesystem::path& dir, const Checkpoint<Real>& c, int keep);
+
+}  // namespace orrery::io

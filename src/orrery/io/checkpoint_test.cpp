@@ -1,0 +1,155 @@
+#include "orrery/io/checkpoint.hpp"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
+#include "orrery/io/crc64.hpp"
+#include "orrery/io/test_files.hpp"
+
+namespace orrery::io {
+namespace {
+
+using testing::expect_input_error;
+using testing::expect_same_particles;
+using testing::random_particles;
+using testing::ScratchDir;
+
+template <class Real>
+Checkpoint<Real> sample_checkpoint(std::size_t n, std::uint64_t seed) {
+  Checkpoint<Real> c;
+  c.config = "[integration]\ndt = 0.01\n";
+  c.state.time_origin = 0.5;
+  c.state.dt = 0.01;
+  c.state.step = static_cast<std::int64_t>(seed) * 7;
+  c.state.initial_energy = -0.25;
+  c.state.rng_state = {1, 2, 3, seed};
+  c.counters = {{"next_snapshot", 4}, {"diagnostics_rows", 12}};
+  c.particles = random_particles<Real>(n, seed);
+  return c;
+}
+
+template <class Real>
+void expect_same(const Checkpoint<Real>& a, const Checkpoint<Real>& b) {
+  EXPECT_EQ(a.build, b.build);
+  EXPECT_EQ(a.config, b.config);
+  EXPECT_EQ(a.state.time_origin, b.state.time_origin);
+  EXPECT_EQ(a.state.dt, b.state.dt);
+  EXPECT_EQ(a.state.step, b.state.step);
+  EXPECT_EQ(a.state.initial_energy, b.state.initial_energy);
+  EXPECT_EQ(a.state.rng_state, b.state.rng_state);
+  EXPECT_EQ(a.counters, b.counters);
+  expect_same_particles(a.particles, b.particles);
+}
+
+TEST(Crc64, KnownCheckValue) {
+  const std::string s = "123456789";
+  EXPECT_EQ(crc64(std::as_bytes(std::span(s.data(), s.size()))), 0x995DC9BBDF1939FAULL);
+}
+
+template <class Real>
+void round_trip() {
+  ScratchDir dir;
+  const auto c = sample_checkpoint<Real>(500, 3);
+  write_checkpoint(dir / "c.orrck", c);
+  EXPECT_TRUE(is_checkpoint_file(dir / "c.orrck"));
+  EXPECT_EQ(checkpoint_precision(dir / "c.orrck"), sizeof(Real) == 8 ? "double" : "float");
+  expect_same(c, read_checkpoint<Real>(dir / "c.orrck"));
+}
+TEST(Checkpoint, RoundTripIsBitwiseDouble) { round_trip<double>(); }
+TEST(Checkpoint, RoundTripIsBitwiseFloat) { round_trip<float>(); }
+
+TEST(Checkpoint, EveryFlippedByteFailsTheChecksum) {
+  ScratchDir dir;
+  write_checkpoint(dir / "c.orrck", sample_checkpoint<double>(20, 1));
+  const auto bytes = testing::read_bytes(dir / "c.orrck");
+  for (std::size_t i = 8; i < bytes.size(); i += 7) {
+    auto bad = bytes;
+    bad[i] = char(bad[i] ^ 0x01);
+    testing::write_bytes(dir / "bad.orrck", bad);
+    expect_input_error([&] { read_checkpoint<double>(dir / "bad.orrck"); }, {"bad.orrck", "checksum mismatch"});
+  }
+}
+
+TEST(Checkpoint, TruncatedOrForeignFilesAreRefused) {
+  ScratchDir dir;
+  write_checkpoint(dir / "c.orrck", sample_checkpoint<double>(20, 1));
+  const auto bytes = testing::read_bytes(dir / "c.orrck");
+  for (const std::size_t keep : {bytes.size() - 1, bytes.size() / 2, std::size_t{12}, std::size_t{3}}) {
+    testing::write_bytes(dir / "t.orrck", bytes.substr(0, keep));
+    expect_input_error([&] { read_checkpoint<double>(dir / "t.orrck"); }, {"t.orrck"});
+  }
+  testing::write_bytes(dir / "x.orrck", "hello world, not a checkpoint");
+  expect_input_error([&] { read_checkpoint<double>(dir / "x.orrck"); }, {"x.orrck", "not an Orrery checkpoint"});
+  expect_input_error([&] { read_checkpoint<double>(dir / "none.orrck"); }, {"none.orrck", "no such file"});
+}
+
+TEST(Checkpoint, OtherPrecisionIsRefusedNamingTheField) {
+  ScratchDir dir;
+  write_checkpoint(dir / "c.orrck", sample_checkpoint<double>(20, 1));
+  expect_input_error([&] { read_checkpoint<float>(dir / "c.orrck"); }, {"c.orrck", "build.precision", "double"});
+}
+
+TEST(Checkpoint, RequireSameBuildNamesTheMismatchingField) {
+  const auto now = BuildFingerprint::current<double>();
+  auto old = now;
+  old.version = "0.0.1";
+  expect_input_error([&] { require_same_build(old, now, "c.orrck"); }, {"c.orrck", "build.version", "0.0.1"});
+  old = now;
+  old.compiler = "clang 3";
+  expect_input_error([&] { require_same_build(old, now, "c.orrck"); }, {"build.compiler", "clang 3"});
+  EXPECT_NO_THROW(require_same_build(now, now, "c.orrck"));
+}
+
+TEST(Checkpoint, RotationKeepsTheNewestK) {
+  ScratchDir dir;
+  for (std::uint64_t s = 1; s <= 5; ++s) write_rotating_checkpoint(dir.path(), sample_checkpoint<double>(10, s), 2);
+  const auto kept = list_checkpoints(dir.path());
+  ASSERT_EQ(kept.size(), 2u);
+  EXPECT_EQ(read_checkpoint<double>(kept[0]).state.step, 4 * 7);
+  EXPECT_EQ(read_checkpoint<double>(kept[1]).state.step, 5 * 7);
+  expect_input_error([&] { write_rotating_checkpoint(dir.path(), sample_checkpoint<double>(10, 1), 0); },
+                     {"checkpoint_keep", "0"});
+}
+
+TEST(Checkpoint, UnwritableDirectoryIsACleanError) {
+  ScratchDir dir;
+  expect_input_error([&] { write_checkpoint(dir / "missing/c.orrck", sample_checkpoint<double>(10, 1)); },
+                     {"missing", "No such file"});
+}
+
+// A writer killed with SIGKILL at random moments of writing the same file
+// over and over never leaves it unreadable: it is the old checkpoint or the
+// new one, whole.
+TEST(Checkpoint, KilledWriterLeavesThePreviousCheckpointReadable) {
+  ScratchDir dir;
+  const auto path = dir / "c.orrck";
+  const auto old_c = sample_checkpoint<double>(200000, 1);
+  const auto new_c = sample_checkpoint<double>(200000, 2);
+  write_checkpoint(path, old_c);
+  for (const int delay_ms : {1, 5, 20, 60}) {
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      for (;;) write_checkpoint(path, new_c);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+    ::kill(pid, SIGKILL);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    ASSERT_TRUE(WIFSIGNALED(status));
+    const auto got = read_checkpoint<double>(path);
+    expect_same(got.state.step == old_c.state.step ? old_c : new_c, got);
+  }
+  // The killed writers' temporaries are cleaned up by the next rotating write.
+  write_rotating_checkpoint(dir.path(), old_c, 1);
+  for (const auto& e : std::filesystem::directory_iterator(dir.path()))
+    EXPECT_FALSE(e.path().filename().string().starts_with(".checkpoint_")) << e.path();
+}
+
+}  // namespace
+}  // namespace orrery::io
