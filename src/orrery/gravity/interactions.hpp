@@ -40,7 +40,14 @@ ORRERY_HDI void add_particle(Accumulator<Real>& acc, const Softening& soft, Real
 ///   a = -Q d / r^5 + 5/2 (d.Q.d) d / r^7,   phi = -1/2 (d.Q.d) / r^5.
 template <bool Pot, MathMode Mode, class Real>
 ORRERY_HDI void add_quadrupole(Accumulator<Real>& acc, const Real* q, Real dx, Real dy, Real dz) {
-  using tree::kXX, tree::kXY, tree::kXZ, tree::kYY, tree::kYZ, tree::kZZ;
+  // One name per using-declaration: nvcc 13.0's front end fails (internal
+  // error) on the comma-separated form.
+  using tree::kXX;
+  using tree::kXY;
+  using tree::kXZ;
+  using tree::kYY;
+  using tree::kYZ;
+  using tree::kZZ;
   const Real r2 = xm::norm2(dx, dy, dz);
   const Real rinv = rsqrt<Mode>(r2);
   const Real rinv2 = xm::mul(rinv, rinv);
