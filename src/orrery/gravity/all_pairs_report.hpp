@@ -1,0 +1,22 @@
+#pragma once
+// The report of a solver that sums every pair (reference, direct): each
+// target interacts with the N - 1 other particles, no nodes.
+#include <cstdint>
+#include <string>
+#include <utility>
+
+#include "orrery/gravity/solver_report.hpp"
+
+namespace orrery::gravity {
+
+inline SolverReport all_pairs_report(std::int64_t count, bool per_target, std::string phase, double seconds) {
+  SolverReport report;
+  const auto n = static_cast<std::uint64_t>(count);
+  const std::uint64_t others = n > 0 ? n - 1 : 0;
+  report.total.particle_interactions = n * others;
+  if (per_target) report.per_target.assign(n, InteractionCounts{0, 0, others});
+  report.add_phase(std::move(phase), seconds);
+  return report;
+}
+
+}  // namespace orrery::gravity

@@ -1,0 +1,60 @@
+#include "orrery/gravity/direct_solver.hpp"
+
+#include <chrono>
+
+#include "orrery/core/error.hpp"
+#include "orrery/gravity/direct_kernel.hpp"
+#include "orrery/gravity/all_pairs_report.hpp"
+#include "orrery/gravity/solve_arguments.hpp"
+
+namespace orrery::gravity {
+
+namespace {
+template <class Real>
+Real checked_softening(Real eps) {
+  if (!(eps >= 0)) throw InputError("direct solver: softening = " + std::to_string(eps) + "; accepted: >= 0");
+  return eps;
+}
+
+template <class Real, class Softening, bool WithPotential>
+void direct_all(const SourcesView<Real>& s, const AccelerationsView<Real>& out, const Softening& soft) {
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < s.count; ++i) {
+    const TargetField<Real> f = direct_field_at<Real, Softening, WithPotential>(i, s, soft);
+    out.ax[i] = f.ax;
+    out.ay[i] = f.ay;
+    out.az[i] = f.az;
+    if constexpr (WithPotential) out.potential[i] = f.potential;
+  }
+}
+}  // namespace
+
+template <class Real, class Softening>
+DirectSolver<Real, Softening>::DirectSolver(Real eps) : softening_(checked_softening(eps)) {}
+
+template <class Real, class Softening>
+std::string DirectSolver<Real, Softening>::name() const {
+  return std::string("direct/cpu/") + (sizeof(Real) == 4 ? "single/" : "double/") +
+         std::string(to_string(Softening::kind));
+}
+
+template <class Real, class Softening>
+SolverReport DirectSolver<Real, Softening>::solve(const SourcesView<Real>& sources, const AccelerationsView<Real>& out,
+                                                  const SolveOptions& options) {
+  check_solve_arguments(name(), sources, out);
+  const auto start = std::chrono::steady_clock::now();
+  if (options.potential && out.potential != nullptr) {
+    direct_all<Real, Softening, true>(sources, out, softening_);
+  } else {
+    direct_all<Real, Softening, false>(sources, out, softening_);
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return all_pairs_report(sources.count, options.per_target_counts, "direct", seconds);
+}
+
+template class DirectSolver<float, PlummerSoftening<float>>;
+template class DirectSolver<float, SplineSoftening<float>>;
+template class DirectSolver<double, PlummerSoftening<double>>;
+template class DirectSolver<double, SplineSoftening<double>>;
+
+}  // namespace orrery::gravity

@@ -1,0 +1,31 @@
+#pragma once
+// The parameters of a force evaluation, independent of where they came from
+// (a TOML file, Python, a test). io/config fills it from the [gravity] table;
+// make_solver() (solver_factory.hpp) turns it into a ForceSolver.
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "orrery/core/math_mode.hpp"
+#include "orrery/core/softening.hpp"
+
+namespace orrery::gravity {
+
+enum class Precision : std::uint8_t { single, double_ };
+
+constexpr std::string_view to_string(Precision p) { return p == Precision::single ? "single" : "double"; }
+
+struct GravityConfig {
+  std::string solver = "direct";  // reference | direct | tree (solver_factory.cpp lists what is built)
+  std::string backend = "cpu";    // cpu | cuda | auto
+  Precision precision = Precision::single;
+  double softening = 0.05;  // Plummer-equivalent softening length eps, >= 0 (code units)
+  SofteningKind softening_kernel = SofteningKind::plummer;
+  MathMode math = MathMode::fast;  // device force kernels only; the host is always IEEE
+  // Tree parameters (used by the tree solvers only).
+  double theta = 0.5;          // opening angle, > 0
+  int leaf_capacity = 16;      // particles per leaf, >= 1
+  int multipole_order = 1;     // 1 = monopole, 2 = quadrupole
+};
+
+}  // namespace orrery::gravity

@@ -1,0 +1,126 @@
+#include "orrery/gravity/solver_factory.hpp"
+
+#include <span>
+#include <string_view>
+
+#include "orrery/core/error.hpp"
+#include "orrery/gravity/direct_solver.hpp"
+#include "orrery/gravity/dispatch.hpp"
+#include "orrery/gravity/reference_solver.hpp"
+
+namespace orrery::gravity {
+
+namespace {
+
+template <class Real>
+using SolverMaker = std::unique_ptr<ForceSolver<Real>> (*)(const GravityConfig&);
+
+struct SolverEntry {
+  std::string_view solver;
+  std::string_view backend;
+  SolverMaker<float> make_float;
+  SolverMaker<double> make_double;
+  bool (*available)() = nullptr;  // run-time check (e.g. a device present); null: always
+
+  template <class Real>
+  SolverMaker<Real> maker() const {
+    if constexpr (sizeof(Real) == 4) {
+      return make_float;
+    } else {
+      return make_double;
+    }
+  }
+  bool usable() const { return available == nullptr || available(); }
+};
+
+template <class Real>
+std::unique_ptr<ForceSolver<Real>> make_reference(const GravityConfig& c) {
+  return std::make_unique<ReferenceSolver<Real>>(c.softening_kernel, c.softening);
+}
+
+template <class Real>
+std::unique_ptr<ForceSolver<Real>> make_direct_cpu(const GravityConfig& c) {
+  const auto eps = static_cast<Real>(c.softening);
+  return with_softening<Real>(c.softening_kernel, eps, [&](auto soft) -> std::unique_ptr<ForceSolver<Real>> {
+    return std::make_unique<DirectSolver<Real, decltype(soft)>>(eps);
+  });
+}
+
+// What this build provides, in order of preference within a backend.
+// To add a solver: one line {"name", "backend", &make<float>, &make<double>[, &available]}.
+#define ORRERY_SOLVER(name, backend, maker) {name, backend, &maker<float>, &maker<double>}
+constexpr SolverEntry kSolvers[] = {
+    ORRERY_SOLVER("reference", "cpu", make_reference),
+    ORRERY_SOLVER("direct", "cpu", make_direct_cpu),
+    // ORRERY_SOLVER("tree", "cpu", make_tree_cpu),
+#if defined(ORRERY_HAVE_CUDA)
+    // CUDA solvers register here, with a device check:
+    // {"direct", "cuda", &make_direct_cuda<float>, &make_direct_cuda<double>, &cuda::device_present},
+#endif
+};
+#undef ORRERY_SOLVER
+
+constexpr std::string_view kAutoOrder[] = {"cuda", "cpu"};
+
+bool backend_compiled(std::string_view backend) {
+  for (const auto& e : kSolvers) {
+    if (e.backend == backend) return true;
+  }
+  return false;
+}
+
+std::string quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
+
+std::string joined_available() {
+  std::string out;
+  for (const auto& name : available_solvers()) out += (out.empty() ? "" : ", ") + name;
+  return out;
+}
+
+const SolverEntry* find(std::string_view solver, std::string_view backend) {
+  for (const auto& e : kSolvers) {
+    if (e.solver == solver && e.backend == backend) return &e;
+  }
+  return nullptr;
+}
+
+const SolverEntry& choose(const GravityConfig& c) {
+  if (c.backend == "auto") {
+    for (auto backend : kAutoOrder) {
+      const SolverEntry* e = find(c.solver, backend);
+      if (e != nullptr && e->usable()) return *e;
+    }
+    throw InputError("gravity.solver = " + quoted(c.solver) + " is not available on any backend of this build; accepted: " +
+                     joined_available());
+  }
+  if (c.backend == "cuda" && !backend_compiled("cuda")) {
+    throw InputError("gravity.backend = \"cuda\" is not available in this build (compiled without CUDA); accepted: cpu, auto");
+  }
+  const SolverEntry* e = find(c.solver, c.backend);
+  if (e == nullptr) {
+    throw InputError("gravity.solver = " + quoted(c.solver) + " with gravity.backend = " + quoted(c.backend) +
+                     " is not available in this build; accepted (solver/backend): " + joined_available());
+  }
+  if (!e->usable()) {
+    throw InputError("gravity.backend = " + quoted(c.backend) + ": no usable device found at run time; accepted: cpu, auto");
+  }
+  return *e;
+}
+
+}  // namespace
+
+std::vector<std::string> available_solvers() {
+  std::vector<std::string> out;
+  for (const auto& e : kSolvers) out.push_back(std::string(e.solver) + "/" + std::string(e.backend));
+  return out;
+}
+
+template <class Real>
+std::unique_ptr<ForceSolver<Real>> make_solver(const GravityConfig& config) {
+  return choose(config).template maker<Real>()(config);
+}
+
+template std::unique_ptr<ForceSolver<float>> make_solver<float>(const GravityConfig&);
+template std::unique_ptr<ForceSolver<double>> make_solver<double>(const GravityConfig&);
+
+}  // namespace orrery::gravity

@@ -1,0 +1,29 @@
+#pragma once
+// Initial conditions chosen by name ([initial_conditions] in the config).
+// Every generator works in double (so float and double runs start from the
+// same state, rounded once) and is reproducible from its seed.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "orrery/core/particles.hpp"
+
+namespace orrery::ic {
+
+struct InitialConditionsConfig {
+  std::string kind = "plummer";  // the generators this build has: initial_condition_kinds()
+  std::int64_t count = 4096;     // >= 1
+  std::uint64_t seed = 1;
+};
+
+/// The kinds make_initial_conditions accepts (for errors and docs).
+std::vector<std::string> initial_condition_kinds();
+
+/// Throws InputError naming initial_conditions.kind / .count, the value and what is accepted.
+Particles<double> make_initial_conditions(const InitialConditionsConfig& config);
+
+/// The same particles rounded to Real (each value rounded once).
+template <class Real>
+Particles<Real> to_precision(const Particles<double>& p);
+
+}  // namespace orrery::ic

@@ -1,0 +1,38 @@
+#pragma once
+// The two halves of the kick-drift-kick leapfrog, as separate element-wise
+// steps so a device-resident variant can replace each with a kernel:
+//   kick(p, a, dt/2); drift(p, dt); <forces at the new positions>; kick(p, a, dt/2)
+// Each is v = fma(a, h, v) (resp. x = fma(v, dt, x)) per element with the
+// xm:: arithmetic: the same bits on any thread count and under nvcc.
+#include <cstdint>
+
+#include "orrery/core/exact_math.hpp"
+#include "orrery/core/particles.hpp"
+
+namespace orrery::integrate {
+
+/// v += a * h for every particle. a.size() == p.size().
+template <class Real>
+void kick(Particles<Real>& p, const Accelerations<Real>& a, Real h) {
+  const std::int64_t n = p.size();
+#pragma omp parallel for simd schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) {
+    p.vx[i] = xm::fma(a.ax[i], h, p.vx[i]);
+    p.vy[i] = xm::fma(a.ay[i], h, p.vy[i]);
+    p.vz[i] = xm::fma(a.az[i], h, p.vz[i]);
+  }
+}
+
+/// x += v * dt for every particle.
+template <class Real>
+void drift(Particles<Real>& p, Real dt) {
+  const std::int64_t n = p.size();
+#pragma omp parallel for simd schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) {
+    p.x[i] = xm::fma(p.vx[i], dt, p.x[i]);
+    p.y[i] = xm::fma(p.vy[i], dt, p.y[i]);
+    p.z[i] = xm::fma(p.vz[i], dt, p.z[i]);
+  }
+}
+
+}  // namespace orrery::integrate

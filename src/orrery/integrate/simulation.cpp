@@ -1,0 +1,112 @@
+#include "orrery/integrate/simulation.hpp"
+
+#include <cmath>
+#include <string>
+
+#include "orrery/core/error.hpp"
+#include "orrery/integrate/leapfrog.hpp"
+
+namespace orrery::integrate {
+
+template <class Real>
+Simulation<Real>::Simulation(Particles<Real> particles, std::unique_ptr<gravity::ForceSolver<Real>> solver,
+                             SimulationState state)
+    : particles_(std::move(particles)),
+      accelerations_(static_cast<std::size_t>(particles_.size())),
+      solver_(std::move(solver)),
+      state_(state) {
+  if (!(state_.dt > 0) || !std::isfinite(state_.dt)) {
+    throw InputError("integration.dt = " + std::to_string(state_.dt) + "; accepted: a finite number > 0");
+  }
+  if (!solver_) throw InputError("simulation: no force solver given");
+}
+
+template <class Real>
+void Simulation<Real>::compute_forces(bool with_potential) {
+  auto timer = timers_.scope("force");
+  gravity::SolveOptions options;
+  options.potential = with_potential;
+  const auto report = solver_->solve(particles_.sources(), accelerations_.view(with_potential), options);
+  interactions_ += report.total.particle_interactions + report.total.cell_interactions;
+  have_forces_ = true;
+  have_potential_ = with_potential;
+}
+
+template <class Real>
+const Accelerations<Real>& Simulation<Real>::accelerations() {
+  if (!have_forces_) compute_forces(false);
+  return accelerations_;
+}
+
+template <class Real>
+const std::vector<Real>& Simulation<Real>::potentials() {
+  if (!have_potential_) compute_forces(true);
+  return accelerations_.potential;
+}
+
+template <class Real>
+void Simulation<Real>::step() {
+  advance(false);
+}
+
+template <class Real>
+void Simulation<Real>::advance(bool last) {
+  accelerations();
+  const Real half = static_cast<Real>(0.5 * state_.dt);
+  {
+    auto timer = timers_.scope("kick");
+    kick(particles_, accelerations_, half);
+  }
+  {
+    auto timer = timers_.scope("drift");
+    drift(particles_, static_cast<Real>(state_.dt));
+  }
+  ++state_.step;
+  bool potential_wanted = false;
+  for (const auto& o : outputs_) potential_wanted |= o.needs_potential & (last | o.schedule.due(state_.step, state_.dt));
+  compute_forces(potential_wanted);
+  {
+    auto timer = timers_.scope("kick");
+    kick(particles_, accelerations_, half);
+  }
+  run_outputs(last);
+}
+
+template <class Real>
+void Simulation<Real>::run_outputs(bool force_all) {
+  last_written_.resize(outputs_.size(), -1);
+  for (std::size_t k = 0; k < outputs_.size(); ++k) {
+    auto& o = outputs_[k];
+    const bool due = force_all || o.schedule.due(state_.step, state_.dt);
+    if (!due || last_written_[k] == state_.step) continue;
+    auto timer = timers_.scope(o.name);
+    o.write(*this);
+    last_written_[k] = state_.step;
+  }
+}
+
+template <class Real>
+void Simulation<Real>::write_all_outputs() {
+  run_outputs(true);
+}
+
+template <class Real>
+std::int64_t Simulation<Real>::steps_until(double t_end) const {
+  const double steps = std::ceil((t_end - time()) / state_.dt - 1e-9);
+  return steps > 0 ? static_cast<std::int64_t>(steps) : 0;
+}
+
+template <class Real>
+void Simulation<Real>::run_until(double t_end, const std::function<void(const Simulation&)>& on_step) {
+  if (last_written_.empty() && !outputs_.empty()) write_all_outputs();
+  const std::int64_t n = steps_until(t_end);
+  for (std::int64_t k = 0; k < n; ++k) {
+    advance(k + 1 == n);
+    if (on_step) on_step(*this);
+  }
+}
+
+template class Simulation<float>;
+template class Simulation<double>;
+
+}  // namespace orrery::integrate

@@ -1,0 +1,106 @@
+#pragma once
+// A run: particle state, time, step count, a force solver, a fixed-step
+// kick-drift-kick leapfrog, periodic outputs, and wall time per phase.
+//
+// All state needed to continue a run bit-identically is explicit: the
+// particles, and SimulationState (time origin, dt, step, the reference
+// energy of the diagnostics, an RNG state). The accelerations are not part
+// of it: they are a pure function of the positions (every solver is
+// deterministic), recomputed after a restore.
+//
+// Time is time_origin + step * dt, never accumulated, so it has no drift and
+// is the same in a restarted run.
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "orrery/core/particles.hpp"
+#include "orrery/gravity/force_solver.hpp"
+#include "orrery/integrate/phase_timers.hpp"
+#include "orrery/integrate/schedule.hpp"
+
+namespace orrery::integrate {
+
+struct SimulationState {
+  double time_origin = 0;  // simulated time at step 0
+  double dt = 0;           // > 0, fixed
+  std::int64_t step = 0;
+  /// Total energy at the start of the run (set by the first diagnostics);
+  /// NaN until then. Kept so a restarted run reports the same energy error.
+  double initial_energy = std::numeric_limits<double>::quiet_NaN();
+  /// For stochastic extensions (none in the leapfrog); saved in checkpoints.
+  std::array<std::uint64_t, 4> rng_state{};
+};
+
+template <class Real>
+class Simulation;
+
+/// Something done every `schedule.interval` of simulated time (and at the
+/// first and last step of run_until): diagnostics, snapshots, checkpoints.
+template <class Real>
+struct Output {
+  std::string name;  // also the phase name its wall time is recorded under
+  Schedule schedule;
+  bool needs_potential = false;  // the solve before the output computes potentials
+  std::function<void(Simulation<Real>&)> write;
+};
+
+template <class Real>
+class Simulation {
+ public:
+  /// dt > 0 (InputError naming integration.dt otherwise).
+  Simulation(Particles<Real> particles, std::unique_ptr<gravity::ForceSolver<Real>> solver, SimulationState state);
+
+  /// One kick-drift-kick step of size dt. Runs the outputs due after it.
+  void step();
+  /// Steps until time() >= t_end (within 1e-9 dt) and runs the outputs due,
+  /// including all of them at the first step (if none has run yet) and the
+  /// last step. on_step (optional) is called after every step, e.g. for progress.
+  void run_until(double t_end, const std::function<void(const Simulation&)>& on_step = {});
+  /// Steps from the current step to the first step with time >= t_end.
+  std::int64_t steps_until(double t_end) const;
+  /// Runs every output now (e.g. at the start or the end of a run).
+  void write_all_outputs();
+
+  void add_output(Output<Real> output) { outputs_.push_back(std::move(output)); }
+
+  double time() const { return state_.time_origin + static_cast<double>(state_.step) * state_.dt; }
+  std::int64_t step_count() const { return state_.step; }
+  const SimulationState& state() const { return state_; }
+  SimulationState& state() { return state_; }
+  const Particles<Real>& particles() const { return particles_; }
+  /// Accelerations at the current positions; evaluated on first use.
+  const Accelerations<Real>& accelerations();
+  /// Potentials at the current positions (an extra solve unless the last one had them).
+  const std::vector<Real>& potentials();
+  const gravity::ForceSolver<Real>& solver() const { return *solver_; }
+  const PhaseTimers& timers() const { return timers_; }
+  PhaseTimers& timers() { return timers_; }
+  /// Interactions summed by the solver over the run (for rates in logs).
+  std::uint64_t interactions() const { return interactions_; }
+
+ private:
+  void compute_forces(bool with_potential);
+  void advance(bool last);
+  void run_outputs(bool force_all);
+
+  Particles<Real> particles_;
+  Accelerations<Real> accelerations_;
+  std::unique_ptr<gravity::ForceSolver<Real>> solver_;
+  SimulationState state_;
+  std::vector<Output<Real>> outputs_;
+  PhaseTimers timers_;
+  bool have_forces_ = false;
+  bool have_potential_ = false;
+  std::vector<std::int64_t> last_written_;  // per output, the step it last ran at
+  std::uint64_t interactions_ = 0;
+};
+
+extern template class Simulation<float>;
+extern template class Simulation<double>;
+
+}  // namespace orrery::integrate
