@@ -10,6 +10,7 @@ function(orrery_add_test name)
   set(labels ${T_LABELS})
   if(T_GPU)
     list(APPEND labels gpu)
+    set_property(GLOBAL APPEND PROPERTY ORRERY_GPU_TEST_TARGETS ${name})
   else()
     list(APPEND labels cpu)
   endif()
@@ -17,3 +18,14 @@ function(orrery_add_test name)
     DISCOVERY_TIMEOUT 120
     PROPERTIES LABELS "${labels}" SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]")
 endfunction()
+
+# orrery_gpu_tests: builds every GPU test executable (scripts/gpu_session.sh
+# builds just these before `ctest -L gpu`). Defined once all folders are read.
+function(orrery_define_gpu_tests_target)
+  get_property(targets GLOBAL PROPERTY ORRERY_GPU_TEST_TARGETS)
+  add_custom_target(orrery_gpu_tests)
+  if(targets)
+    add_dependencies(orrery_gpu_tests ${targets})
+  endif()
+endfunction()
+cmake_language(DEFER DIRECTORY ${CMAKE_SOURCE_DIR} CALL orrery_define_gpu_tests_target)
