@@ -1,0 +1,31 @@
+#pragma once
+// The device-pointer entry points of the CUDA direct summation (no CUDA
+// header: device arrays travel as plain views, streams as opaque handles).
+//
+// In:  sources, device arrays of count particles (count < 2^31, masses > 0).
+// Out: out.ax/ay/az and, when `potential`, out.potential: device arrays of
+//      count entries, overwritten; they must not alias the sources.
+// Self-interaction is excluded. Work is enqueued on `stream`; nothing is
+// synchronised, nothing is checked on the host (the data stay on the device).
+#include <cstddef>
+
+#include "orrery/core/particles.hpp"
+#include "orrery/core/softening.hpp"
+#include "orrery/cuda/memory.hpp"
+#include "orrery/cuda/stream.hpp"
+
+namespace orrery::gravity::gpu {
+
+/// fast mode: rsqrtf, contraction, -ftz; each target sums sources j = 0..N-1
+/// in index order. `scratch` holds the packed sources (resized as needed).
+template <class Real, class Softening>
+void direct_field_fast(const SourcesView<Real>& sources, const AccelerationsView<Real>& out, const Softening& soft,
+                       bool potential, cuda::DeviceBuffer<std::byte>& scratch, cuda::StreamHandle stream);
+
+/// exact mode: the arithmetic and summation order of the CPU DirectSolver
+/// (direct_kernel.hpp: LaneSums), so the results are bit-identical to it.
+template <class Real, class Softening>
+void direct_field_exact(const SourcesView<Real>& sources, const AccelerationsView<Real>& out, const Softening& soft,
+                        bool potential, cuda::StreamHandle stream);
+
+}  // namespace orrery::gravity::gpu
