@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# One GPU session: configure + build the `cuda` preset, then run what is asked,
+# writing CSVs and logs to $OUT (default ./gpu-out). Made for the lent H200
+# (Ubuntu 24.04, CMake 4, nvcc 13, no toml++ package: its headers travel in
+# the git-ignored .deps/include, see cmake/OrreryDependencies.cmake).
+#
+# usage: scripts/gpu_session.sh [TASK ...]        (default: tests bench-direct)
+#   tests         build the GPU tests (target orrery_gpu_tests), ctest -L gpu
+#   sanitize      compute-sanitizer memcheck on every GPU test executable
+#                 (also run after `tests` when ORRERY_SANITIZE=1)
+#   bench-direct  SASS issue-slot count of the direct kernels, then
+#                 bench/gpu_direct_bench (ORRERY_BENCH_MODE=quick|full, default full)
+# To add a task: a function task_<name> below and its targets in targets_for.
+#
+# $OUT gets summary.txt (what ran, test summary, bench table), the CSVs, and
+# logs.tar.gz (every log). At most 8 files, no deeper than one folder.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+out=${OUT:-$root/gpu-out}
+mkdir -p "$out"
+logs=$(mktemp -d)
+summary=$out/summary.txt
+export PATH="$PATH:/usr/local/cuda/bin"
+jobs=$(nproc)
+tasks=("$@")
+((${#tasks[@]})) || tasks=(tests bench-direct)
+status=0
+
+say() { echo "$*" | tee -a "$summary"; }
+fail() { say "FAILED: $*"; status=1; }
+
+targets_for() {
+  case $1 in
+    tests | sanitize) echo orrery_gpu_tests ;;
+    bench-direct) echo gpu_direct_bench ;;
+    *) return 1 ;;
+  esac
+}
+
+gpu_test_executables() {  # the executables behind the tests labelled gpu
+  ctest --preset cuda -L gpu --show-only=json-v1 2>/dev/null | python3 -c '
+import json, sys
+seen = []
+for t in json.load(sys.stdin).get("tests", []):
+    exe = (t.get("command") or [""])[0]
+    if exe and exe not in seen:
+        seen.append(exe)
+print("\n".join(seen))'
+}
+
+task_tests() {
+  ctest --preset cuda -L gpu -j 4 --output-on-failure >"$logs/ctest_gpu.log" 2>&1 || fail "ctest -L gpu"
+  say "== ctest -L gpu"
+  grep -E "tests passed|tests failed|Total Test time|\(Failed\)|\(Skipped\)|Not Run" "$logs/ctest_gpu.log" | tee -a "$summary"
+  if [ "${ORRERY_SANITIZE:-0}" = 1 ]; then task_sanitize; fi
+}
+
+task_sanitize() {
+  say "== compute-sanitizer memcheck"
+  for exe in $(gpu_test_executables); do
+    name=$(basename "$exe")
+    if compute-sanitizer --tool memcheck --error-exitcode 3 --print-limit 20 "$exe" >"$logs/memcheck_$name.log" 2>&1; then
+      say "memcheck $name: clean ($(grep -c '^\[       OK \]' "$logs/memcheck_$name.log") tests ok, $(grep -m1 'ERROR SUMMARY' "$logs/memcheck_$name.log"))"
+    else
+      fail "memcheck $name (see logs/memcheck_$name.log): $(grep -m1 'ERROR SUMMARY' "$logs/memcheck_$name.log")"
+    fi
+  done
+}
+
+task_bench-direct() {
+  local bin=build/cuda/bench/gpu_direct_bench
+  say "== SASS issue slots per interaction (inner loop, float fast kernels)"
+  if command -v cuobjdump >/dev/null; then
+    cuobjdump -sass "$bin" >"$logs/gpu_direct_bench.sass" 2>&1
+    python3 scripts/sass_slots.py "$out/sass_slots.csv" "$out/sass_loops.txt" <"$logs/gpu_direct_bench.sass" | tee -a "$summary"
+  else
+    fail "cuobjdump not found: no SASS count"
+  fi
+  say "== gpu_direct_bench (mode ${ORRERY_BENCH_MODE:-full})"
+  "$bin" --out "$out/gpu_direct.csv" --slots "$out/sass_slots.csv" --mode "${ORRERY_BENCH_MODE:-full}" \
+    2>&1 | tee "$logs/gpu_direct_bench.log" | tee -a "$summary" || fail "gpu_direct_bench"
+}
+
+{
+  echo "gpu_session: tasks: ${tasks[*]}"
+  echo "commit: $(git rev-parse HEAD 2>/dev/null || echo unknown) $(git status --porcelain 2>/dev/null | grep -qv '^??' && echo '(+ uncommitted changes)')"
+  date -u
+  nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.sm,temperature.gpu,power.draw --format=csv 2>&1
+  nvcc --version | tail -1
+  cmake --version | head -1
+} >"$summary"
+
+targets=()
+for t in "${tasks[@]}"; do
+  tg=$(targets_for "$t") || { fail "unknown task '$t' (accepted: tests sanitize bench-direct)"; continue; }
+  targets+=("$tg")
+done
+start=$(date +%s)
+if cmake --preset cuda >"$logs/configure.log" 2>&1 &&
+  cmake --build --preset cuda -j "$jobs" --target "${targets[@]}" >"$logs/build.log" 2>&1; then
+  say "configure + build (${targets[*]}): $(($(date +%s) - start)) s"
+  for t in "${tasks[@]}"; do
+    targets_for "$t" >/dev/null && "task_$t"
+  done
+else
+  fail "configure/build; last lines:"
+  tail -40 "$logs/configure.log" "$logs/build.log" | tee -a "$summary"
+fi
+tar -czf "$out/logs.tar.gz" -C "$logs" . 2>/dev/null
+say "gpu_session: done, status $status"
+exit $status
