@@ -12,6 +12,7 @@
 #include <cstdint>
 
 #include "orrery/core/exact_math.hpp"
+#include "orrery/core/math_mode.hpp"
 #include "orrery/core/particles.hpp"
 
 namespace orrery::gravity {
