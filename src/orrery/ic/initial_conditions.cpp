@@ -1,15 +1,22 @@
 #include "orrery/ic/initial_conditions.hpp"
 
+#include <cmath>
 #include <string_view>
 
 #include "orrery/core/error.hpp"
+#include "orrery/ic/cold_sphere.hpp"
 #include "orrery/ic/plummer.hpp"
+#include "orrery/ic/scaling.hpp"
 
 namespace orrery::ic {
 
 namespace {
 
 Particles<double> make_plummer(const InitialConditionsConfig& c) { return plummer_sphere(c.count, c.seed); }
+Particles<double> make_hernquist(const InitialConditionsConfig& c) { return hernquist_sphere(c.count, c.seed, c.hernquist); }
+Particles<double> make_cold_sphere(const InitialConditionsConfig& c) { return cold_sphere(c.count, c.seed); }
+Particles<double> make_kepler(const InitialConditionsConfig& c) { return kepler_orbit(c.kepler); }
+Particles<double> make_collision(const InitialConditionsConfig& c) { return plummer_collision(c.count, c.seed, c.collision); }
 
 struct Generator {
   std::string_view kind;
@@ -19,6 +26,10 @@ struct Generator {
 // To add a generator: one line here.
 constexpr Generator kGenerators[] = {
     {"plummer", &make_plummer},
+    {"hernquist", &make_hernquist},
+    {"cold_sphere", &make_cold_sphere},
+    {"kepler", &make_kepler},
+    {"collision", &make_collision},
 };
 
 }  // namespace
@@ -33,8 +44,18 @@ Particles<double> make_initial_conditions(const InitialConditionsConfig& config)
   if (config.count < 1) {
     throw InputError("initial_conditions.count = " + std::to_string(config.count) + "; accepted: an integer >= 1");
   }
+  const auto require_positive = [](const char* key, double v) {
+    if (!(v > 0) || !std::isfinite(v))
+      throw InputError("initial_conditions." + std::string(key) + " = " + std::to_string(v) + "; accepted: a number > 0");
+  };
+  require_positive("mass", config.mass);
+  require_positive("length", config.length);
   for (const auto& g : kGenerators) {
-    if (g.kind == config.kind) return g.make(config);
+    if (g.kind == config.kind) {
+      auto p = g.make(config);
+      scale_model(p, config.mass, config.length);
+      return p;
+    }
   }
   std::string accepted;
   for (const auto& k : initial_condition_kinds()) accepted += (accepted.empty() ? "" : ", ") + k;

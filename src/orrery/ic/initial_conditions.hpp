@@ -7,6 +7,9 @@
 #include <vector>
 
 #include "orrery/core/particles.hpp"
+#include "orrery/ic/collision.hpp"
+#include "orrery/ic/hernquist.hpp"
+#include "orrery/ic/kepler.hpp"
 
 namespace orrery::ic {
 
@@ -14,6 +17,13 @@ struct InitialConditionsConfig {
   std::string kind = "plummer";  // the generators this build has: initial_condition_kinds()
   std::int64_t count = 4096;     // >= 1
   std::uint64_t seed = 1;
+  // Every model is built in Henon units (G = M = 1), then stretched to total
+  // mass `mass` and length unit `length` in code units (ic/scaling.hpp).
+  double mass = 1.0;    // > 0
+  double length = 1.0;  // > 0
+  HernquistParameters hernquist;
+  KeplerParameters kepler;    // kind = "kepler" ignores count and seed
+  CollisionParameters collision;
 };
 
 /// The kinds make_initial_conditions accepts (for errors and docs).

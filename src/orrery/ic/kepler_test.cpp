@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "orrery/core/error.hpp"
+#include "orrery/ic/initial_conditions.hpp"
 #include "orrery/ic/model_checks.hpp"
 
 namespace orrery::ic {
@@ -35,6 +38,33 @@ TEST(Kepler, BadParametersNameTheKey) {
     } catch (const InputError& e) {
       EXPECT_NE(std::string(e.what()).find(std::string("initial_conditions.kepler.") + key), std::string::npos);
     }
+  }
+}
+
+}  // namespace
+}  // namespace orrery::ic
+
+namespace orrery::ic {
+namespace {
+
+TEST(MakeInitialConditions, EveryKindIsListedAndModelsAreScaled) {
+  const auto kinds = initial_condition_kinds();
+  for (const char* k : {"plummer", "hernquist", "cold_sphere", "kepler", "collision"})
+    EXPECT_NE(std::find(kinds.begin(), kinds.end(), k), kinds.end()) << k;
+  InitialConditionsConfig c;
+  c.kind = "kepler";
+  c.mass = 2.0;
+  c.length = 3.0;
+  const auto p = make_initial_conditions(c);
+  // E = -G m1 m2 / (2a) with masses x2 and a x3.
+  EXPECT_NEAR(testing::energies(p).total(), -(2 * 0.5) * (2 * 0.5) / (2 * 3.0), 1e-14);
+  EXPECT_NEAR(p.x[1] - p.x[0], 3.0 * 1.5, 1e-14);
+  c.length = 0;
+  try {
+    make_initial_conditions(c);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("initial_conditions.length"), std::string::npos);
   }
 }
 
