@@ -131,17 +131,21 @@ void check_finite(const Real* v, std::int64_t n, const char* field) {
 
 }  // namespace
 
-template <class Real>
-void validate_tree_input(const SourcesView<Real>& s, const TreeParams& p) {
+void validate_tree_params(const TreeParams& p, std::int64_t count) {
   if (!(p.theta >= 0.0) || !std::isfinite(p.theta))
     throw InputError("gravity.theta = " + std::to_string(p.theta) + " is invalid; accepted: a finite number >= 0");
   if (p.leaf_capacity < 1)
     throw InputError("gravity.leaf_capacity = " + std::to_string(p.leaf_capacity) +
                      " is invalid; accepted: an integer >= 1");
-  if (s.count < 1)
-    throw InputError("the tree needs at least one particle; got N = " + std::to_string(s.count));
-  if (s.count >= std::numeric_limits<std::int32_t>::max())
-    throw InputError("N = " + std::to_string(s.count) + " particles exceeds the tree's limit of 2^31 - 1");
+  if (count < 1)
+    throw InputError("the tree needs at least one particle; got N = " + std::to_string(count));
+  if (count >= std::numeric_limits<std::int32_t>::max())
+    throw InputError("N = " + std::to_string(count) + " particles exceeds the tree's limit of 2^31 - 1");
+}
+
+template <class Real>
+void validate_tree_input(const SourcesView<Real>& s, const TreeParams& p) {
+  validate_tree_params(p, s.count);
   check_finite(s.x, s.count, "x");
   check_finite(s.y, s.count, "y");
   check_finite(s.z, s.count, "z");

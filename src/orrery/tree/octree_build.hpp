@@ -7,6 +7,12 @@
 
 namespace orrery::tree {
 
+/// Validates params (theta >= 0 and finite, leaf_capacity >= 1) and the
+/// particle count (1 <= count < 2^31); throws orrery::InputError naming the
+/// field and value otherwise. Needs no particle data (the GPU build calls it
+/// and checks the particles on the device).
+void validate_tree_params(const TreeParams& params, std::int64_t count);
+
 /// Validates params (theta >= 0 and finite, leaf_capacity >= 1) and sources
 /// (finite positions, masses >= 0, count >= 1, count < 2^31); throws
 /// orrery::InputError naming the field and value otherwise.
