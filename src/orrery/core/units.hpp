@@ -7,7 +7,13 @@
 //             for readers that want cgs, to 1 code length = `length_kpc` kpc
 //             and 1 code mass = `mass_msun` Msun (defaults 1 kpc, 1e10 Msun);
 //             the velocity unit follows from G = 1 (207.4 km/s by default).
-//   physical  kpc, Msun, km/s, with G = 4.30091e-6 kpc (km/s)^2 / Msun.
+//   physical  kpc, km/s and, for G = 1, the mass unit kpc (km/s)^2 / G =
+//             1 / 4.30091e-6 Msun = 2.32509e5 Msun (G = 4.30091e-6 kpc (km/s)^2 / Msun).
+//             Masses in the configuration are given in Msun (to_code_mass);
+//             the snapshot's UnitMass_in_g states the code mass unit, so yt
+//             and pynbody show Msun. One code time unit is 0.9778 Gyr.
+//
+// The solvers never see G: every unit system has G = 1 in code units.
 #include <cmath>
 #include <string>
 
@@ -29,7 +35,12 @@ struct UnitSystem {
   double length_cm = cgs::kpc;
   double mass_g = 1e10 * cgs::msun;
   double velocity_cm_per_s = std::sqrt(cgs::G * 1e10 * cgs::msun / cgs::kpc);
-  double gravity_constant = 1.0;  // G in code units
+  double gravity_constant = 1.0;  // G in code units (1 for both systems)
+  /// Code mass per unit of the masses given in a configuration (1 in Henon
+  /// units; 4.30091e-6 in the physical system, where they are given in Msun).
+  double config_mass_unit = 1.0;
+
+  double to_code_mass(double config_mass) const { return config_mass * config_mass_unit; }
 
   double time_s() const { return length_cm / velocity_cm_per_s; }
   double time_gyr(double code_time) const { return code_time * time_s() / cgs::gyr; }
@@ -48,9 +59,16 @@ inline UnitSystem henon_units(double length_kpc = 1.0, double mass_msun = 1e10) 
   return u;
 }
 
-/// kpc, Msun, km/s; G = 4.30091e-6.
+/// kpc, km/s, 2.32509e5 Msun (G = 1); configuration masses in Msun.
 inline UnitSystem physical_units() {
-  return {"physical", cgs::kpc, cgs::msun, cgs::km_per_s, cgs::G_kpc_kms2_per_msun};
+  UnitSystem u;
+  u.name = "physical";
+  u.length_cm = cgs::kpc;
+  u.velocity_cm_per_s = cgs::km_per_s;
+  u.mass_g = cgs::msun / cgs::G_kpc_kms2_per_msun;
+  u.gravity_constant = 1.0;
+  u.config_mass_unit = cgs::G_kpc_kms2_per_msun;
+  return u;
 }
 
 }  // namespace orrery
