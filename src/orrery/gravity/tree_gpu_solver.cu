@@ -1,0 +1,249 @@
+#include "orrery/gravity/tree_gpu_solver.hpp"
+
+#include <cub/block/block_reduce.cuh>
+
+#include <chrono>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "orrery/core/error.hpp"
+#include "orrery/cuda/check_cuda.cuh"
+#include "orrery/cuda/event_timer.hpp"
+#include "orrery/cuda/memory.hpp"
+#include "orrery/gravity/device_tree_copy.hpp"
+#include "orrery/tree/octree_build.hpp"
+
+namespace orrery::gravity {
+namespace {
+
+constexpr int kBlock = 256;
+
+unsigned blocks_for(std::int64_t n) { return static_cast<unsigned>((n + kBlock - 1) / kBlock); }
+
+/// out[order[i]] = sorted[i]: results back to the caller's order.
+template <class Real>
+__global__ void __launch_bounds__(kBlock)
+    scatter_results(std::int64_t n, const std::int32_t* order, const Real* ax, const Real* ay, const Real* az,
+                    const Real* pot, AccelerationsView<Real> out) {
+  const std::int64_t i = std::int64_t(blockIdx.x) * kBlock + threadIdx.x;
+  if (i >= n) return;  // the tail of the last block
+  const std::int32_t o = order[i];
+  out.ax[o] = ax[i];
+  out.ay[o] = ay[i];
+  out.az[o] = az[i];
+  if (pot != nullptr) out.potential[o] = pot[i];
+}
+
+/// totals[k] += sum of counter array k (one atomic per block and counter,
+/// after the walk: the walk itself writes its counters without atomics).
+__global__ void __launch_bounds__(kBlock)
+    sum_counters(std::int64_t n, const std::uint32_t* a, const std::uint32_t* b, const std::uint32_t* c,
+                 unsigned long long* totals) {
+  using Reduce = cub::BlockReduce<unsigned long long, kBlock>;
+  __shared__ typename Reduce::TempStorage tmp;
+  unsigned long long s[3] = {0, 0, 0};
+  for (std::int64_t i = std::int64_t(blockIdx.x) * kBlock + threadIdx.x; i < n; i += std::int64_t(gridDim.x) * kBlock) {
+    s[0] += a[i];
+    s[1] += b[i];
+    s[2] += c[i];
+  }
+  for (int k = 0; k < 3; ++k) {
+    const unsigned long long total = Reduce(tmp).Sum(s[k]);
+    if (threadIdx.x == 0) atomicAdd(&totals[k], total);
+    __syncthreads();  // tmp is reused by the next reduction
+  }
+}
+
+template <class T>
+void ensure(cuda::DeviceBuffer<T>& b, std::int64_t n) {
+  b.resize(static_cast<std::size_t>(n));
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+template <class Real>
+struct GpuTreeSolver<Real>::State {
+  cuda::Stream stream;
+  tree::Octree<Real> host_tree;  // TreeBuild::host
+  DeviceTreeCopy<Real> tree_copy;
+  cuda::DeviceBuffer<Real> sorted[4];  // ax, ay, az, pot in sorted order
+  cuda::DeviceBuffer<Real> result[4];  // solve(): ax, ay, az, pot in the caller's order, before download
+  cuda::DeviceBuffer<std::uint32_t> counts[3];
+  cuda::DeviceBuffer<unsigned long long> totals{3};
+  cuda::EventTimer t_upload, t_walk, t_scatter, t_download;
+  std::vector<Real> staging[4];  // solve_device() with a host build: sources on the host
+};
+
+template <class Real>
+GpuTreeSolver<Real>::GpuTreeSolver(const GpuTreeSolverConfig& config) : config_(config) {
+  if (config.traversal == Traversal::coherent && !is_group_width(config.group_width))
+    throw InputError("gravity.group_width = " + std::to_string(config.group_width) +
+                     " is not supported; accepted: 8, 16, 32, 64");
+  if (!(config.tree.softening >= 0.0))
+    throw InputError("gravity.softening = " + std::to_string(config.tree.softening) +
+                     " is invalid; accepted: a number >= 0");
+  state_ = std::make_unique<State>();
+}
+
+template <class Real>
+GpuTreeSolver<Real>::~GpuTreeSolver() = default;
+
+template <class Real>
+std::string GpuTreeSolver<Real>::name() const {
+  std::string walk(to_string(config_.traversal));
+  if (config_.traversal == Traversal::coherent) walk += std::to_string(config_.group_width);
+  return "tree/cuda/" + walk + "/" + std::string(tree::to_string(config_.tree.tree.multipole));
+}
+
+template <class Real>
+std::size_t GpuTreeSolver<Real>::device_bytes() const {
+  const State& st = *state_;
+  std::size_t b = st.tree_copy.device_bytes() + st.totals.bytes();
+  for (const auto& buf : st.sorted) b += buf.bytes();
+  for (const auto& buf : st.result) b += buf.bytes();
+  for (const auto& buf : st.counts) b += buf.bytes();
+  return b;
+}
+
+namespace {
+
+void check_sizes(std::int64_t sources, std::int64_t out) {
+  if (out != sources)
+    throw InputError("accelerations hold " + std::to_string(out) + " entries for " + std::to_string(sources) +
+                     " sources; they must be equal");
+}
+
+}  // namespace
+
+template <class Real>
+SolverReport GpuTreeSolver<Real>::solve(const SourcesView<Real>& s, const AccelerationsView<Real>& out,
+                                        const SolveOptions& o) {
+  check_sizes(s.count, out.count);
+  State& st = *state_;
+  const auto stream = st.stream.get();
+  SolverReport report;
+  // The host build reads the host arrays directly (it validates them too).
+  const auto t0 = std::chrono::steady_clock::now();
+  st.host_tree = tree::build_octree(s, config_.tree.tree);
+  report.add_phase("build (host)", seconds_since(t0));
+  st.t_upload.start(stream);
+  st.tree_copy.upload(st.host_tree, stream);
+  st.t_upload.stop(stream);
+  report.add_phase("upload tree", st.t_upload.seconds());
+
+  const bool pot = o.potential && out.potential != nullptr;
+  for (int k = 0; k < 3 + pot; ++k) ensure(st.result[k], s.count);
+  const AccelerationsView<Real> dout{s.count, st.result[0].data(), st.result[1].data(), st.result[2].data(),
+                                     pot ? st.result[3].data() : nullptr};
+  walk_and_scatter(st.tree_copy.view(), st.tree_copy.order(), dout, o, report);
+
+  st.t_download.start(stream);
+  Real* host[4] = {out.ax, out.ay, out.az, out.potential};
+  for (int k = 0; k < 3 + pot; ++k)
+    st.result[k].download(std::span<Real>(host[k], static_cast<std::size_t>(s.count)), stream);
+  st.t_download.stop(stream);
+  report.add_phase("download", st.t_download.seconds());
+  return report;
+}
+
+template <class Real>
+SolverReport GpuTreeSolver<Real>::solve_device(const SourcesView<Real>& s, const AccelerationsView<Real>& out,
+                                               const SolveOptions& o) {
+  check_sizes(s.count, out.count);
+  if (s.count < 1) throw InputError("the tree needs at least one particle; got N = " + std::to_string(s.count));
+  State& st = *state_;
+  const auto stream = st.stream.get();
+  SolverReport report;
+  // Host build: the sources come to the host for it (the device build,
+  // TreeBuild::device, keeps them on the device).
+  const auto n = static_cast<std::size_t>(s.count);
+  st.t_download.start(stream);
+  const Real* src[4] = {s.x, s.y, s.z, s.mass};
+  for (int k = 0; k < 4; ++k) {
+    st.staging[k].resize(n);
+    cuda::copy_device_to_host(st.staging[k].data(), src[k], n * sizeof(Real), stream);
+  }
+  st.t_download.stop(stream);
+  report.add_phase("download sources", st.t_download.seconds());
+  const auto t0 = std::chrono::steady_clock::now();
+  st.host_tree = tree::build_octree(
+      SourcesView<Real>{s.count, st.staging[0].data(), st.staging[1].data(), st.staging[2].data(), st.staging[3].data()},
+      config_.tree.tree);
+  report.add_phase("build (host)", seconds_since(t0));
+  st.t_upload.start(stream);
+  st.tree_copy.upload(st.host_tree, stream);
+  st.t_upload.stop(stream);
+  report.add_phase("upload tree", st.t_upload.seconds());
+  walk_and_scatter(st.tree_copy.view(), st.tree_copy.order(), out, o, report);
+  return report;
+}
+
+template <class Real>
+void GpuTreeSolver<Real>::walk_and_scatter(const tree::OctreeView<Real>& view, const std::int32_t* order,
+                                           const AccelerationsView<Real>& out, const SolveOptions& o,
+                                           SolverReport& report) {
+  State& st = *state_;
+  const GpuTreeSolverConfig& cfg = config_;
+  const auto stream = st.stream.get();
+  const std::int64_t n = view.num_particles;
+  const bool pot = o.potential && out.potential != nullptr;
+  if (o.per_target_counts && !cfg.counters)
+    throw InputError("per-target interaction counts were requested from a GPU tree solver built with counters off");
+  for (int k = 0; k < 3 + pot; ++k) ensure(st.sorted[k], n);
+  if (cfg.counters)
+    for (auto& c : st.counts) ensure(c, n);
+  DeviceWalkOutput<Real> w{st.sorted[0].data(), st.sorted[1].data(), st.sorted[2].data(),
+                           pot ? st.sorted[3].data() : nullptr};
+  if (cfg.counters) {
+    w.node_visits = st.counts[0].data();
+    w.cell_interactions = st.counts[1].data();
+    w.particle_interactions = st.counts[2].data();
+  }
+  const GpuWalkParams params{cfg.traversal, cfg.group_width, cfg.tree.math, cfg.tree.softening_kind,
+                             cfg.tree.softening, pot};
+  st.t_walk.start(stream);
+  walk_tree_gpu(view, params, w, stream);
+  st.t_walk.stop(stream);
+
+  st.t_scatter.start(stream);
+  scatter_results<<<blocks_for(n), kBlock, 0, stream>>>(n, order, w.ax, w.ay, w.az, w.pot, out);
+  ORRERY_CUDA_CHECK_LAUNCH("scatter_results");
+  if (cfg.counters) {
+    st.totals.zero(stream);
+    const unsigned grid = blocks_for(n) < 1024u ? blocks_for(n) : 1024u;
+    sum_counters<<<grid, kBlock, 0, stream>>>(n, w.node_visits, w.cell_interactions, w.particle_interactions,
+                                              st.totals.data());
+    ORRERY_CUDA_CHECK_LAUNCH("sum_counters");
+  }
+  st.t_scatter.stop(stream);
+  report.add_phase("walk", st.t_walk.seconds());
+  report.add_phase("scatter", st.t_scatter.seconds());
+
+  if (cfg.counters) {
+    unsigned long long totals[3];
+    st.totals.download(std::span<unsigned long long>(totals, 3), stream);
+    report.total = {totals[0], totals[1], totals[2]};
+  }
+  if (o.per_target_counts) {
+    const auto un = static_cast<std::size_t>(n);
+    std::vector<std::uint32_t> c[3];
+    for (int k = 0; k < 3; ++k) {
+      c[k].resize(un);
+      st.counts[k].download(std::span<std::uint32_t>(c[k]), stream);
+    }
+    std::vector<std::int32_t> ord(un);
+    cuda::copy_device_to_host(ord.data(), order, un * sizeof(std::int32_t), stream);
+    report.per_target.resize(un);
+    for (std::size_t i = 0; i < un; ++i) report.per_target[ord[i]] = {c[0][i], c[1][i], c[2][i]};
+  }
+}
+
+template class GpuTreeSolver<float>;
+template class GpuTreeSolver<double>;
+
+}  // namespace orrery::gravity

@@ -1,0 +1,76 @@
+#pragma once
+// Barnes-Hut with the walk on the GPU: the physics of tree::TreeSolver (same
+// tree, same terms, same order: DESIGN §1 contracts 1 and 2), run on the
+// device by either traversal of tree_walk_gpu.hpp. No CUDA header here.
+//
+// Two ways in:
+//   solve()         ForceSolver: host arrays in, host arrays out.
+//   solve_device()  device arrays in and out, for simulations that keep the
+//                   particles on the GPU; nothing is copied to the host but
+//                   the three counter totals (and, on request, per-target
+//                   counts).
+// Each evaluation: build the tree (on the device, or on the host and copied:
+// GpuTreeSolverConfig::build), walk, scatter accelerations and potentials
+// back to the caller's order on the device. SolverReport::phase_seconds holds
+// the time of each phase from CUDA events on the solver's stream (host wall
+// time for a host build).
+//
+// Errors: InputError for invalid parameters or particles (naming the key or
+// the particle), RuntimeFailure for CUDA failures (no device, out of memory).
+// Not thread-safe: one solver per host thread.
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "orrery/gravity/force_solver.hpp"
+#include "orrery/gravity/tree_walk_gpu.hpp"
+#include "orrery/tree/tree_solver.hpp"
+
+namespace orrery::gravity {
+
+enum class TreeBuild : std::uint8_t { device, host };
+
+struct GpuTreeSolverConfig {
+  tree::TreeSolverConfig tree;  // theta, leaf capacity, multipole, softening, math: as the CPU solver
+  Traversal traversal = Traversal::coherent;
+  int group_width = 32;  // coherent walk: 8, 16, 32 or 64
+  TreeBuild build = TreeBuild::host;
+  bool counters = true;  // per-target counters (contract 2); off saves 12 bytes per particle
+};
+
+template <class Real>
+class GpuTreeSolver final : public ForceSolver<Real> {
+ public:
+  /// Validates the configuration (InputError naming gravity.group_width,
+  /// gravity.softening, ...). Creates the solver's stream on the current device.
+  explicit GpuTreeSolver(const GpuTreeSolverConfig& config);
+  ~GpuTreeSolver() override;
+  GpuTreeSolver(const GpuTreeSolver&) = delete;
+  GpuTreeSolver& operator=(const GpuTreeSolver&) = delete;
+
+  /// e.g. "tree/cuda/coherent32/monopole".
+  std::string name() const override;
+  SolverReport solve(const SourcesView<Real>& sources, const AccelerationsView<Real>& out,
+                     const SolveOptions& options = {}) override;
+  /// As solve(), with device pointers in `sources` and `out`. Returns when the
+  /// results are in `out`.
+  SolverReport solve_device(const SourcesView<Real>& sources, const AccelerationsView<Real>& out,
+                            const SolveOptions& options = {});
+  /// Device bytes the solver holds now (tree, sorted sources, results, scratch).
+  std::size_t device_bytes() const;
+  const GpuTreeSolverConfig& config() const { return config_; }
+
+ private:
+  struct State;
+  // The walk over `view`, the scatter to `out` (device, the caller's order)
+  // and the counters: the part both ways in share.
+  void walk_and_scatter(const tree::OctreeView<Real>& view, const std::int32_t* order,
+                        const AccelerationsView<Real>& out, const SolveOptions& options, SolverReport& report);
+  GpuTreeSolverConfig config_;
+  std::unique_ptr<State> state_;
+};
+
+extern template class GpuTreeSolver<float>;
+extern template class GpuTreeSolver<double>;
+
+}  // namespace orrery::gravity

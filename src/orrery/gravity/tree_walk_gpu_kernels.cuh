@@ -1,0 +1,220 @@
+#pragma once
+// The kernels of the GPU walks (tree_walk_gpu.hpp) and their launcher for one
+// math mode. Included only by tree_walk_gpu_exact.cu and tree_walk_gpu_fast.cu.
+//
+// Choices known before launch (potential, quadrupole, math mode, softening,
+// traversal, group width) are template parameters, dispatched once on the
+// host (DESIGN §2). Inside the coherent walk, per-lane choices are selects;
+// the only branches are group-uniform (the whole group skips a cell term or a
+// leaf that none of its lanes needs) and the walk loop itself.
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+
+#include <cstdint>
+
+#include "orrery/cuda/check_cuda.cuh"
+#include "orrery/gravity/tree_walk_gpu_modes.hpp"
+#include "orrery/gravity/walk.hpp"
+
+namespace orrery::gravity::detail {
+
+namespace cg = cooperative_groups;
+
+/// Threads per block of every walk kernel: a multiple of 64 (the widest group).
+inline constexpr int kWalkBlock = 128;
+
+/// W lanes of one warp (W = 8, 16, 32), cooperating through warp intrinsics.
+template <int W>
+struct TileGroup {
+  static constexpr int kShare = W;  // lanes that load a leaf chunk together and broadcast it
+  cg::thread_block_tile<W> tile;
+
+  __device__ explicit TileGroup(int* /*shared slots, unused*/) : tile(cg::tiled_partition<W>(cg::this_thread_block())) {}
+  __device__ int lane() const { return static_cast<int>(tile.thread_rank()); }
+  __device__ int min(int v) { return cg::reduce(tile, v, cg::less<int>()); }
+  __device__ bool any(bool p) const { return tile.any(p); }
+  template <class T>
+  __device__ T broadcast(T v, int src) const {
+    return tile.shfl(v, src);
+  }
+};
+
+/// Two warps (W = 64) sharing the node index through shared memory: each warp
+/// reduces its own minimum, publishes it, and a named barrier over the 64
+/// threads makes both visible. The slots are double-buffered by parity, so
+/// the write of step k + 2 is ordered after the reads of step k by barrier
+/// k + 1. Leaf chunks and the skip decisions stay per warp (a warp is the
+/// unit that executes together; the other warp of the group is independent).
+struct TwoWarpGroup {
+  static constexpr int kShare = 32;
+  cg::thread_block_tile<32> warp;
+  int* slot;    // this group's [parity][warp] minima
+  int barrier;  // named barrier id, 1.. (0 is __syncthreads)
+  int half;     // which warp of the group
+  int parity = 0;
+
+  __device__ explicit TwoWarpGroup(int* slots)
+      : warp(cg::tiled_partition<32>(cg::this_thread_block())),
+        slot(slots + 4 * (threadIdx.x / 64)),
+        barrier(1 + static_cast<int>(threadIdx.x / 64)),
+        half(static_cast<int>(threadIdx.x / 32) & 1) {}
+  __device__ int lane() const { return static_cast<int>(warp.thread_rank()); }
+  __device__ int min(int v) {
+    const int m = cg::reduce(warp, v, cg::less<int>());
+    if (warp.thread_rank() == 0) slot[2 * parity + half] = m;
+    asm volatile("bar.sync %0, 64;" ::"r"(barrier) : "memory");
+    const int a = slot[2 * parity], b = slot[2 * parity + 1];
+    parity ^= 1;
+    return a < b ? a : b;
+  }
+  __device__ bool any(bool p) const { return warp.any(p); }
+  template <class T>
+  __device__ T broadcast(T v, int src) const {
+    return warp.shfl(v, src);
+  }
+};
+
+template <int W>
+struct GroupOf {
+  using type = TileGroup<W>;
+};
+template <>
+struct GroupOf<64> {
+  using type = TwoWarpGroup;
+};
+
+template <bool Pot, class Real>
+__device__ void store_target(const DeviceWalkOutput<Real>& out, std::int32_t i, const Accumulator<Real>& a,
+                             const WalkCounts& c) {
+  out.ax[i] = a.ax;
+  out.ay[i] = a.ay;
+  out.az[i] = a.az;
+  if constexpr (Pot) out.pot[i] = a.pot;
+  if (out.node_visits) out.node_visits[i] = c.node_visits;
+  if (out.cell_interactions) out.cell_interactions[i] = c.cell_interactions;
+  if (out.particle_interactions) out.particle_interactions[i] = c.particle_interactions;
+}
+
+template <bool Pot, bool Quad, MathMode Mode, class Real, class Softening>
+__global__ void __launch_bounds__(kWalkBlock)
+    independent_walk(const tree::OctreeView<Real> t, const Softening soft, const DeviceWalkOutput<Real> out) {
+  const std::int64_t gi = std::int64_t(blockIdx.x) * kWalkBlock + threadIdx.x;
+  if (gi >= t.num_particles) return;  // the tail of the last block
+  const auto i = static_cast<std::int32_t>(gi);
+  WalkCounts c;
+  const Accumulator<Real> acc = walk_target<Pot, Quad, Mode>(t, soft, i, c);
+  store_target<Pot>(out, i, acc, c);
+}
+
+template <class Real>
+__device__ Accumulator<Real> select(bool c, const Accumulator<Real>& a, const Accumulator<Real>& b) {
+  return {c ? a.ax : b.ax, c ? a.ay : b.ay, c ? a.az : b.az, c ? a.pot : b.pot};
+}
+
+/// The leaf n summed by the lanes with `sum` set, in sorted order (add_leaf's
+/// terms): the group loads kShare particles at a time, coalesced, and
+/// broadcasts each to every lane; the other lanes add with keep = false.
+template <bool Pot, MathMode Mode, class Group, class Real, class Softening>
+__device__ void sum_leaf(const Group& g, Accumulator<Real>& acc, WalkCounts& c, const tree::OctreeView<Real>& t,
+                         const Softening& soft, std::int32_t n, std::int32_t i, Real tx, Real ty, Real tz, bool sum) {
+  const std::int32_t f = t.first[n], e = f + t.count[n];
+  for (std::int32_t base = f; base < e; base += Group::kShare) {
+    const std::int32_t j = base + g.lane();
+    const std::int32_t js = j < e ? j : base;  // lanes past the leaf load a valid element, never used
+    const Real sx = t.x[js], sy = t.y[js], sz = t.z[js], sm = t.m[js];
+    const int chunk = e - base < Group::kShare ? e - base : Group::kShare;
+    for (int k = 0; k < chunk; ++k) {
+      add_particle<Pot, Mode>(acc, soft, tx, ty, tz, g.broadcast(sx, k), g.broadcast(sy, k), g.broadcast(sz, k),
+                              g.broadcast(sm, k), sum & (base + k != i));
+    }
+  }
+  const bool member = (f <= i) & (i < e);
+  c.particle_interactions += sum ? std::uint32_t(e - f - member) : 0u;
+}
+
+template <bool Pot, bool Quad, MathMode Mode, int W, class Real, class Softening>
+__global__ void __launch_bounds__(kWalkBlock)
+    coherent_walk(const tree::OctreeView<Real> t, const Softening soft, const DeviceWalkOutput<Real> out) {
+  using Group = typename GroupOf<W>::type;
+  __shared__ int slots[4 * (kWalkBlock / 64)];
+  Group g(slots);
+  // Every lane runs the loop, including those past the last target (they
+  // want nothing, num_nodes, so they never hold the group back).
+  const std::int64_t gi = std::int64_t(blockIdx.x) * kWalkBlock + threadIdx.x;
+  const bool real = gi < t.num_particles;
+  const auto i = static_cast<std::int32_t>(real ? gi : t.num_particles - 1);
+  const Real tx = t.x[i], ty = t.y[i], tz = t.z[i];
+  Accumulator<Real> acc;
+  WalkCounts c;
+  std::int32_t want = real ? 0 : t.num_nodes;
+  std::int32_t n = g.min(want);
+  while (n < t.num_nodes) {
+    ++c.node_visits;
+    const std::int32_t next = t.next[n];
+    const bool mine = want == n;
+    const bool accept = mine & accepts(t, n, i, tx, ty, tz);
+    const bool leaf = next == n + 1;
+    const bool sum = mine & !accept & leaf;
+    // Group-uniform: skips a cell term no lane accepted (evaluate, then select).
+    if (g.any(accept)) {
+      Accumulator<Real> with = acc;
+      add_cell<Pot, Quad, Mode>(with, t, soft, n, tx, ty, tz);
+      acc = select(accept, with, acc);
+      c.cell_interactions += accept;
+    }
+    // Group-uniform: skips a leaf no lane sums.
+    if (g.any(sum)) sum_leaf<Pot, Mode>(g, acc, c, t, soft, n, i, tx, ty, tz, sum);
+    want = mine ? ((accept | leaf) ? next : n + 1) : want;
+    n = g.min(want);
+  }
+  if (real) store_target<Pot>(out, i, acc, c);
+}
+
+template <bool Pot, bool Quad, MathMode Mode, class Real, class Softening>
+void launch_walk(const tree::OctreeView<Real>& t, const GpuWalkParams& p, const Softening& soft,
+                 const DeviceWalkOutput<Real>& out, cuda::StreamHandle s) {
+  const auto blocks = static_cast<unsigned>((t.num_particles + kWalkBlock - 1) / kWalkBlock);
+  if (p.traversal == Traversal::independent) {
+    independent_walk<Pot, Quad, Mode><<<blocks, kWalkBlock, 0, s>>>(t, soft, out);
+  } else {
+    switch (p.group_width) {
+      case 8:
+        coherent_walk<Pot, Quad, Mode, 8><<<blocks, kWalkBlock, 0, s>>>(t, soft, out);
+        break;
+      case 16:
+        coherent_walk<Pot, Quad, Mode, 16><<<blocks, kWalkBlock, 0, s>>>(t, soft, out);
+        break;
+      case 32:
+        coherent_walk<Pot, Quad, Mode, 32><<<blocks, kWalkBlock, 0, s>>>(t, soft, out);
+        break;
+      default:  // 64, validated by walk_tree_gpu
+        coherent_walk<Pot, Quad, Mode, 64><<<blocks, kWalkBlock, 0, s>>>(t, soft, out);
+        break;
+    }
+  }
+  ORRERY_CUDA_CHECK_LAUNCH("tree walk");
+}
+
+template <bool Pot, bool Quad, MathMode Mode, class Real>
+void launch_softening(const tree::OctreeView<Real>& t, const GpuWalkParams& p, const DeviceWalkOutput<Real>& out,
+                      cuda::StreamHandle s) {
+  // The softening policy is built on the host, as TreeSolver builds it: the
+  // same eps^2 (or h, 1/h) bits reach the kernel.
+  const Real eps = static_cast<Real>(p.softening);
+  if (p.softening_kind == SofteningKind::spline)
+    launch_walk<Pot, Quad, Mode>(t, p, SplineSoftening<Real>(eps), out, s);
+  else
+    launch_walk<Pot, Quad, Mode>(t, p, PlummerSoftening<Real>(eps), out, s);
+}
+
+template <MathMode Mode, class Real>
+void walk_tree_gpu_mode(const tree::OctreeView<Real>& t, const GpuWalkParams& p, const DeviceWalkOutput<Real>& out,
+                        cuda::StreamHandle s) {
+  const bool quad = t.quad != nullptr;
+  if (p.potential)
+    quad ? launch_softening<true, true, Mode>(t, p, out, s) : launch_softening<true, false, Mode>(t, p, out, s);
+  else
+    quad ? launch_softening<false, true, Mode>(t, p, out, s) : launch_softening<false, false, Mode>(t, p, out, s);
+}
+
+}  // namespace orrery::gravity::detail
