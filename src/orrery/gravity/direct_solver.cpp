@@ -10,6 +10,12 @@
 namespace orrery::gravity {
 
 namespace {
+
+// Fewer targets than this (< ~50 us of work) run on one thread: starting a
+// parallel region costs more, and on a loaded machine much more. The result
+// does not depend on it (each target's sum is the same on any thread).
+constexpr std::int64_t kParallelTargets = 256;
+
 template <class Real>
 Real checked_softening(Real eps) {
   if (!(eps >= 0)) throw InputError("direct solver: softening = " + std::to_string(eps) + "; accepted: >= 0");
@@ -18,7 +24,7 @@ Real checked_softening(Real eps) {
 
 template <class Real, class Softening, bool WithPotential>
 void direct_all(const SourcesView<Real>& s, const AccelerationsView<Real>& out, const Softening& soft) {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (s.count >= kParallelTargets)
   for (std::int64_t i = 0; i < s.count; ++i) {
     const TargetField<Real> f = direct_field_at<Real, Softening, WithPotential>(i, s, soft);
     out.ax[i] = f.ax;

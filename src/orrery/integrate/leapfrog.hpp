@@ -11,11 +11,16 @@
 
 namespace orrery::integrate {
 
+/// Below this many particles a kick or drift (microseconds of work) runs on
+/// one thread: a parallel region's start and barrier would cost more, and far
+/// more on a loaded machine where a thread may be descheduled.
+inline constexpr std::int64_t kParallelFrom = 1 << 16;
+
 /// v += a * h for every particle. a.size() == p.size().
 template <class Real>
 void kick(Particles<Real>& p, const Accelerations<Real>& a, Real h) {
   const std::int64_t n = p.size();
-#pragma omp parallel for simd schedule(static)
+#pragma omp parallel for simd schedule(static) if (n >= kParallelFrom)
   for (std::int64_t i = 0; i < n; ++i) {
     p.vx[i] = xm::fma(a.ax[i], h, p.vx[i]);
     p.vy[i] = xm::fma(a.ay[i], h, p.vy[i]);
@@ -27,7 +32,7 @@ void kick(Particles<Real>& p, const Accelerations<Real>& a, Real h) {
 template <class Real>
 void drift(Particles<Real>& p, Real dt) {
   const std::int64_t n = p.size();
-#pragma omp parallel for simd schedule(static)
+#pragma omp parallel for simd schedule(static) if (n >= kParallelFrom)
   for (std::int64_t i = 0; i < n; ++i) {
     p.x[i] = xm::fma(p.vx[i], dt, p.x[i]);
     p.y[i] = xm::fma(p.vy[i], dt, p.y[i]);

@@ -1,0 +1,72 @@
+#include "orrery/integrate/run.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <memory>
+
+#include "orrery/core/error.hpp"
+#include "orrery/gravity/dispatch.hpp"
+#include "orrery/gravity/solver_factory.hpp"
+#include "orrery/ic/initial_conditions.hpp"
+#include "orrery/integrate/diagnostics_output.hpp"
+
+namespace orrery::integrate {
+
+namespace {
+
+void check(const RunConfig& c) {
+  const auto fail = [](const std::string& key, double v, const std::string& accepted) {
+    throw InputError(key + " = " + std::to_string(v) + "; accepted: " + accepted);
+  };
+  if (!(c.integration.dt > 0) || !std::isfinite(c.integration.dt)) fail("integration.dt", c.integration.dt, "a finite number > 0");
+  if (!(c.integration.t_end >= 0) || !std::isfinite(c.integration.t_end)) {
+    fail("integration.t_end", c.integration.t_end, "a finite number >= 0");
+  }
+  if (!(c.output.diagnostics_interval > 0)) {
+    fail("output.diagnostics_interval", c.output.diagnostics_interval, "a number > 0");
+  }
+}
+
+template <class Real>
+RunSummary run_in(const RunConfig& c, const std::function<void(const Progress&)>& on_progress) {
+  auto solver = gravity::make_solver<Real>(c.gravity);
+  auto particles = ic::to_precision<Real>(ic::make_initial_conditions(c.initial_conditions));
+  SimulationState state;
+  state.dt = c.integration.dt;
+  Simulation<Real> sim(std::move(particles), std::move(solver), state);
+
+  RunSummary summary;
+  summary.solver = sim.solver().name();
+  summary.diagnostics = std::filesystem::path(c.output.directory) / "diagnostics.csv";
+  auto log = std::make_shared<diag::CsvLog>(summary.diagnostics, diagnostics_phases());
+  sim.add_output(diagnostics_output<Real>(log, c.output.diagnostics_interval, [&](const diag::Diagnostics& d) {
+    summary.relative_energy_error = d.relative_energy_error;
+  }));
+
+  const auto start = std::chrono::steady_clock::now();
+  const auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+  Progress progress;
+  progress.total_steps = sim.steps_until(c.integration.t_end);
+  sim.run_until(c.integration.t_end, [&](const Simulation<Real>& s) {
+    if (!on_progress) return;
+    progress.step = s.step_count();
+    progress.time = s.time();
+    progress.wall_seconds = seconds();
+    on_progress(progress);
+  });
+  log->close();
+  summary.steps = sim.step_count();
+  summary.time = sim.time();
+  summary.wall_seconds = seconds();
+  return summary;
+}
+
+}  // namespace
+
+RunSummary run(const RunConfig& config, const std::function<void(const Progress&)>& on_progress) {
+  check(config);
+  return gravity::with_precision(config.gravity.precision,
+                                 [&](auto real) { return run_in<decltype(real)>(config, on_progress); });
+}
+
+}  // namespace orrery::integrate
