@@ -11,7 +11,7 @@ add_library(orrery_tree_walk_gpu STATIC
   ${walk_dir}/device_tree_copy.cpp ${walk_dir}/tree_gpu_solver.cu)
 add_library(orrery::tree_walk_gpu ALIAS orrery_tree_walk_gpu)
 set_source_files_properties(${walk_dir}/tree_walk_gpu_fast.cu PROPERTIES COMPILE_OPTIONS "-ftz=true")
-target_link_libraries(orrery_tree_walk_gpu PUBLIC orrery::tree orrery::cuda PRIVATE orrery::flags)
+target_link_libraries(orrery_tree_walk_gpu PUBLIC orrery::tree orrery::tree_gpu orrery::cuda PRIVATE orrery::flags)
 target_link_libraries(orrery INTERFACE orrery_tree_walk_gpu)
 
 if(ORRERY_BUILD_TESTS)

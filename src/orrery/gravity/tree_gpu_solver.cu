@@ -13,6 +13,7 @@
 #include "orrery/cuda/memory.hpp"
 #include "orrery/gravity/device_tree_copy.hpp"
 #include "orrery/tree/octree_build.hpp"
+#include "orrery/tree/octree_gpu.hpp"
 
 namespace orrery::gravity {
 namespace {
@@ -69,8 +70,10 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 template <class Real>
 struct GpuTreeSolver<Real>::State {
   cuda::Stream stream;
-  tree::Octree<Real> host_tree;  // TreeBuild::host
+  tree::DeviceOctree<Real> device_tree;  // TreeBuild::device
+  tree::Octree<Real> host_tree;          // TreeBuild::host, copied to tree_copy
   DeviceTreeCopy<Real> tree_copy;
+  cuda::DeviceBuffer<Real> sources[4];  // solve() with a device build: x, y, z, mass uploaded
   cuda::DeviceBuffer<Real> sorted[4];  // ax, ay, az, pot in sorted order
   cuda::DeviceBuffer<Real> result[4];  // solve(): ax, ay, az, pot in the caller's order, before download
   cuda::DeviceBuffer<std::uint32_t> counts[3];
@@ -103,7 +106,8 @@ std::string GpuTreeSolver<Real>::name() const {
 template <class Real>
 std::size_t GpuTreeSolver<Real>::device_bytes() const {
   const State& st = *state_;
-  std::size_t b = st.tree_copy.device_bytes() + st.totals.bytes();
+  std::size_t b = st.device_tree.device_bytes() + st.tree_copy.device_bytes() + st.totals.bytes();
+  for (const auto& buf : st.sources) b += buf.bytes();
   for (const auto& buf : st.sorted) b += buf.bytes();
   for (const auto& buf : st.result) b += buf.bytes();
   for (const auto& buf : st.counts) b += buf.bytes();
@@ -121,26 +125,64 @@ void check_sizes(std::int64_t sources, std::int64_t out) {
 }  // namespace
 
 template <class Real>
+void GpuTreeSolver<Real>::build_on_host(const SourcesView<Real>& host_sources, SolverReport& report) {
+  State& st = *state_;
+  const auto t0 = std::chrono::steady_clock::now();
+  st.host_tree = tree::build_octree(host_sources, config_.tree.tree);
+  report.add_phase("build (host)", seconds_since(t0));
+  st.t_upload.start(st.stream.get());
+  st.tree_copy.upload(st.host_tree, st.stream.get());
+  st.t_upload.stop(st.stream.get());
+  report.add_phase("upload tree", st.t_upload.seconds());
+}
+
+template <class Real>
+void GpuTreeSolver<Real>::build_on_device(const SourcesView<Real>& device_sources, SolverReport& report) {
+  State& st = *state_;
+  st.device_tree.build(device_sources, config_.tree.tree, st.stream.get());
+  const tree::GpuBuildTimes t = st.device_tree.times();
+  for (const auto& [name, sec] : {std::pair{"box", t.box}, std::pair{"keys", t.keys}, std::pair{"sort", t.sort},
+                                  std::pair{"levels", t.levels}, std::pair{"order", t.order},
+                                  std::pair{"moments", t.moments}})
+    report.add_phase(name, sec);
+}
+
+template <class Real>
+tree::OctreeView<Real> GpuTreeSolver<Real>::tree_view() const {
+  return config_.build == TreeBuild::device ? state_->device_tree.view() : state_->tree_copy.view();
+}
+
+template <class Real>
+const std::int32_t* GpuTreeSolver<Real>::tree_order() const {
+  return config_.build == TreeBuild::device ? state_->device_tree.order() : state_->tree_copy.order();
+}
+
+template <class Real>
 SolverReport GpuTreeSolver<Real>::solve(const SourcesView<Real>& s, const AccelerationsView<Real>& out,
                                         const SolveOptions& o) {
   check_sizes(s.count, out.count);
   State& st = *state_;
   const auto stream = st.stream.get();
   SolverReport report;
-  // The host build reads the host arrays directly (it validates them too).
-  const auto t0 = std::chrono::steady_clock::now();
-  st.host_tree = tree::build_octree(s, config_.tree.tree);
-  report.add_phase("build (host)", seconds_since(t0));
-  st.t_upload.start(stream);
-  st.tree_copy.upload(st.host_tree, stream);
-  st.t_upload.stop(stream);
-  report.add_phase("upload tree", st.t_upload.seconds());
-
+  if (config_.build == TreeBuild::host) {
+    build_on_host(s, report);  // reads the host arrays directly
+  } else {
+    st.t_upload.start(stream);
+    const Real* in[4] = {s.x, s.y, s.z, s.mass};
+    for (int k = 0; k < 4; ++k) {
+      ensure(st.sources[k], s.count);
+      st.sources[k].upload(std::span<const Real>(in[k], static_cast<std::size_t>(s.count)), stream);
+    }
+    st.t_upload.stop(stream);
+    report.add_phase("upload", st.t_upload.seconds());
+    build_on_device({s.count, st.sources[0].data(), st.sources[1].data(), st.sources[2].data(), st.sources[3].data()},
+                    report);
+  }
   const bool pot = o.potential && out.potential != nullptr;
   for (int k = 0; k < 3 + pot; ++k) ensure(st.result[k], s.count);
   const AccelerationsView<Real> dout{s.count, st.result[0].data(), st.result[1].data(), st.result[2].data(),
                                      pot ? st.result[3].data() : nullptr};
-  walk_and_scatter(st.tree_copy.view(), st.tree_copy.order(), dout, o, report);
+  walk_and_scatter(tree_view(), tree_order(), dout, o, report);
 
   st.t_download.start(stream);
   Real* host[4] = {out.ax, out.ay, out.az, out.potential};
@@ -155,31 +197,26 @@ template <class Real>
 SolverReport GpuTreeSolver<Real>::solve_device(const SourcesView<Real>& s, const AccelerationsView<Real>& out,
                                                const SolveOptions& o) {
   check_sizes(s.count, out.count);
-  if (s.count < 1) throw InputError("the tree needs at least one particle; got N = " + std::to_string(s.count));
   State& st = *state_;
   const auto stream = st.stream.get();
   SolverReport report;
-  // Host build: the sources come to the host for it (the device build,
-  // TreeBuild::device, keeps them on the device).
-  const auto n = static_cast<std::size_t>(s.count);
-  st.t_download.start(stream);
-  const Real* src[4] = {s.x, s.y, s.z, s.mass};
-  for (int k = 0; k < 4; ++k) {
-    st.staging[k].resize(n);
-    cuda::copy_device_to_host(st.staging[k].data(), src[k], n * sizeof(Real), stream);
+  if (config_.build == TreeBuild::device) {
+    build_on_device(s, report);
+  } else {
+    // The host build needs the sources on the host.
+    const auto n = static_cast<std::size_t>(s.count);
+    st.t_download.start(stream);
+    const Real* src[4] = {s.x, s.y, s.z, s.mass};
+    for (int k = 0; k < 4; ++k) {
+      st.staging[k].resize(n);
+      cuda::copy_device_to_host(st.staging[k].data(), src[k], n * sizeof(Real), stream);
+    }
+    st.t_download.stop(stream);
+    report.add_phase("download sources", st.t_download.seconds());
+    build_on_host({s.count, st.staging[0].data(), st.staging[1].data(), st.staging[2].data(), st.staging[3].data()},
+                  report);
   }
-  st.t_download.stop(stream);
-  report.add_phase("download sources", st.t_download.seconds());
-  const auto t0 = std::chrono::steady_clock::now();
-  st.host_tree = tree::build_octree(
-      SourcesView<Real>{s.count, st.staging[0].data(), st.staging[1].data(), st.staging[2].data(), st.staging[3].data()},
-      config_.tree.tree);
-  report.add_phase("build (host)", seconds_since(t0));
-  st.t_upload.start(stream);
-  st.tree_copy.upload(st.host_tree, stream);
-  st.t_upload.stop(stream);
-  report.add_phase("upload tree", st.t_upload.seconds());
-  walk_and_scatter(st.tree_copy.view(), st.tree_copy.order(), out, o, report);
+  walk_and_scatter(tree_view(), tree_order(), out, o, report);
   return report;
 }
 

@@ -9,8 +9,8 @@
 //                   particles on the GPU; nothing is copied to the host but
 //                   the three counter totals (and, on request, per-target
 //                   counts).
-// Each evaluation: build the tree (on the device, or on the host and copied:
-// GpuTreeSolverConfig::build), walk, scatter accelerations and potentials
+// Each evaluation: build the tree (on the device by tree::DeviceOctree, or on
+// the host and copied: GpuTreeSolverConfig::build), walk, scatter accelerations and potentials
 // back to the caller's order on the device. SolverReport::phase_seconds holds
 // the time of each phase from CUDA events on the solver's stream (host wall
 // time for a host build).
@@ -34,7 +34,7 @@ struct GpuTreeSolverConfig {
   tree::TreeSolverConfig tree;  // theta, leaf capacity, multipole, softening, math: as the CPU solver
   Traversal traversal = Traversal::coherent;
   int group_width = 32;  // coherent walk: 8, 16, 32 or 64
-  TreeBuild build = TreeBuild::host;
+  TreeBuild build = TreeBuild::device;  // host: the CPU build, copied (tests, cross-checks)
   bool counters = true;  // per-target counters (contract 2); off saves 12 bytes per particle
 };
 
@@ -62,6 +62,10 @@ class GpuTreeSolver final : public ForceSolver<Real> {
 
  private:
   struct State;
+  void build_on_host(const SourcesView<Real>& host_sources, SolverReport& report);
+  void build_on_device(const SourcesView<Real>& device_sources, SolverReport& report);
+  tree::OctreeView<Real> tree_view() const;
+  const std::int32_t* tree_order() const;
   // The walk over `view`, the scatter to `out` (device, the caller's order)
   // and the counters: the part both ways in share.
   void walk_and_scatter(const tree::OctreeView<Real>& view, const std::int32_t* order,

@@ -22,11 +22,13 @@ using testing::first_bit_difference;
 #define SKIP_WITHOUT_GPU() \
   if (!cuda::device_available()) GTEST_SKIP() << "no CUDA device"
 
-GpuTreeSolverConfig gpu_config(const tree::TreeSolverConfig& c, Traversal t, int w) {
+GpuTreeSolverConfig gpu_config(const tree::TreeSolverConfig& c, Traversal t, int w,
+                               TreeBuild build = TreeBuild::device) {
   GpuTreeSolverConfig g;
   g.tree = c;
   g.traversal = t;
   g.group_width = w;
+  g.build = build;
   return g;
 }
 
@@ -42,12 +44,17 @@ TEST(GpuTreeSolver, ExactModeEqualsCpuTreeSolverInTheCallersOrder) {
   tree::TreeSolver<float> cpu(c);
   Accelerations<float> want(p.size());
   const SolverReport rc = cpu.solve(p.sources(), want.view(), {.potential = true, .per_target_counts = true});
-  for (auto [t, w] : {std::pair{Traversal::independent, 32}, std::pair{Traversal::coherent, 32},
-                      std::pair{Traversal::coherent, 64}}) {
-    GpuTreeSolver<float> gpu(gpu_config(c, t, w));
+  struct Case {
+    Traversal traversal;
+    int width;
+    TreeBuild build;
+  };
+  for (const Case k : {Case{Traversal::independent, 32, TreeBuild::device}, Case{Traversal::coherent, 32, TreeBuild::device},
+                       Case{Traversal::coherent, 64, TreeBuild::device}, Case{Traversal::coherent, 8, TreeBuild::host}}) {
+    GpuTreeSolver<float> gpu(gpu_config(c, k.traversal, k.width, k.build));
     Accelerations<float> got(p.size());
     const SolverReport rg = gpu.solve(p.sources(), got.view(), {.potential = true, .per_target_counts = true});
-    const std::string what = gpu.name();
+    const std::string what = gpu.name() + (k.build == TreeBuild::host ? " (host build)" : " (device build)");
     EXPECT_EQ(first_bit_difference(got.ax, want.ax), -1) << what;
     EXPECT_EQ(first_bit_difference(got.ay, want.ay), -1) << what;
     EXPECT_EQ(first_bit_difference(got.az, want.az), -1) << what;
@@ -59,7 +66,7 @@ TEST(GpuTreeSolver, ExactModeEqualsCpuTreeSolverInTheCallersOrder) {
       ASSERT_EQ(rg.per_target[i].cell_interactions, rc.per_target[i].cell_interactions) << what << " target " << i;
       ASSERT_EQ(rg.per_target[i].particle_interactions, rc.per_target[i].particle_interactions) << what << " " << i;
     }
-    for (const char* phase : {"build (host)", "upload tree", "walk", "scatter", "download"})
+    for (const char* phase : {k.build == TreeBuild::host ? "build (host)" : "sort", "walk", "scatter", "download"})
       EXPECT_TRUE(has_phase(rg, phase)) << what << " lacks phase " << phase;
     EXPECT_GT(rg.seconds(), 0.0);
     EXPECT_GT(gpu.device_bytes(), std::size_t(p.size()) * 16);
@@ -74,6 +81,10 @@ TEST(GpuTreeSolver, DevicePointerApiGivesTheSameBits) {
   GpuTreeSolver<float> gpu(gpu_config(c, Traversal::coherent, 16));
   Accelerations<float> host_api(p.size());
   gpu.solve(p.sources(), host_api.view());
+  GpuTreeSolver<float> host_built(gpu_config(c, Traversal::coherent, 16, TreeBuild::host));
+  Accelerations<float> from_host_tree(p.size());
+  host_built.solve(p.sources(), from_host_tree.view());
+  EXPECT_EQ(first_bit_difference(from_host_tree.ax, host_api.ax), -1) << "device-built and host-built trees differ";
 
   const auto n = static_cast<std::size_t>(p.size());
   cuda::DeviceBuffer<float> src[4] = {cuda::DeviceBuffer<float>(n), cuda::DeviceBuffer<float>(n),
