@@ -1,0 +1,51 @@
+"""Orrery: gravitational N-body simulation (direct summation and Barnes-Hut),
+on the CPU and on NVIDIA GPUs, from Python.
+
+    import orrery
+    sim = orrery.Simulation.plummer(4096, seed=1, solver="tree", theta=0.5, dt=1/128)
+    log = sim.run(2.0, every=0.25)             # diagnostics as a numpy record array
+    print(log.relative_energy_error[-1])
+    acc, pot, report = orrery.forces(sim.positions, sim.mass, solver="direct")
+
+The same C++ library as the `orrery` command-line program: the same solvers,
+integrator, initial conditions, snapshots (HDF5, GADGET-4 layout) and
+checkpoints. Units: G = 1 code units (Henon units for the generators).
+orrery.plot holds matplotlib helpers (matplotlib is imported only there).
+"""
+
+from . import _core
+from .diagnostics import LAGRANGIAN_FRACTIONS
+from .forces import Forces, forces
+from .simulation import Simulation
+
+__all__ = ["Forces", "LAGRANGIAN_FRACTIONS", "Simulation", "available_solvers", "cuda_compiled", "forces",
+           "initial_condition_kinds", "read_snapshot"]
+
+
+def available_solvers():
+    """"solver/backend" for every combination compiled into this build, e.g. "tree/cpu"."""
+    return list(_core.available_solvers())
+
+
+def initial_condition_kinds():
+    """The initial-condition generators of this build (Simulation.from_initial_conditions)."""
+    return list(_core.initial_condition_kinds())
+
+
+def cuda_compiled():
+    """Whether this build has the CUDA backend (backend="cuda" also needs a GPU at run time)."""
+    return bool(_core.cuda_compiled())
+
+
+def read_snapshot(path):
+    """Reads a snapshot (the CLI's, or any GADGET-4-layout HDF5 file with
+    PartType1) into a dict of numpy arrays in the file's precision: positions,
+    velocities (N, 3), masses, ids, and accelerations / potentials when
+    stored; plus "info", a dict of the run metadata (time, step, softening,
+    softening_kernel, theta, solver, precision, units, version, config)."""
+    arrays, info = _core.read_snapshot(str(path))
+    if info.precision == "float":
+        arrays = {k: (v.astype("float32") if v.dtype.kind == "f" else v) for k, v in arrays.items()}
+    arrays["info"] = {k: getattr(info, k) for k in ("time", "step", "softening", "softening_kernel", "theta",
+                                                     "solver", "precision", "units", "version", "config")}
+    return arrays

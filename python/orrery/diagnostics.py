@@ -1,0 +1,22 @@
+"""Diagnostics rows as numpy record arrays (one row per measurement)."""
+
+import numpy as np
+
+#: The fractions of the total mass whose Lagrangian radii each row holds.
+LAGRANGIAN_FRACTIONS = (0.1, 0.5, 0.9)
+
+#: The record dtype: the columns of the CLI's diagnostics log.
+DTYPE = np.dtype([
+    ("time", "f8"), ("step", "i8"), ("kinetic", "f8"), ("potential", "f8"), ("total", "f8"),
+    ("relative_energy_error", "f8"), ("virial_ratio", "f8"), ("momentum", "f8", (3,)),
+    ("angular_momentum", "f8", (3,)), ("lagrangian_radii", "f8", (len(LAGRANGIAN_FRACTIONS),)),
+])
+
+
+def records(rows):
+    """A record array (DTYPE) from diagnostics dicts."""
+    out = np.zeros(len(rows), dtype=DTYPE).view(np.recarray)
+    for i, row in enumerate(rows):
+        for name in DTYPE.names:
+            out[name][i] = row[name]
+    return out

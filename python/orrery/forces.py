@@ -1,0 +1,50 @@
+"""One-shot force evaluation, for people who only want the solver."""
+
+from typing import NamedTuple, Optional
+
+import numpy as np
+
+from . import _arrays, _gravity
+
+
+class Forces(NamedTuple):
+    """What orrery.forces returns; unpacks as ``acc, pot, report = ...``."""
+
+    accelerations: np.ndarray  #: (N, 3), the run's dtype
+    potentials: Optional[np.ndarray]  #: (N,), specific potential (G = 1); None with potential=False
+    report: dict  #: solver name, interaction counts, seconds by phase (and per_target counts)
+
+
+def forces(positions, masses, *, solver=None, backend=None, precision=None, theta=None, leaf_capacity=None,
+           multipole=None, softening=None, softening_kernel=None, math=None, potential=True, per_target=False):
+    """Accelerations and potentials of N particles on each other (self excluded).
+
+    positions: (N, 3) array; masses: (N,) array or a scalar (all equal).
+    Both are converted to the precision's dtype ("single": float32, the
+    default; "double": float64): other real dtypes, lists and
+    non-contiguous arrays are accepted (copied), anything else is rejected.
+
+    solver: "direct" (default), "tree", "reference" (double, compensated sums);
+    orrery.available_solvers() lists this build's solver/backend pairs.
+    backend: "cpu" (default), "cuda", "auto" (CUDA when a GPU is present).
+    theta, leaf_capacity, multipole (1 monopole, 2 quadrupole): tree settings.
+    softening (Plummer-equivalent eps, default 0.05), softening_kernel
+    ("plummer" or "spline"), math ("fast" or "exact": GPU kernels only).
+    Units: G = 1 code units. Unset (None) settings take the library defaults,
+    the same as the CLI's [gravity] table.
+
+    per_target=True adds report["per_target"], an (N, 3) uint64 array of
+    (node visits, particle-cell, particle-particle) counts per particle.
+
+    Returns Forces(accelerations (N, 3), potentials (N,) or None, report dict).
+    The GIL is released while the solver runs. Invalid input raises ValueError
+    with the library's message (the CLI's).
+    """
+    config = _gravity.config(solver=solver, backend=backend, precision=precision, theta=theta,
+                             leaf_capacity=leaf_capacity, multipole=multipole, softening=softening,
+                             softening_kernel=softening_kernel, math=math)
+    dtype = _gravity.dtype(config)
+    pos = _arrays.rows3("positions", positions, dtype)
+    mass = _arrays.column("masses", masses, dtype, pos.shape[0])
+    acc, pot, report = _gravity.core("forces", config)(pos, mass, config, potential, per_target)
+    return Forces(acc, pot, report)

@@ -1,0 +1,135 @@
+#include "files.hpp"
+
+#include <utility>
+
+#include <nanobind/stl/map.h>
+#include <nanobind/stl/string.h>
+
+#include "arrays.hpp"
+#include "bindings.hpp"
+#include "orrery/core/error.hpp"
+#include "orrery/io/checkpoint.hpp"
+
+namespace orrery::python {
+
+namespace {
+
+}  // namespace
+
+template <class Real>
+nb::dict particle_arrays(Particles<Real>&& p) {
+  nb::dict d;
+  const std::size_t n = static_cast<std::size_t>(p.size());
+  d["positions"] = join_columns(p.x, p.y, p.z);
+  d["velocities"] = join_columns(p.vx, p.vy, p.vz);
+  d["masses"] = to_numpy(std::move(p.mass), {n});
+  d["ids"] = to_numpy(std::move(p.id), {n});
+  return d;
+}
+template nb::dict particle_arrays<float>(Particles<float>&&);
+template nb::dict particle_arrays<double>(Particles<double>&&);
+
+namespace {
+
+/// The snapshot in the file's precision read as double (exact for float
+/// files: the Python layer rounds back to float32 without change).
+nb::tuple read_snapshot(const std::string& path) {
+  io::Snapshot<double> s;
+  {
+    nb::gil_scoped_release release;
+    s = io::read_snapshot<double>(path);
+  }
+  const std::size_t n = static_cast<std::size_t>(s.particles.size());
+  nb::dict arrays = particle_arrays(std::move(s.particles));
+  if (s.has_acceleration) arrays["accelerations"] = join_columns(s.field.ax, s.field.ay, s.field.az);
+  if (s.has_potential) arrays["potentials"] = to_numpy(std::move(s.field.potential), {n});
+  return nb::make_tuple(arrays, s.info);
+}
+
+template <class Real>
+nb::tuple read_checkpoint_as(const std::string& path) {
+  io::Checkpoint<Real> c;
+  {
+    nb::gil_scoped_release release;
+    c = io::read_checkpoint<Real>(path);
+  }
+  nb::dict build;
+  build["version"] = c.build.version;
+  build["precision"] = c.build.precision;
+  build["compiler"] = c.build.compiler;
+  return nb::make_tuple(particle_arrays(std::move(c.particles)), c.state, c.config, c.counters, build);
+}
+
+/// (arrays, SimulationState, config, counters, build) in the file's precision.
+nb::tuple read_checkpoint(const std::string& path) {
+  if (io::checkpoint_precision(path) == "float") return read_checkpoint_as<float>(path);
+  return read_checkpoint_as<double>(path);
+}
+
+}  // namespace
+
+template <class Real>
+void save_snapshot(SimulationHandle<Real>& h, const std::string& path, io::SnapshotInfo info, bool fields) {
+  nb::gil_scoped_release release;
+  auto& sim = h.sim();
+  info.time = sim.time();
+  info.step = sim.step_count();
+  io::SnapshotFields<Real> what;
+  if (fields) {
+    sim.potentials();  // accelerations and potentials at the current positions
+    what.field = &sim.accelerations();
+  }
+  io::write_snapshot(path, sim.particles(), info, what);
+}
+
+template <class Real>
+void save_checkpoint(const SimulationHandle<Real>& h, const std::string& path, const std::string& config,
+                     const std::map<std::string, std::int64_t>& counters) {
+  nb::gil_scoped_release release;
+  io::Checkpoint<Real> c;
+  c.config = config;
+  c.state = h.sim().state();
+  c.counters = counters;
+  c.particles = h.sim().particles();
+  io::write_checkpoint(path, c);
+}
+
+template void save_snapshot<float>(SimulationHandle<float>&, const std::string&, io::SnapshotInfo, bool);
+template void save_snapshot<double>(SimulationHandle<double>&, const std::string&, io::SnapshotInfo, bool);
+template void save_checkpoint<float>(const SimulationHandle<float>&, const std::string&, const std::string&,
+                                     const std::map<std::string, std::int64_t>&);
+template void save_checkpoint<double>(const SimulationHandle<double>&, const std::string&, const std::string&,
+                                      const std::map<std::string, std::int64_t>&);
+
+void bind_files(nb::module_& m) {
+  nb::class_<io::SnapshotInfo>(m, "SnapshotInfo", "Run metadata stored in a snapshot's Header and Parameters.")
+      .def(nb::init<>())
+      .def_rw("time", &io::SnapshotInfo::time)
+      .def_rw("step", &io::SnapshotInfo::step)
+      .def_rw("softening", &io::SnapshotInfo::softening)
+      .def_rw("softening_kernel", &io::SnapshotInfo::softening_kernel)
+      .def_rw("theta", &io::SnapshotInfo::theta)
+      .def_rw("solver", &io::SnapshotInfo::solver)
+      .def_rw("config", &io::SnapshotInfo::config)
+      .def_rw("version", &io::SnapshotInfo::version)
+      .def_rw("precision", &io::SnapshotInfo::precision)
+      .def_prop_rw(
+          "units", [](const io::SnapshotInfo& i) { return i.units.name; },
+          [](io::SnapshotInfo& i, const std::string& name) {
+            if (name == "physical") {
+              i.units = physical_units();
+            } else if (name == "henon") {
+              i.units = henon_units();
+            } else {
+              throw InputError("units = \"" + name + "\"; accepted: henon, physical");
+            }
+          });
+  m.def("read_snapshot", &read_snapshot, nb::arg("path"),
+        "(arrays dict in float64, SnapshotInfo); InputError (ValueError) for an invalid file.");
+  m.def("read_checkpoint", &read_checkpoint, nb::arg("path"),
+        "(arrays dict in the file's precision, SimulationState, config TOML, counters, build dict).");
+  m.def("checkpoint_precision", [](const std::string& path) { return io::checkpoint_precision(path); },
+        nb::arg("path"));
+}
+
+}  // namespace orrery::python

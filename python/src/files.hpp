@@ -1,0 +1,26 @@
+#pragma once
+// Snapshots and checkpoints from Python, through the same readers and
+// writers as the CLI (io/snapshot.hpp, io/checkpoint.hpp), so the files are
+// interchangeable both ways.
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "orrery/io/snapshot.hpp"
+#include "simulation_handle.hpp"
+
+namespace orrery::python {
+
+/// Writes the simulation's particles (and, with `fields`, accelerations and
+/// potentials at the current positions) with info.time and info.step set
+/// from the simulation.
+template <class Real>
+void save_snapshot(SimulationHandle<Real>& h, const std::string& path, io::SnapshotInfo info, bool fields);
+
+/// Writes a checkpoint of the simulation: particles, state, `config` (the
+/// run's TOML text) and `counters`.
+template <class Real>
+void save_checkpoint(const SimulationHandle<Real>& h, const std::string& path, const std::string& config,
+                     const std::map<std::string, std::int64_t>& counters);
+
+}  // namespace orrery::python

@@ -1,0 +1,213 @@
+// Simulation_float32 / Simulation_float64: the library's Simulation<Real>
+// with numpy access. Particle and acceleration columns are zero-copy,
+// read-only views of the simulation's own host memory (kept alive by the
+// Python object, updated in place as it steps); (N, 3) rows are copies.
+//
+// Stepping releases the GIL and takes it back about every 0.1 s to check
+// for signals, so Ctrl-C interrupts a long integrate() between two steps,
+// leaving a consistent state (KeyboardInterrupt is raised).
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <nanobind/stl/array.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "arrays.hpp"
+#include "bindings.hpp"
+#include "files.hpp"
+#include "orrery/core/error.hpp"
+#include "orrery/diag/diagnostics.hpp"
+#include "orrery/diag/lagrangian_radii.hpp"
+#include "orrery/io/validate_particles.hpp"
+#include "simulation_handle.hpp"
+
+namespace orrery::python {
+
+namespace {
+
+using integrate::SimulationState;
+
+template <class Real>
+Particles<Real> particles_from(const Rows3<Real>& positions, const Rows3<Real>& velocities, const Column<Real>& masses,
+                               const std::optional<Column<std::uint64_t>>& ids) {
+  const std::size_t n = positions.shape(0);
+  const auto require = [n](const char* name, std::size_t got) {
+    if (got != n) {
+      throw InputError("orrery.Simulation: " + std::string(name) + " has " + std::to_string(got) +
+                       " rows but positions has " + std::to_string(n) + "; they must be equal");
+    }
+  };
+  require("velocities", velocities.shape(0));
+  require("masses", masses.shape(0));
+  if (ids) require("ids", ids->shape(0));
+  if (n == 0) throw InputError("orrery.Simulation: positions has 0 rows; accepted: N >= 1 particles");
+  Particles<Real> p(n);
+  split_rows(positions, p.x, p.y, p.z);
+  split_rows(velocities, p.vx, p.vy, p.vz);
+  p.mass = to_vector(masses);
+  if (ids) {
+    p.id = to_vector(*ids);
+  } else {
+    for (std::size_t i = 0; i < n; ++i) p.id[i] = i + 1;  // 1..N, as the generators number them
+  }
+  io::validate_particles(p, "orrery.Simulation", {"positions", "velocities", "masses", "ids"});
+  return p;
+}
+
+/// Runs `count` steps with the GIL released, checking for signals between
+/// slices of about 0.1 s. Returns early (raising) on KeyboardInterrupt.
+template <class Real>
+void run_steps(integrate::Simulation<Real>& sim, std::int64_t count) {
+  using Clock = std::chrono::steady_clock;
+  std::int64_t done = 0;
+  while (done < count) {
+    {
+      nb::gil_scoped_release release;
+      const auto slice_end = Clock::now() + std::chrono::milliseconds(100);
+      do {
+        sim.step();
+        ++done;
+      } while (done < count && Clock::now() < slice_end);
+    }
+    if (PyErr_CheckSignals() != 0) throw nb::python_error();
+  }
+}
+
+template <class Real>
+const Accelerations<Real>& accelerations_of(SimulationHandle<Real>& h) {
+  nb::gil_scoped_release release;
+  return h.sim().accelerations();
+}
+
+/// The diagnostics row at the current state (potentials evaluated if
+/// needed). The first measurement of a run sets the reference energy, as
+/// the CLI's diagnostics output does.
+template <class Real>
+nb::dict diagnostics(SimulationHandle<Real>& h) {
+  diag::Diagnostics d;
+  {
+    nb::gil_scoped_release release;
+    auto& sim = h.sim();
+    const auto& potential = sim.potentials();
+    d = diag::measure(sim.particles(), potential, sim.time(), sim.step_count(), sim.state().initial_energy);
+    if (std::isnan(sim.state().initial_energy)) sim.state().initial_energy = d.total;
+  }
+  nb::dict out;
+  out["time"] = d.time;
+  out["step"] = d.step;
+  out["kinetic"] = d.kinetic;
+  out["potential"] = d.potential;
+  out["total"] = d.total;
+  out["relative_energy_error"] = d.relative_energy_error;
+  out["virial_ratio"] = d.virial_ratio;
+  out["momentum"] = d.momentum;
+  out["angular_momentum"] = d.angular_momentum;
+  out["lagrangian_radii"] = d.lagrangian_radii;
+  return out;
+}
+
+template <class Real>
+void bind_simulation_of(nb::module_& m) {
+  using Handle = SimulationHandle<Real>;
+  using Column = std::vector<Real> Particles<Real>::*;
+  const auto column = [](Column member) {
+    return [member](Handle& h) { return view(h.sim().particles().*member, nb::find(&h)); };
+  };
+  using AccColumn = std::vector<Real> Accelerations<Real>::*;
+  const auto acc_column = [](AccColumn member) {
+    return [member](Handle& h) { return view(accelerations_of(h).*member, nb::find(&h)); };
+  };
+
+  nb::class_<Handle>(m, (std::string("Simulation") + dtype_suffix<Real>()).c_str())
+      .def(
+          "__init__",
+          [](Handle* self, const Rows3<Real>& positions, const Rows3<Real>& velocities,
+             const python::Column<Real>& masses, const std::optional<python::Column<std::uint64_t>>& ids,
+             const gravity::GravityConfig& gravity, const SimulationState& state) {
+            new (self) Handle(particles_from(positions, velocities, masses, ids), gravity, state);
+          },
+          nb::arg("positions"), nb::arg("velocities"), nb::arg("masses"), nb::arg("ids").none(), nb::arg("gravity"),
+          nb::arg("state"))
+      .def_prop_ro("n", [](const Handle& h) { return h.sim().particles().size(); })
+      .def_prop_ro("time", [](const Handle& h) { return h.sim().time(); })
+      .def_prop_ro("step_count", [](const Handle& h) { return h.sim().step_count(); })
+      .def_prop_ro("state", [](const Handle& h) { return h.sim().state(); })
+      .def_prop_ro("gravity", [](const Handle& h) { return h.gravity(); })
+      .def_prop_ro("solver_name", [](const Handle& h) { return h.sim().solver().name(); })
+      .def_prop_ro("interactions", [](const Handle& h) { return h.sim().interactions(); })
+      .def_prop_ro("timers",
+                   [](const Handle& h) {
+                     nb::dict d;
+                     for (const auto& [name, s] : h.sim().timers().totals()) d[name.c_str()] = s;
+                     return d;
+                   })
+      .def("steps_until", [](const Handle& h, double t) { return h.sim().steps_until(t); }, nb::arg("t"))
+      .def("step", [](Handle& h, std::int64_t count) { run_steps(h.sim(), count); }, nb::arg("count") = 1)
+      .def(
+          "integrate", [](Handle& h, double t) { run_steps(h.sim(), h.sim().steps_until(t)); }, nb::arg("t"))
+      .def_prop_ro("x", column(&Particles<Real>::x))
+      .def_prop_ro("y", column(&Particles<Real>::y))
+      .def_prop_ro("z", column(&Particles<Real>::z))
+      .def_prop_ro("vx", column(&Particles<Real>::vx))
+      .def_prop_ro("vy", column(&Particles<Real>::vy))
+      .def_prop_ro("vz", column(&Particles<Real>::vz))
+      .def_prop_ro("mass", column(&Particles<Real>::mass))
+      .def_prop_ro("id", [](Handle& h) { return view(h.sim().particles().id, nb::find(&h)); })
+      .def_prop_ro("ax", acc_column(&Accelerations<Real>::ax))
+      .def_prop_ro("ay", acc_column(&Accelerations<Real>::ay))
+      .def_prop_ro("az", acc_column(&Accelerations<Real>::az))
+      .def_prop_ro("potential",
+                   [](Handle& h) {
+                     const std::vector<Real>* pot = nullptr;
+                     {
+                       nb::gil_scoped_release release;
+                       pot = &h.sim().potentials();
+                     }
+                     return view(*pot, nb::find(&h));
+                   })
+      .def("positions",
+           [](const Handle& h) {
+             const auto& p = h.sim().particles();
+             return join_columns(p.x, p.y, p.z);
+           })
+      .def("velocities",
+           [](const Handle& h) {
+             const auto& p = h.sim().particles();
+             return join_columns(p.vx, p.vy, p.vz);
+           })
+      .def("accelerations",
+           [](Handle& h) {
+             const auto& a = accelerations_of(h);
+             return join_columns(a.ax, a.ay, a.az);
+           })
+      .def("diagnostics", &diagnostics<Real>)
+      .def(
+          "lagrangian_radii",
+          [](const Handle& h, const std::vector<double>& fractions) {
+            return diag::lagrangian_radii(h.sim().particles(), fractions);
+          },
+          nb::arg("fractions"))
+      .def("save_snapshot", &save_snapshot<Real>, nb::arg("path"), nb::arg("info"), nb::arg("fields"))
+      .def("save_checkpoint", &save_checkpoint<Real>, nb::arg("path"), nb::arg("config"), nb::arg("counters"));
+}
+
+}  // namespace
+
+void bind_simulation(nb::module_& m) {
+  nb::class_<SimulationState>(m, "SimulationState", "Time origin, dt, step count, reference energy, RNG state.")
+      .def(nb::init<>())
+      .def_rw("time_origin", &SimulationState::time_origin)
+      .def_rw("dt", &SimulationState::dt)
+      .def_rw("step", &SimulationState::step)
+      .def_rw("initial_energy", &SimulationState::initial_energy)
+      .def_rw("rng_state", &SimulationState::rng_state);
+  bind_simulation_of<float>(m);
+  bind_simulation_of<double>(m);
+}
+
+}  // namespace orrery::python
