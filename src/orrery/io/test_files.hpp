@@ -22,8 +22,9 @@ class ScratchDir {
  public:
   ScratchDir() {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    path_ = std::filesystem::temp_directory_path() /
-            ("orrery_" + std::string(info ? info->name() : "test") + "_" + std::to_string(::getpid()));
+    std::string name = info ? info->name() : "test";
+    for (char& c : name) c = (c == '/') ? '_' : c;  // parameterised tests: "Name/param"
+    path_ = std::filesystem::temp_directory_path() / ("orrery_" + name + "_" + std::to_string(::getpid()));
     std::filesystem::remove_all(path_);
     std::filesystem::create_directories(path_);
   }
