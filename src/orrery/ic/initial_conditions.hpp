@@ -14,7 +14,8 @@
 namespace orrery::ic {
 
 struct InitialConditionsConfig {
-  std::string kind = "plummer";  // the generators this build has: initial_condition_kinds()
+  std::string kind = "plummer";  // the generators this build has: initial_condition_kinds(), or "file"
+  std::string path;              // kind = "file": an HDF5 snapshot (read by the run driver, not here)
   std::int64_t count = 4096;     // >= 1
   std::uint64_t seed = 1;
   // Every model is built in Henon units (G = M = 1), then stretched to total

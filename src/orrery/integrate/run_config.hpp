@@ -3,6 +3,7 @@
 // (io/config fills them from TOML and --set; the defaults here equal the
 // schema's, checked by a test in io/). A new table gets a struct here and a
 // member in RunConfig.
+#include <cstdint>
 #include <string>
 
 #include "orrery/gravity/gravity_config.hpp"
@@ -13,11 +14,24 @@ namespace orrery::integrate {
 struct IntegrationConfig {
   double dt = 0.0078125;  // fixed step, > 0
   double t_end = 10.0;    // >= 0; the run stops at the first step with time >= t_end
+  double wall_limit_minutes = 0;  // >= 0; checkpoint and stop after this much wall time (0: no limit)
 };
 
 struct OutputConfig {
   std::string directory = "orrery-out";  // created if missing
   double diagnostics_interval = 0.125;   // simulated time between CSV rows, > 0
+  double snapshot_interval = 1.0;        // simulated time between HDF5 snapshots, >= 0 (0: none)
+  double checkpoint_minutes = 60.0;      // wall-clock minutes between checkpoints, >= 0 (0: only at stops)
+  std::int64_t checkpoint_keep = 2;      // checkpoints kept, >= 1
+};
+
+/// What code units mean physically (core/units.hpp): "henon" (scaled to
+/// length_kpc and mass_msun for readers) or "physical" (kpc, km/s, and
+/// configuration masses in Msun).
+struct UnitsConfig {
+  std::string system = "henon";
+  double length_kpc = 1.0;   // henon only, > 0
+  double mass_msun = 1e10;   // henon only, > 0
 };
 
 struct RunConfig {
@@ -25,6 +39,7 @@ struct RunConfig {
   gravity::GravityConfig gravity;
   IntegrationConfig integration;
   OutputConfig output;
+  UnitsConfig units;
 };
 
 }  // namespace orrery::integrate

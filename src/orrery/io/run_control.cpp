@@ -28,7 +28,7 @@ void require_non_negative(const char* key, double v) {
 RunControl::RunControl(RunControlOptions options, Clock::time_point start)
     : options_(std::move(options)), start_(start), last_checkpoint_(start), last_stop_check_(start - std::chrono::hours(1)) {
   require_non_negative("output.checkpoint_minutes", options_.checkpoint_minutes);
-  require_non_negative("run.wall_limit_minutes", options_.wall_limit_minutes);
+  require_non_negative("integration.wall_limit_minutes", options_.wall_limit_minutes);
 }
 
 void RunControl::install_signal_handlers() {

@@ -27,7 +27,7 @@ class RunControl {
   enum class Action { none, checkpoint, checkpoint_and_stop };
 
   /// Validates the options (InputError naming output.checkpoint_minutes /
-  /// run.wall_limit_minutes for negative or non-finite values).
+  /// integration.wall_limit_minutes for negative or non-finite values).
   explicit RunControl(RunControlOptions options, Clock::time_point start = Clock::now());
 
   /// Installs SIGINT/SIGTERM handlers that set a process-wide flag.

@@ -62,7 +62,7 @@ TEST(RunControl, SigtermStopsCleanly) {
 
 TEST(RunControl, NegativeMinutesAreRefused) {
   testing::expect_input_error([] { RunControl(options(-1, 0)); }, {"output.checkpoint_minutes", "-1"});
-  testing::expect_input_error([] { RunControl(options(0, -2)); }, {"run.wall_limit_minutes"});
+  testing::expect_input_error([] { RunControl(options(0, -2)); }, {"integration.wall_limit_minutes"});
 }
 
 }  // namespace
