@@ -132,14 +132,15 @@ struct Row {
   Stats s;
   double slots = 0;     // issue slots per interaction (0: not applicable)
   double canary = 0;    // canary drift before this row
+  int slices = 1;       // source slices (direct_gpu_tuning.hpp)
 };
 
 class Bench {
  public:
-  Bench(std::ostream& out, int trials, double issue_rate, std::map<std::string, double> slots)
-      : out_(out), trials_(trials), issue_rate_(issue_rate), slots_(std::move(slots)), canary_(65536) {
+  Bench(std::ostream& out, int trials, double issue_rate, std::map<std::string, double> slots, int sms)
+      : out_(out), trials_(trials), issue_rate_(issue_rate), slots_(std::move(slots)), sms_(sms), canary_(65536) {
     out_ << "section,precision,softening,form,K,tile,potential,n,median_s,min_s,max_s,spread,"
-            "interactions_per_s,slots_per_interaction,issue_bound_per_s,fraction_of_bound,canary_drift\n";
+            "interactions_per_s,slots_per_interaction,issue_bound_per_s,fraction_of_bound,canary_drift,slices\n";
   }
 
   double canary_drift() {
@@ -148,7 +149,7 @@ class Bench {
     if (canary_first_ == 0) canary_first_ = s.median;
     const double drift = s.median / canary_first_ - 1;
     worst_drift_ = std::max(worst_drift_, std::abs(drift));
-    emit({"canary", "single", "plummer", "library", 0, 0, true, canary_.n, s, 0, drift});
+    emit({"canary", "single", "plummer", "library", 0, 0, true, canary_.n, s, 0, drift, 1});
     return drift;
   }
 
@@ -157,13 +158,14 @@ class Bench {
     const double rate = r.s.median > 0 ? inter / r.s.median : 0;
     const double bound = r.slots > 0 ? issue_rate_ / r.slots : 0;
     char line[512];
-    std::snprintf(line, sizeof line, "%s,%s,%s,%s,%d,%d,%d,%lld,%.6e,%.6e,%.6e,%.4f,%.4e,%.2f,%.4e,%.4f,%.4f\n",
+    std::snprintf(line, sizeof line, "%s,%s,%s,%s,%d,%d,%d,%lld,%.6e,%.6e,%.6e,%.4f,%.4e,%.3f,%.4e,%.4f,%.4f,%d\n",
                   r.section.c_str(), r.precision.c_str(), r.softening.c_str(), r.form.c_str(), r.k, r.tile,
                   int(r.potential), static_cast<long long>(r.n), r.s.median, r.s.min, r.s.max, r.s.spread(), rate,
-                  r.slots, bound, bound > 0 ? rate / bound : 0.0, r.canary);
+                  r.slots, bound, bound > 0 ? rate / bound : 0.0, r.canary, r.slices);
     out_ << line << std::flush;
-    std::fprintf(stderr, "%-8s %-6s %-7s %-7s K=%d pot=%d n=%8lld  %9.3f ms  %.3e int/s  spread %.3f%s\n",
-                 r.section.c_str(), r.precision.c_str(), r.softening.c_str(), r.form.c_str(), r.k, int(r.potential),
+    std::fprintf(stderr, "%-8s %-6s %-7s %-10s K=%d T=%d S=%-2d pot=%d n=%8lld  %9.3f ms  %.3e int/s  spread %.3f%s\n",
+                 r.section.c_str(), r.precision.c_str(), r.softening.c_str(), r.form.c_str(), r.k, r.tile, r.slices,
+                 int(r.potential),
                  static_cast<long long>(r.n), r.s.median * 1e3, rate, r.s.spread(),
                  bound > 0 ? (" frac " + std::to_string(rate / bound)).c_str() : "");
   }
@@ -179,16 +181,22 @@ class Bench {
     rest();
     const Pair pair(PlummerSoftening<float>(0.01f));
     cuda::DeviceBuffer<typename Pair::Packed> packed(static_cast<std::size_t>(p.n));
+    cuda::DeviceBuffer<float> partials;
     gravity::gpu::pack_sources(p.sources(), pair, packed.data(), nullptr);
+    const auto plan = gravity::gpu::plan_for({K, Tile}, p.n, sms_);
     const auto run = [&] {
       if (pot) {
-        gravity::gpu::launch_direct_fast<Pair, K, Tile, true>(packed.data(), p.sources(), pair, p.out(), nullptr);
+        gravity::gpu::launch_direct_fast<Pair, K, Tile, true>(packed.data(), p.sources(), pair, p.out(),
+                                                                plan.per_slice, partials, nullptr);
       } else {
-        gravity::gpu::launch_direct_fast<Pair, K, Tile, false>(packed.data(), p.sources(), pair, p.out(), nullptr);
+        gravity::gpu::launch_direct_fast<Pair, K, Tile, false>(packed.data(), p.sources(), pair, p.out(),
+                                                                 plan.per_slice, partials, nullptr);
       }
     };
-    const std::string key = std::string(form) + "_K" + std::to_string(K) + "_T" + std::to_string(Tile) + (pot ? "_pot" : "_nopot");
-    emit({"variant", "single", "plummer", form, K, Tile, pot, p.n, time_device(run, trials_), slots(key), drift});
+    const std::string key = std::string(form) + "_K" + std::to_string(K) + "_T" + std::to_string(Tile) +
+                            (pot ? "_pot" : "_nopot");
+    emit({"variant", "single", "plummer", form, K, Tile, pot, p.n, time_device(run, trials_), slots(key), drift,
+          static_cast<int>(plan.slices())});
   }
 
   template <class Real, class Softening>
@@ -198,13 +206,13 @@ class Bench {
     DeviceParticles<Real> p(n);
     gravity::DirectGpuSolver<Real, Softening> solver(Real(0.01));
     const Stats s = time_device([&] { solver.solve_device(p.sources(), p.out(), pot); }, trials);
-    const auto c = gravity::gpu::choose_fast_config(n, cuda::device_info(cuda::current_device()).multiprocessors,
-                                                     sizeof(Real));
+    const auto plan = gravity::gpu::choose_fast_plan<Real>(n, sms_);
+    const auto c = plan.config;
     const std::string soft(to_string(Softening::kind));
-    const std::string key = (soft == "plummer" ? std::string("scaled") : soft) + "_K" +
+    const std::string key = (soft == "plummer" ? std::string("plain") : soft) + "_K" +
                             std::to_string(c.targets_per_thread) + "_T" + std::to_string(c.tile) + (pot ? "_pot" : "_nopot");
     emit({"library", sizeof(Real) == 4 ? "single" : "double", soft, "fast", c.targets_per_thread, c.tile, pot, n, s,
-          sizeof(Real) == 4 ? slots(key) : 0, drift});
+          sizeof(Real) == 4 ? slots(key) : 0, drift, static_cast<int>(plan.slices())});
   }
 
   /// GPU with staging against the CPU DirectSolver, both from host arrays.
@@ -215,8 +223,8 @@ class Bench {
     gravity::DirectSolver<float, PlummerSoftening<float>> cpu(0.01f);
     const Stats g = time_host([&] { gpu.solve(p.sources(), a.view(false), {.potential = false}); }, trials_);
     const Stats c = time_host([&] { cpu.solve(p.sources(), a.view(false), {.potential = false}); }, trials_);
-    emit({"host", "single", "plummer", "gpu_staged", 0, 0, false, n, g, 0, 0});
-    emit({"host", "single", "plummer", "cpu_direct", 0, 0, false, n, c, 0, 0});
+    emit({"host", "single", "plummer", "gpu_staged", 0, 0, false, n, g, 0, 0, 1});
+    emit({"host", "single", "plummer", "cpu_direct", 0, 0, false, n, c, 0, 0, 1});
   }
 
   double worst_drift() const { return worst_drift_; }
@@ -227,6 +235,7 @@ class Bench {
   int trials_;
   double issue_rate_;
   std::map<std::string, double> slots_;
+  int sms_;
   DeviceParticles<float> canary_;
   double canary_first_ = 0;
   double worst_drift_ = 0;
@@ -290,23 +299,22 @@ int main(int argc, char** argv) {
   std::ofstream file;
   if (!out_path.empty()) file.open(out_path);
   std::ostream& out = out_path.empty() ? static_cast<std::ostream&>(std::cout) : file;
-  Bench bench(out, trials, peak_issue, read_slots(slots_path));
+  Bench bench(out, trials, peak_issue, read_slots(slots_path), info.multiprocessors);
   {
     out << "ceiling,single,-,ffma,0,0,0,0," << f.median << ",0,0,0," << ffma_per_s << ",1," << peak_issue << ","
-        << ffma_per_s / peak_issue << ",0\n";
+        << ffma_per_s / peak_issue << ",0,1\n";
   }
 
   const bool quick = mode == "quick";
   {
     DeviceParticles<float> p(262144);
     for (bool pot : {true, false}) {
-      bench.variant<PlummerPlainPair<float>, 1, 256>("plain", p, pot);
       bench.variant<PlummerPlainPair<float>, 2, 256>("plain", p, pot);
       bench.variant<PlummerPlainPair<float>, 4, 256>("plain", p, pot);
-      bench.variant<PlummerScaledPair<float>, 1, 256>("scaled", p, pot);
-      bench.variant<PlummerScaledPair<float>, 2, 256>("scaled", p, pot);
+      bench.variant<PlummerPlainPair<float>, 4, 128>("plain", p, pot);
+      bench.variant<PlummerPlainPair<float>, 8, 128>("plain", p, pot);
+      bench.variant<PlummerPlainPair<float>, 8, 64>("plain", p, pot);
       bench.variant<PlummerScaledPair<float>, 4, 256>("scaled", p, pot);
-      bench.variant<PlummerScaledPair<float>, 4, 128>("scaled", p, pot);
       bench.variant<PlummerScaledPair<float>, 8, 128>("scaled", p, pot);
     }
   }

@@ -4,7 +4,7 @@
 # (Ubuntu 24.04, CMake 4, nvcc 13, no toml++ package: its headers travel in
 # the git-ignored .deps/include, see cmake/OrreryDependencies.cmake).
 #
-# usage: scripts/gpu_session.sh [TASK ...]        (default: tests bench-direct)
+# usage: [ORRERY_COMMIT=hash] scripts/gpu_session.sh [TASK ...]   (default: tests bench-direct)
 #   tests         build the GPU tests (target orrery_gpu_tests), ctest -L gpu
 #   sanitize      compute-sanitizer memcheck on every GPU test executable
 #                 (also run after `tests` when ORRERY_SANITIZE=1)
@@ -84,7 +84,8 @@ task_bench-direct() {
 
 {
   echo "gpu_session: tasks: ${tasks[*]}"
-  echo "commit: $(git rev-parse HEAD 2>/dev/null || echo unknown) $(git status --porcelain 2>/dev/null | grep -qv '^??' && echo '(+ uncommitted changes)')"
+  # The device copy has no .git: the caller passes ORRERY_COMMIT=$(git rev-parse HEAD).
+  echo "commit: ${ORRERY_COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}"
   date -u
   nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.sm,temperature.gpu,power.draw --format=csv 2>&1
   nvcc --version | tail -1

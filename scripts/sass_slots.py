@@ -9,7 +9,7 @@ with the fewest instructions per MUFU.RSQ (the unmasked hot loop; the masked
 one runs only on the K diagonal tiles), and writes
   <form>_K<K>_T<tile>_<pot|nopot>,<instructions per interaction>
 to SLOTS.csv, and that loop's opcode histogram to HISTOGRAM.txt. Every
-instruction counts as one issue slot (NOPs included: they take an issue cycle).
+instruction counts as one issue slot (NOPs included: they take an issue cycle)."""
 import collections
 import re
 import sys

@@ -9,7 +9,6 @@
 #include "orrery/cuda/device.hpp"
 #include "orrery/cuda/event_timer.hpp"
 #include "orrery/gravity/all_pairs_report.hpp"
-#include "orrery/gravity/direct_gpu_launch.hpp"
 #include "orrery/gravity/dispatch.hpp"
 #include "orrery/gravity/solve_arguments.hpp"
 
@@ -56,7 +55,7 @@ void DirectGpuSolver<Real, Softening>::solve_device(const SourcesView<Real>& sou
   if (mode_ == MathMode::exact) {
     gpu::direct_field_exact(sources, out, softening_, potential, stream);
   } else {
-    gpu::direct_field_fast(sources, out, softening_, potential, packed_, stream);
+    gpu::direct_field_fast(sources, out, softening_, potential, scratch_, stream);
   }
 }
 

@@ -21,6 +21,7 @@
 #include "orrery/core/softening.hpp"
 #include "orrery/cuda/memory.hpp"
 #include "orrery/cuda/stream.hpp"
+#include "orrery/gravity/direct_gpu_launch.hpp"
 #include "orrery/gravity/force_solver.hpp"
 #include "orrery/gravity/gravity_config.hpp"
 
@@ -52,7 +53,7 @@ class DirectGpuSolver final : public ForceSolver<Real> {
   MathMode mode_;
   int device_;
   cuda::DeviceBuffer<Real> x_, y_, z_, m_, ax_, ay_, az_, pot_;  // staging for solve()
-  cuda::DeviceBuffer<std::byte> packed_;                         // fast mode's packed sources
+  gpu::DirectScratch<Real> scratch_;                             // fast mode's working memory
 };
 
 extern template class DirectGpuSolver<float, PlummerSoftening<float>>;

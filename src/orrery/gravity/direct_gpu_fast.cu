@@ -1,8 +1,6 @@
 // fast mode of the CUDA direct summation. This translation unit alone is
 // compiled with -ftz=true (docs/adr/0001: allowed for fast-mode force kernels;
 // it lets rsqrtf compile to one MUFU.RSQ without denormal handling).
-#include <iterator>
-
 #include "orrery/gravity/direct_gpu_kernel.cuh"
 #include "orrery/gravity/direct_gpu_launch.hpp"
 #include "orrery/gravity/direct_gpu_tuning.hpp"
@@ -18,18 +16,20 @@ int multiprocessors() {
 }
 
 template <class Pair, bool Pot>
-void launch_config(DirectFastConfig c, const typename Pair::Packed* packed,
-                   const SourcesView<typename Pair::RealType>& targets, const Pair& pair,
-                   const AccelerationsView<typename Pair::RealType>& out, cuda::StreamHandle stream) {
-  static_assert(std::size(kDirectFastConfigs) == 3, "one case per compiled configuration");
-  constexpr int real_bytes = sizeof(typename Pair::RealType);
-  if constexpr (config_allowed(kDirectFastConfigs[0], real_bytes)) {
-    if (c == kDirectFastConfigs[0]) return launch_direct_fast<Pair, 4, 256, Pot>(packed, targets, pair, out, stream);
-  }
-  if (c == kDirectFastConfigs[1]) {
-    launch_direct_fast<Pair, 2, 256, Pot>(packed, targets, pair, out, stream);
+void launch_plan(const DirectFastPlan& plan, const typename Pair::Packed* packed,
+                 const SourcesView<typename Pair::RealType>& targets, const Pair& pair,
+                 const AccelerationsView<typename Pair::RealType>& out,
+                 cuda::DeviceBuffer<typename Pair::RealType>& partials, cuda::StreamHandle stream) {
+  using Real = typename Pair::RealType;
+  constexpr auto c = kFastConfigs<Real>;
+  static_assert(c.size() == 3, "one case per compiled configuration");
+  const auto args = [&](auto launch) { launch(packed, targets, pair, out, plan.per_slice, partials, stream); };
+  if (plan.config == c[0]) {
+    args(launch_direct_fast<Pair, c[0].targets_per_thread, c[0].tile, Pot>);
+  } else if (plan.config == c[1]) {
+    args(launch_direct_fast<Pair, c[1].targets_per_thread, c[1].tile, Pot>);
   } else {
-    launch_direct_fast<Pair, 1, 128, Pot>(packed, targets, pair, out, stream);
+    args(launch_direct_fast<Pair, c[2].targets_per_thread, c[2].tile, Pot>);
   }
 }
 
@@ -37,26 +37,26 @@ void launch_config(DirectFastConfig c, const typename Pair::Packed* packed,
 
 template <class Real, class Softening>
 void direct_field_fast(const SourcesView<Real>& sources, const AccelerationsView<Real>& out, const Softening& soft,
-                       bool potential, cuda::DeviceBuffer<std::byte>& scratch, cuda::StreamHandle stream) {
+                       bool potential, DirectScratch<Real>& scratch, cuda::StreamHandle stream) {
   using Pair = typename FastPairFor<Softening>::type;
   using Packed = typename Pair::Packed;
   if (sources.count == 0) return;
   const Pair pair(soft);
   const std::size_t need = static_cast<std::size_t>(sources.count) * sizeof(Packed);
-  if (scratch.size() < need) scratch.resize(need);
-  auto* packed = reinterpret_cast<Packed*>(scratch.data());
+  if (scratch.packed.size() < need) scratch.packed.resize(need);
+  auto* packed = reinterpret_cast<Packed*>(scratch.packed.data());
   pack_sources(sources, pair, packed, stream);
-  const DirectFastConfig c = choose_fast_config(sources.count, multiprocessors(), sizeof(Real));
+  const DirectFastPlan plan = choose_fast_plan<Real>(sources.count, multiprocessors());
   if (potential) {
-    launch_config<Pair, true>(c, packed, sources, pair, out, stream);
+    launch_plan<Pair, true>(plan, packed, sources, pair, out, scratch.partials, stream);
   } else {
-    launch_config<Pair, false>(c, packed, sources, pair, out, stream);
+    launch_plan<Pair, false>(plan, packed, sources, pair, out, scratch.partials, stream);
   }
 }
 
 #define ORRERY_INSTANTIATE(Real, Soft)                                                                     \
   template void direct_field_fast<Real, Soft<Real>>(const SourcesView<Real>&, const AccelerationsView<Real>&, \
-                                                    const Soft<Real>&, bool, cuda::DeviceBuffer<std::byte>&,  \
+                                                    const Soft<Real>&, bool, DirectScratch<Real>&,           \
                                                     cuda::StreamHandle);
 ORRERY_INSTANTIATE(float, PlummerSoftening)
 ORRERY_INSTANTIATE(float, SplineSoftening)

@@ -19,7 +19,9 @@
 #include "orrery/core/math_mode.hpp"
 #include "orrery/core/particles.hpp"
 #include "orrery/core/softening.hpp"
+#include "orrery/gravity/direct_gpu_tuning.hpp"
 #include "orrery/cuda/check_cuda.cuh"
+#include "orrery/cuda/memory.hpp"
 #include "orrery/cuda/stream.hpp"
 
 namespace orrery::gravity::gpu {
@@ -159,7 +161,7 @@ struct FastPairFor {
 };
 template <class Real>
 struct FastPairFor<PlummerSoftening<Real>> {
-  using type = PlummerScaledPair<Real>;
+  using type = PlummerPlainPair<Real>;  // the scaled form issues fewer instructions but ran slower (gpu_direct.md)
 };
 
 template <class Pair>
@@ -195,10 +197,14 @@ __device__ __forceinline__ void accumulate_tile(const typename Pair::Packed* til
   }
 }
 
+/// Block (bx, by) sums source tiles [by * tiles_per_slice, ...) into targets
+/// [bx * Tile * K, ...). With one slice (gridDim.y == 1) it writes `out`;
+/// otherwise slice by's partial field goes to out + by * slice_stride.
 template <class Pair, int K, int Tile, bool Pot>
 __global__ void __launch_bounds__(Tile)
     direct_fast_kernel(const typename Pair::Packed* __restrict__ sources, SourcesView<typename Pair::RealType> targets,
-                       Pair pair, AccelerationsView<typename Pair::RealType> out) {
+                       Pair pair, AccelerationsView<typename Pair::RealType> out, int tiles_per_slice,
+                       std::int64_t slice_stride) {
   using Real = typename Pair::RealType;
   using Packed = typename Pair::Packed;
   __shared__ Packed tile[Tile];
@@ -215,14 +221,15 @@ __global__ void __launch_bounds__(Tile)
     const Packed v = sources[min(j, n - 1)];
     return j < n ? v : Pair::padding();
   };
-  Packed next = load(threadIdx.x);
-  const int tiles = (n + Tile - 1) / Tile;
-  for (int tt = 0; tt < tiles; ++tt) {
+  const int tile_begin = static_cast<int>(blockIdx.y) * tiles_per_slice;
+  const int tile_end = min((n + Tile - 1) / Tile, tile_begin + tiles_per_slice);
+  Packed next = load(tile_begin * Tile + static_cast<int>(threadIdx.x));
+  for (int tt = tile_begin; tt < tile_end; ++tt) {
     __syncthreads();  // every thread is done reading the previous tile
     tile[threadIdx.x] = next;
     __syncthreads();
-    next = load((tt + 1) * Tile + threadIdx.x);  // in flight while this tile is summed
-    const int own = tt * Tile - first;            // this tile's offset among the block's targets
+    next = load((tt + 1) * Tile + static_cast<int>(threadIdx.x));  // in flight while this tile is summed
+    const int own = tt * Tile - first;  // this tile's offset among the block's targets
     bool self_row[K];
 #pragma unroll
     for (int k = 0; k < K; ++k) self_row[k] = own == k * Tile;
@@ -234,28 +241,72 @@ __global__ void __launch_bounds__(Tile)
       accumulate_tile<K, Tile, Pot, false>(tile, pair, t, f, self_row);
     }
   }
+  const std::int64_t base = std::int64_t(blockIdx.y) * slice_stride;
 #pragma unroll
   for (int k = 0; k < K; ++k) {
     const int i = first + k * Tile + static_cast<int>(threadIdx.x);
     if (i < n) {  // the last block's tail
-      out.ax[i] = f[k].ax;
-      out.ay[i] = f[k].ay;
-      out.az[i] = f[k].az;
-      if constexpr (Pot) out.potential[i] = f[k].pot;
+      out.ax[base + i] = f[k].ax;
+      out.ay[base + i] = f[k].ay;
+      out.az[base + i] = f[k].az;
+      if constexpr (Pot) out.potential[base + i] = f[k].pot;
     }
   }
 }
 
+/// out[i] = sum over slices s = 0, 1, ... of partial[s * stride + i], in that
+/// order (deterministic).
+template <class Real, bool Pot>
+__global__ void sum_slices_kernel(AccelerationsView<Real> partial, std::int64_t stride, int slices,
+                                  AccelerationsView<Real> out) {
+  const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= out.count) return;  // the last block's tail
+  Field<Real> f;
+  for (int s = 0; s < slices; ++s) {
+    const std::int64_t j = s * stride + i;
+    f.ax += partial.ax[j];
+    f.ay += partial.ay[j];
+    f.az += partial.az[j];
+    if constexpr (Pot) f.pot += partial.potential[j];
+  }
+  out.ax[i] = f.ax;
+  out.ay[i] = f.ay;
+  out.az[i] = f.az;
+  if constexpr (Pot) out.potential[i] = f.pot;
+}
+
 /// Launches the fast kernel: out (device arrays) = field of the packed
-/// sources at `targets` (the same particles, unpacked, device arrays).
+/// sources at `targets` (the same particles, unpacked, device arrays), with
+/// the source tiles split into slices of `per_slice` tiles (plan_for). With
+/// more than one slice the partial fields go to `partials` (grown as needed)
+/// and are summed in slice order.
 template <class Pair, int K, int Tile, bool Pot>
 void launch_direct_fast(const typename Pair::Packed* packed, const SourcesView<typename Pair::RealType>& targets,
                         const Pair& pair, const AccelerationsView<typename Pair::RealType>& out,
+                        std::int64_t per_slice, cuda::DeviceBuffer<typename Pair::RealType>& partials,
                         cuda::StreamHandle stream) {
-  const auto blocks = static_cast<unsigned>((targets.count + Tile * K - 1) / (Tile * K));
+  using Real = typename Pair::RealType;
+  const std::int64_t n = targets.count;
+  const std::int64_t blocks = ceil_div(n, Tile * K);
   if (blocks == 0) return;
-  direct_fast_kernel<Pair, K, Tile, Pot><<<blocks, Tile, 0, stream>>>(packed, targets, pair, out);
+  const std::int64_t slices = ceil_div(ceil_div(n, Tile), per_slice);
+  const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(slices));
+  const int tiles_per_slice = static_cast<int>(per_slice);
+  if (slices == 1) {
+    direct_fast_kernel<Pair, K, Tile, Pot><<<grid, Tile, 0, stream>>>(packed, targets, pair, out, tiles_per_slice, 0);
+    ORRERY_CUDA_CHECK_LAUNCH("direct_fast_kernel");
+    return;
+  }
+  const auto need = static_cast<std::size_t>(4 * slices * n);
+  if (partials.size() < need) partials.resize(need);
+  Real* p = partials.data();
+  const std::int64_t stride = 4 * n;  // slice s: ax, ay, az, potential at p + s * 4n + {0, n, 2n, 3n}
+  const AccelerationsView<Real> part{n, p, p + n, p + 2 * n, p + 3 * n};
+  direct_fast_kernel<Pair, K, Tile, Pot><<<grid, Tile, 0, stream>>>(packed, targets, pair, part, tiles_per_slice, stride);
   ORRERY_CUDA_CHECK_LAUNCH("direct_fast_kernel");
+  sum_slices_kernel<Real, Pot><<<static_cast<unsigned>(ceil_div(n, 256)), 256, 0, stream>>>(part, stride,
+                                                                                          static_cast<int>(slices), out);
+  ORRERY_CUDA_CHECK_LAUNCH("sum_slices_kernel");
 }
 
 }  // namespace orrery::gravity::gpu

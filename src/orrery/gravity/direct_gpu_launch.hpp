@@ -16,11 +16,18 @@
 
 namespace orrery::gravity::gpu {
 
-/// fast mode: rsqrtf, contraction, -ftz; each target sums sources j = 0..N-1
-/// in index order. `scratch` holds the packed sources (resized as needed).
+/// Device memory the fast mode reuses between calls (grown as needed).
+template <class Real>
+struct DirectScratch {
+  cuda::DeviceBuffer<std::byte> packed;  // the sources, packed for the kernel
+  cuda::DeviceBuffer<Real> partials;     // partial fields of the source slices
+};
+
+/// fast mode: rsqrtf, contraction, -ftz; each target sums the sources in index
+/// order, in slices whose partial sums are added in slice order (deterministic).
 template <class Real, class Softening>
 void direct_field_fast(const SourcesView<Real>& sources, const AccelerationsView<Real>& out, const Softening& soft,
-                       bool potential, cuda::DeviceBuffer<std::byte>& scratch, cuda::StreamHandle stream);
+                       bool potential, DirectScratch<Real>& scratch, cuda::StreamHandle stream);
 
 /// exact mode: the arithmetic and summation order of the CPU DirectSolver
 /// (direct_kernel.hpp: LaneSums), so the results are bit-identical to it.

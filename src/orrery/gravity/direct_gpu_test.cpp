@@ -121,6 +121,19 @@ TYPED_TEST(DirectGpu, FastModeAgreesWithCpuDirectSolver) {
   EXPECT_LT(err.rms, sizeof(Real) == 4 ? 2e-6 : 2e-13) << "max " << err.max;
 }
 
+TEST(DirectGpuSolver, FastModeIsDeterministicRunToRun) {
+  SKIP_WITHOUT_GPU();
+  for (const std::int64_t n : {3001, 40000}) {  // one and several source slices
+    const auto p = plummer<float>(n, 6);
+    DirectGpuSolver<float, PlummerSoftening<float>> gpu(0.01f);
+    const auto a = solve<float>(gpu, p);
+    const auto b = solve<float>(gpu, p);
+    EXPECT_TRUE(bitwise_equal(a.ax, b.ax) && bitwise_equal(a.ay, b.ay) && bitwise_equal(a.az, b.az) &&
+                bitwise_equal(a.potential, b.potential))
+        << "n = " << n;
+  }
+}
+
 TEST(DirectGpuSolver, PotentialOnlyWhenAskedAndForcesUnchanged) {
   SKIP_WITHOUT_GPU();
   const auto p = plummer<float>(700, 2);
