@@ -7,7 +7,6 @@
 // for signals, so Ctrl-C interrupts a long integrate() between two steps,
 // leaving a consistent state (KeyboardInterrupt is raised).
 #include <chrono>
-#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -21,7 +20,7 @@
 #include "bindings.hpp"
 #include "files.hpp"
 #include "orrery/core/error.hpp"
-#include "orrery/diag/diagnostics.hpp"
+#include "orrery/integrate/diagnostics_output.hpp"
 #include "orrery/diag/lagrangian_radii.hpp"
 #include "orrery/io/validate_particles.hpp"
 #include "simulation_handle.hpp"
@@ -84,18 +83,17 @@ const Accelerations<Real>& accelerations_of(SimulationHandle<Real>& h) {
   return h.sim().accelerations();
 }
 
-/// The diagnostics row at the current state (potentials evaluated if
-/// needed). The first measurement of a run sets the reference energy, as
-/// the CLI's diagnostics output does.
+/// The diagnostics row at the current state, measured by the CLI's own
+/// diagnostics output (integrate/diagnostics_output.hpp): potentials
+/// evaluated if needed, and the first measurement of a run sets the
+/// reference energy of the relative energy error.
 template <class Real>
 nb::dict diagnostics(SimulationHandle<Real>& h) {
   diag::Diagnostics d;
   {
     nb::gil_scoped_release release;
-    auto& sim = h.sim();
-    const auto& potential = sim.potentials();
-    d = diag::measure(sim.particles(), potential, sim.time(), sim.step_count(), sim.state().initial_energy);
-    if (std::isnan(sim.state().initial_energy)) sim.state().initial_energy = d.total;
+    const auto measure = integrate::diagnostics_output<Real>(nullptr, 1.0, [&d](const diag::Diagnostics& row) { d = row; });
+    measure.write(h.sim());
   }
   nb::dict out;
   out["time"] = d.time;
