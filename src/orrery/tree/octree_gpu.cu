@@ -174,7 +174,7 @@ __global__ void init_levels_kernel(LevelArrays t, std::int32_t n, BuildStatus* s
 
 /// Per node of level L: split or not, child ranges (kept in `inner`: the 7
 /// inner bounds), non-empty children; one sum per block.
-__global__ void count_children_kernel(LevelArrays t, const std::uint64_t* keys, int L, std::int32_t cap,
+__global__ void __launch_bounds__(kBlock) count_children_kernel(LevelArrays t, const std::uint64_t* keys, int L, std::int32_t cap,
                                       const BuildStatus* status, std::int32_t* inner, std::int32_t* block_sum) {
   const std::int32_t lo = status->level_begin[L], width = status->level_begin[L + 1] - lo;
   if (std::int64_t(blockIdx.x) * kBlock >= width) return;  // the grid is an upper bound: whole idle blocks leave
@@ -201,7 +201,7 @@ __global__ void count_children_kernel(LevelArrays t, const std::uint64_t* keys, 
 /// One block: exclusive scan of level L's block sums, the extent of level L+1,
 /// and the capacity check (an overflowing level creates no children; the
 /// host then grows the arrays and builds the levels again).
-__global__ void scan_level_kernel(int L, std::int64_t capacity, BuildStatus* status, const std::int32_t* block_sum,
+__global__ void __launch_bounds__(kScanBlock) scan_level_kernel(int L, std::int64_t capacity, BuildStatus* status, const std::int32_t* block_sum,
                                   std::int32_t* block_offset) {
   const std::int32_t lo = status->level_begin[L], hi = status->level_begin[L + 1];
   const std::int32_t num_blocks = (hi - lo + kBlock - 1) / kBlock;
@@ -226,7 +226,7 @@ __global__ void scan_level_kernel(int L, std::int64_t capacity, BuildStatus* sta
 
 /// Per node of level L: where its children go (breadth-first, after the
 /// level), and the children themselves, in child order.
-__global__ void write_children_kernel(LevelArrays t, int L, const BuildStatus* status, const std::int32_t* inner,
+__global__ void __launch_bounds__(kBlock) write_children_kernel(LevelArrays t, int L, const BuildStatus* status, const std::int32_t* inner,
                                       const std::int32_t* block_offset) {
   const std::int32_t lo = status->level_begin[L], hi = status->level_begin[L + 1], width = hi - lo;
   // Whole idle blocks leave; after an overflow nothing is written (the level is rebuilt).

@@ -6,13 +6,15 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
 #include "orrery/core/error.hpp"
-#include "orrery/core/rng.hpp"
 #include "orrery/cuda/device.hpp"
 #include "orrery/cuda/memory.hpp"
+#include "orrery/ic/initial_conditions.hpp"
+#include "orrery/ic/plummer.hpp"
 #include "orrery/tree/octree_build.hpp"
 #include "orrery/tree/octree_gpu.hpp"
 #include "orrery/tree/test_inputs.hpp"
@@ -52,21 +54,10 @@ struct DeviceSources {
   SourcesView<Real> view() const { return {count, x.data(), y.data(), z.data(), m.data()}; }
 };
 
-/// Plummer sphere (scale radius 1), sampled by inverting its mass profile,
-/// truncated at 99.9 % of the mass: a strongly clustered input, deep trees.
-Particles<float> plummer(std::size_t n, std::uint64_t seed) {
-  Rng r(seed);
-  auto p = testing::make_particles(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    const double u = 0.999 * r.uniform_open0();
-    const double radius = 1.0 / std::sqrt(std::pow(u, -2.0 / 3.0) - 1.0);
-    const double cz = r.uniform(-1.0, 1.0), phi = r.uniform(0.0, 6.283185307179586);
-    const double sz = std::sqrt(1.0 - cz * cz);
-    p.x[i] = float(radius * sz * std::cos(phi));
-    p.y[i] = float(radius * sz * std::sin(phi));
-    p.z[i] = float(radius * cz);
-  }
-  return p;
+/// The Plummer sphere of ic/ (Henon units), rounded to float: a strongly
+/// clustered input with a deep tree.
+Particles<float> plummer(std::int64_t n, std::uint64_t seed) {
+  return ic::to_precision<float>(ic::plummer_sphere(n, seed));
 }
 
 /// Tight pairs spread over the unit cube: with leaf capacity 1 each pair makes
