@@ -12,9 +12,7 @@
 
 namespace orrery::integrate {
 
-namespace {
-
-void check(const RunConfig& c) {
+void check_run_config(const RunConfig& c) {
   const auto fail = [](const std::string& key, double v, const std::string& accepted) {
     throw InputError(key + " = " + std::to_string(v) + "; accepted: " + accepted);
   };
@@ -26,6 +24,8 @@ void check(const RunConfig& c) {
     fail("output.diagnostics_interval", c.output.diagnostics_interval, "a number > 0");
   }
 }
+
+namespace {
 
 template <class Real>
 RunSummary run_in(const RunConfig& c, const std::function<void(const Progress&)>& on_progress) {
@@ -64,7 +64,7 @@ RunSummary run_in(const RunConfig& c, const std::function<void(const Progress&)>
 }  // namespace
 
 RunSummary run(const RunConfig& config, const std::function<void(const Progress&)>& on_progress) {
-  check(config);
+  check_run_config(config);
   return gravity::with_precision(config.gravity.precision,
                                  [&](auto real) { return run_in<decltype(real)>(config, on_progress); });
 }

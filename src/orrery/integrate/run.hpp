@@ -26,6 +26,9 @@ struct RunSummary {
   std::filesystem::path diagnostics;  // the CSV log
 };
 
+/// Throws InputError naming the first invalid key of [integration] and [output].
+void check_run_config(const RunConfig& config);
+
 /// Throws InputError for invalid configuration (naming the key), before any
 /// output is created. on_progress (optional) is called after every step.
 RunSummary run(const RunConfig& config, const std::function<void(const Progress&)>& on_progress = {});

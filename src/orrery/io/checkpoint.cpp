@@ -182,7 +182,8 @@ Checkpoint<Real> read_checkpoint(const std::filesystem::path& path) {
   c.build = read_build(r);
   if (c.build.precision != precision_name<Real>())
     r.fail("build.precision", "the checkpoint holds " + c.build.precision + " particles, this run uses " +
-                                  precision_name<Real>() + " (set precision = \"" + c.build.precision + "\")");
+                                  precision_name<Real>() + " (set gravity.precision = \"" +
+                                  (c.build.precision == "double" ? "double" : "single") + "\")");
   c.config = r.get_string("config");
   c.state.time_origin = r.get<double>("state.time_origin");
   c.state.dt = r.get<double>("state.dt");
