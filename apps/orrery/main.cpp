@@ -1,0 +1,33 @@
+// orrery: the command-line program. Exit status: 0 success, 2 bad input
+// (one line on stderr naming what was wrong), 1 any other failure.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <exception>
+
+#include "commands.hpp"
+#include "orrery/core/error.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"Orrery: gravitational N-body simulation (direct and Barnes-Hut, CPU and CUDA)", "orrery"};
+  app.require_subcommand(1);
+  orrery::cli::add_run_command(app);
+  orrery::cli::add_config_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "orrery: error: %s (orrery --help lists the commands)\n", e.what());
+    return 2;
+  } catch (const orrery::InputError& e) {
+    std::fprintf(stderr, "orrery: error: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "orrery: failure: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

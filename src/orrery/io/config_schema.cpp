@@ -1,0 +1,176 @@
+#include "orrery/io/config_schema.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <charconv>
+
+namespace orrery::io {
+
+namespace {
+
+using integrate::RunConfig;
+
+std::int64_t as_int(const Value& v) { return std::get<std::int64_t>(v); }
+double as_real(const Value& v) { return std::get<double>(v); }
+const std::string& as_string(const Value& v) { return std::get<std::string>(v); }
+
+SofteningKind softening_kind(const std::string& s) {
+  return s == "spline" ? SofteningKind::spline : SofteningKind::plummer;
+}
+
+std::vector<KeySpec> build_schema() {
+  std::vector<KeySpec> s;
+  // [initial_conditions]
+  s.push_back({"initial_conditions.kind", ValueType::string, std::string("plummer"),
+               "Initial conditions generator. plummer: Plummer sphere (Aarseth, Henon & Wielen 1974) in Henon "
+               "units (G = M = 1, E = -1/4).",
+               {"plummer"}, {}, false, [](const Value& v, RunConfig& c) { c.initial_conditions.kind = as_string(v); }});
+  s.push_back({"initial_conditions.count", ValueType::integer, std::int64_t{4096}, "Number of particles.", {}, 1.0,
+               false, [](const Value& v, RunConfig& c) { c.initial_conditions.count = as_int(v); }});
+  s.push_back({"initial_conditions.seed", ValueType::integer, std::int64_t{1},
+               "Random seed; the same seed gives bit-identical initial conditions on every platform.", {}, 0.0, false,
+               [](const Value& v, RunConfig& c) { c.initial_conditions.seed = static_cast<std::uint64_t>(as_int(v)); }});
+  // [gravity]
+  s.push_back({"gravity.solver", ValueType::string, std::string("direct"),
+               "Force solver: reference (double-precision direct summation with compensated sums, the yardstick), "
+               "direct (O(N^2) summation), tree (Barnes-Hut octree).",
+               {"reference", "direct", "tree"}, {}, false,
+               [](const Value& v, RunConfig& c) { c.gravity.solver = as_string(v); }});
+  s.push_back({"gravity.backend", ValueType::string, std::string("cpu"),
+               "Where forces are computed: cpu (OpenMP threads), cuda (NVIDIA GPU), auto (cuda when built and a "
+               "device is present, else cpu).",
+               {"cpu", "cuda", "auto"}, {}, false, [](const Value& v, RunConfig& c) { c.gravity.backend = as_string(v); }});
+  s.push_back({"gravity.precision", ValueType::string, std::string("single"),
+               "Floating-point precision of particles and forces.", {"single", "double"}, {}, false,
+               [](const Value& v, RunConfig& c) {
+                 c.gravity.precision = as_string(v) == "double" ? gravity::Precision::double_ : gravity::Precision::single;
+               }});
+  s.push_back({"gravity.softening", ValueType::real, 0.05,
+               "Softening length eps (Plummer-equivalent for the spline kernel), in length units.", {}, 0.0, false,
+               [](const Value& v, RunConfig& c) { c.gravity.softening = as_real(v); }});
+  s.push_back({"gravity.softening_kernel", ValueType::string, std::string("plummer"),
+               "Softening kernel: plummer (phi = -m / sqrt(r^2 + eps^2)) or spline (the cubic spline of GADGET-2, "
+               "Newtonian beyond 2.8 eps).",
+               {"plummer", "spline"}, {}, false,
+               [](const Value& v, RunConfig& c) { c.gravity.softening_kernel = softening_kind(as_string(v)); }});
+  // [integration]
+  s.push_back({"integration.dt", ValueType::real, 0.0078125, "Fixed time step of the kick-drift-kick leapfrog.", {},
+               0.0, true, [](const Value& v, RunConfig& c) { c.integration.dt = as_real(v); }});
+  s.push_back({"integration.t_end", ValueType::real, 10.0,
+               "Simulated time to run to; the run stops at the first step at or past it.", {}, 0.0, false,
+               [](const Value& v, RunConfig& c) { c.integration.t_end = as_real(v); }});
+  // [output]
+  s.push_back({"output.directory", ValueType::string, std::string("orrery-out"),
+               "Directory for the outputs (created if missing); the diagnostics log is diagnostics.csv in it.", {}, {},
+               false, [](const Value& v, RunConfig& c) { c.output.directory = as_string(v); }});
+  s.push_back({"output.diagnostics_interval", ValueType::real, 0.125,
+               "Simulated time between rows of the diagnostics log (energies, momenta, virial ratio, Lagrangian "
+               "radii, wall time per phase).",
+               {}, 0.0, true, [](const Value& v, RunConfig& c) { c.output.diagnostics_interval = as_real(v); }});
+  return s;
+}
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// The shortest text that reads back as the same double.
+std::string number(double v) {
+  char buf[32];
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, ec == std::errc() ? end : buf);
+}
+
+}  // namespace
+
+std::string_view to_string(ValueType t) {
+  switch (t) {
+    case ValueType::integer:
+      return "integer";
+    case ValueType::real:
+      return "number";
+    case ValueType::string:
+      return "string";
+    case ValueType::boolean:
+      return "boolean";
+  }
+  return "?";
+}
+
+std::string to_toml(const Value& v) {
+  if (const auto* i = std::get_if<std::int64_t>(&v)) return std::to_string(*i);
+  if (const auto* d = std::get_if<double>(&v)) {
+    std::string s = number(*d);
+    // TOML floats need a '.' or an exponent.
+    if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
+    return s;
+  }
+  if (const auto* b = std::get_if<bool>(&v)) return *b ? "true" : "false";
+  return "\"" + std::get<std::string>(v) + "\"";
+}
+
+std::string KeySpec::accepted() const {
+  if (!choices.empty()) {
+    std::string out = "one of: ";
+    for (std::size_t k = 0; k < choices.size(); ++k) out += (k ? ", " : "") + choices[k];
+    return out;
+  }
+  std::string out = type == ValueType::integer ? "an integer" : (type == ValueType::real ? "a number" : "a " + std::string(to_string(type)));
+  if (min) out += (min_exclusive ? " > " : " >= ") + number(*min);
+  return out;
+}
+
+bool KeySpec::accepts(const Value& v) const {
+  if (!choices.empty()) return std::find(choices.begin(), choices.end(), std::get<std::string>(v)) != choices.end();
+  double x = 0;
+  if (const auto* i = std::get_if<std::int64_t>(&v)) {
+    x = static_cast<double>(*i);
+  } else if (const auto* d = std::get_if<double>(&v)) {
+    if (!std::isfinite(*d)) return false;
+    x = *d;
+  } else {
+    return true;
+  }
+  if (!min) return true;
+  return min_exclusive ? x > *min : x >= *min;
+}
+
+const std::vector<KeySpec>& config_schema() {
+  static const std::vector<KeySpec> schema = build_schema();
+  return schema;
+}
+
+const KeySpec* find_key(std::string_view key) {
+  for (const auto& spec : config_schema()) {
+    if (spec.key == key) return &spec;
+  }
+  return nullptr;
+}
+
+std::string nearest_key(std::string_view key) {
+  const KeySpec* best = nullptr;
+  std::size_t best_distance = 0;
+  for (const auto& spec : config_schema()) {
+    // A key written without its section ("softening") matches its last part.
+    const std::string_view name = std::string_view(spec.key).substr(spec.key.find('.') + 1);
+    const std::size_t d = std::min(edit_distance(key, spec.key), edit_distance(key, name));
+    if (best == nullptr || d < best_distance) {
+      best = &spec;
+      best_distance = d;
+    }
+  }
+  return best ? best->key : std::string();
+}
+
+}  // namespace orrery::io

@@ -1,0 +1,134 @@
+#include "orrery/io/config.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <functional>
+#include <fstream>
+#include <sstream>
+
+#include "orrery/core/error.hpp"
+
+namespace orrery::io {
+namespace {
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+#define EXPECT_CONTAINS(text, part) EXPECT_NE(std::string(text).find(part), std::string::npos) << (text)
+
+TEST(Config, DefaultsMatchTheRunConfigStructs) {
+  const auto rc = Config::defaults().run_config();
+  const integrate::RunConfig plain;
+  EXPECT_EQ(rc.initial_conditions.kind, plain.initial_conditions.kind);
+  EXPECT_EQ(rc.initial_conditions.count, plain.initial_conditions.count);
+  EXPECT_EQ(rc.initial_conditions.seed, plain.initial_conditions.seed);
+  EXPECT_EQ(rc.gravity.solver, plain.gravity.solver);
+  EXPECT_EQ(rc.gravity.backend, plain.gravity.backend);
+  EXPECT_EQ(rc.gravity.precision, plain.gravity.precision);
+  EXPECT_EQ(rc.gravity.softening, plain.gravity.softening);
+  EXPECT_EQ(rc.gravity.softening_kernel, plain.gravity.softening_kernel);
+  EXPECT_EQ(rc.integration.dt, plain.integration.dt);
+  EXPECT_EQ(rc.integration.t_end, plain.integration.t_end);
+  EXPECT_EQ(rc.output.directory, plain.output.directory);
+  EXPECT_EQ(rc.output.diagnostics_interval, plain.output.diagnostics_interval);
+}
+
+TEST(Config, FileAndOverridesFillTheRunConfig) {
+  auto c = Config::from_string(R"(
+[initial_conditions]
+count = 1000
+seed = 7
+[gravity]
+precision = "double"
+softening = 0      # an integer where a number is expected is fine
+softening_kernel = "spline"
+[integration]
+t_end = 2.5
+)");
+  c.set("gravity.solver=reference");
+  c.set("output.directory=\"out dir\"");
+  c.set("integration.dt=1e-3");
+  const auto rc = c.run_config();
+  EXPECT_EQ(rc.initial_conditions.count, 1000);
+  EXPECT_EQ(rc.initial_conditions.seed, 7u);
+  EXPECT_EQ(rc.gravity.precision, gravity::Precision::double_);
+  EXPECT_EQ(rc.gravity.softening, 0.0);
+  EXPECT_EQ(rc.gravity.softening_kernel, SofteningKind::spline);
+  EXPECT_EQ(rc.gravity.solver, "reference");
+  EXPECT_EQ(rc.integration.t_end, 2.5);
+  EXPECT_EQ(rc.integration.dt, 1e-3);
+  EXPECT_EQ(rc.output.directory, "out dir");
+}
+
+TEST(Config, DumpReadsBackToTheSameConfig) {
+  auto c = Config::defaults();
+  c.set("gravity.softening=0.1");
+  c.set("initial_conditions.kind=plummer");
+  const auto again = Config::from_string(c.to_toml(), "dump");
+  for (const auto& spec : config_schema()) EXPECT_EQ(again.get(spec.key), c.get(spec.key)) << spec.key;
+}
+
+TEST(Config, UnknownKeysNameTheNearestKnownKey) {
+  EXPECT_CONTAINS(error_of([] { Config::from_string("[gravity]\nsoftenning = 0.1\n", "a.toml"); }),
+                  "a.toml: unknown key gravity.softenning = 0.1; did you mean gravity.softening?");
+  EXPECT_CONTAINS(error_of([] { Config::from_string("[integraton]\ndt = 0.1\n"); }), "did you mean integration.dt?");
+  EXPECT_CONTAINS(error_of([] { Config::from_string("count = 5\n"); }), "did you mean initial_conditions.count?");
+  EXPECT_CONTAINS(error_of([] { Config::defaults().set("gravity.thetta=0.5"); }), "unknown key gravity.thetta");
+}
+
+TEST(Config, WrongTypesNameKeyValueAndType) {
+  EXPECT_CONTAINS(error_of([] { Config::from_string("[initial_conditions]\ncount = \"many\"\n"); }),
+                  "initial_conditions.count = \"many\" has the wrong type; accepted: an integer >= 1");
+  EXPECT_CONTAINS(error_of([] { Config::from_string("[initial_conditions]\ncount = 10.5\n"); }),
+                  "initial_conditions.count = 10.5 has the wrong type");
+  EXPECT_CONTAINS(error_of([] { Config::from_string("[gravity]\nsolver = 3\n"); }),
+                  "gravity.solver = 3 has the wrong type; accepted: one of: reference, direct, tree");
+  EXPECT_CONTAINS(error_of([] { Config::defaults().set("integration.dt=fast"); }),
+                  "integration.dt = fast has the wrong type; accepted: a number > 0");
+  EXPECT_CONTAINS(error_of([] { Config::from_string("[gravity]\nsoftening = [1, 2]\n"); }), "gravity.softening = an array");
+}
+
+TEST(Config, OutOfRangeValuesNameKeyValueAndRange) {
+  EXPECT_CONTAINS(error_of([] { Config::defaults().set("initial_conditions.count=0"); }),
+                  "initial_conditions.count = 0 is not accepted; accepted: an integer >= 1");
+  EXPECT_CONTAINS(error_of([] { Config::defaults().set("initial_conditions.count=-5"); }), "count = -5 is not accepted");
+  EXPECT_CONTAINS(error_of([] { Config::from_string("[integration]\ndt = 0.0\n"); }),
+                  "integration.dt = 0.0 is not accepted; accepted: a number > 0");
+  EXPECT_CONTAINS(error_of([] { Config::defaults().set("integration.dt=-0.01"); }), "integration.dt = -0.01 is not accepted");
+  EXPECT_CONTAINS(error_of([] { Config::defaults().set("gravity.softening=-0.05"); }),
+                  "gravity.softening = -0.05 is not accepted; accepted: a number >= 0");
+  EXPECT_CONTAINS(error_of([] { Config::defaults().set("integration.t_end=-1"); }),
+                  "integration.t_end = -1.0 is not accepted; accepted: a number >= 0");
+  EXPECT_CONTAINS(error_of([] { Config::defaults().set("gravity.precision=half"); }),
+                  "gravity.precision = \"half\" is not accepted; accepted: one of: single, double");
+  EXPECT_CONTAINS(error_of([] { Config::defaults().set("integration.t_end=inf"); }), "integration.t_end = inf");
+  EXPECT_CONTAINS(error_of([] { Config::defaults().set("integration.t_end"); }), "accepted: --set section.key=value");
+}
+
+TEST(Config, MissingFileAndSyntaxErrors) {
+  EXPECT_CONTAINS(error_of([] { Config::from_file("/nonexistent/run.toml"); }),
+                  "config file /nonexistent/run.toml: cannot be read (No such file or directory)");
+  EXPECT_CONTAINS(error_of([] { Config::from_string("[gravity\n", "b.toml"); }), "b.toml:1:");
+}
+
+TEST(Config, EveryKeyIsDocumentedInDocsConfigMd) {
+  std::ifstream in(std::filesystem::path(ORRERY_SOURCE_DIR) / "docs" / "config.md");
+  ASSERT_TRUE(in) << "docs/config.md missing: run `orrery config --markdown > docs/config.md`";
+  std::stringstream text;
+  text << in.rdbuf();
+  for (const auto& spec : config_schema()) {
+    EXPECT_CONTAINS(text.str(), "| `" + spec.key + "` | " + std::string(to_string(spec.type)) + " | `" +
+                                    to_toml(spec.default_value) + "` |");
+  }
+  EXPECT_EQ(text.str(), schema_markdown()) << "docs/config.md is stale: run `orrery config --markdown > docs/config.md`";
+}
+
+}  // namespace
+}  // namespace orrery::io
