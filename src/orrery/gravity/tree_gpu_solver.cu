@@ -148,6 +148,16 @@ void GpuTreeSolver<Real>::build_on_device(const SourcesView<Real>& device_source
 }
 
 template <class Real>
+std::int32_t GpuTreeSolver<Real>::num_nodes() const {
+  return tree_view().num_nodes;
+}
+
+template <class Real>
+int GpuTreeSolver<Real>::depth() const {
+  return config_.build == TreeBuild::device ? state_->device_tree.depth() : state_->host_tree.depth;
+}
+
+template <class Real>
 tree::OctreeView<Real> GpuTreeSolver<Real>::tree_view() const {
   return config_.build == TreeBuild::device ? state_->device_tree.view() : state_->tree_copy.view();
 }

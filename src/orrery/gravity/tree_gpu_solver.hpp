@@ -58,6 +58,9 @@ class GpuTreeSolver final : public ForceSolver<Real> {
                             const SolveOptions& options = {});
   /// Device bytes the solver holds now (tree, sorted sources, results, scratch).
   std::size_t device_bytes() const;
+  /// Nodes and deepest level of the last tree built.
+  std::int32_t num_nodes() const;
+  int depth() const;
   const GpuTreeSolverConfig& config() const { return config_; }
 
  private:

@@ -1,0 +1,475 @@
+// The GPU Barnes-Hut benchmark (issue 7; the tables of the seed report 004 on
+// the H200): independent vs coherent walk, scaling, group width, accuracy
+// against a double-precision direct sum, the cost of exact mode, the CPU tree
+// at 1M, and the largest N that fits. Writes one CSV (a `table` column names
+// the table of each row) and prints a summary.
+//
+// Protocol: Plummer sphere (Henon units, generated on the device), softening
+// 0.05, float, theta 0.5, leaf capacity 16, monopole unless a table varies it.
+// Each row: warm-up evaluations, then timed trials; the median and the
+// interquartile spread (IQR / median) are reported. The whole evaluation is
+// solve_device() (device build, walk, scatter; particles stay on the GPU),
+// timed on the host around the call, which returns when the results are in
+// place; the phases are CUDA-event times from the solver's report. A canary
+// (the coherent walk at N = 131072) is timed before every row and its drift
+// against the first canary is reported beside the row.
+//
+// usage: gpu_tree_bench [--out FILE.csv] [--mode quick|full] [--capacity 0|1]
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cub/block/block_reduce.cuh>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "orrery/core/error.hpp"
+#include "orrery/cuda/check_cuda.cuh"
+#include "orrery/cuda/device.hpp"
+#include "orrery/cuda/memory.hpp"
+#include "orrery/gravity/tree_gpu_solver.hpp"
+#include "orrery/tree/tree_solver.hpp"
+
+namespace orrery::bench {
+namespace {
+
+using gravity::GpuTreeSolver;
+using gravity::GpuTreeSolverConfig;
+using gravity::Traversal;
+
+constexpr double kSoftening = 0.05;
+constexpr std::uint64_t kSeed = 20261129;
+
+// ---------------------------------------------------------------- particles
+
+__host__ __device__ std::uint64_t splitmix(std::uint64_t z) {
+  z += 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+__device__ double uniform(std::uint64_t seed, std::int64_t i, int k) {
+  return double(splitmix(seed ^ splitmix(std::uint64_t(i) * 4 + k)) >> 11) * 0x1.0p-53;
+}
+
+/// Plummer sphere in Henon units (scale radius 3 pi / 16), truncated at 99.9 %
+/// of the mass, equal masses 1/N, in random (caller's) order.
+__global__ void plummer_kernel(std::int64_t n, std::uint64_t seed, float* x, float* y, float* z, float* m) {
+  const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const double a = 3.0 * 3.14159265358979323846 / 16.0;
+  const double u = 1e-9 + 0.999 * uniform(seed, i, 0);
+  const double r = a / sqrt(pow(u, -2.0 / 3.0) - 1.0);
+  const double cz = 2.0 * uniform(seed, i, 1) - 1.0, phi = 6.283185307179586 * uniform(seed, i, 2);
+  const double s = sqrt(1.0 - cz * cz);
+  x[i] = float(r * s * cos(phi));
+  y[i] = float(r * s * sin(phi));
+  z[i] = float(r * cz);
+  m[i] = float(1.0 / double(n));
+}
+
+/// N particles and their results, all on the device.
+struct DeviceSet {
+  std::int64_t n;
+  cuda::DeviceBuffer<float> x, y, z, m, ax, ay, az, pot;
+  explicit DeviceSet(std::int64_t count, bool potential = true)
+      : n(count), x(count), y(count), z(count), m(count), ax(count), ay(count), az(count), pot(potential ? count : 0) {
+    plummer_kernel<<<unsigned((n + 255) / 256), 256>>>(n, kSeed, x.data(), y.data(), z.data(), m.data());
+    ORRERY_CUDA_CHECK_LAUNCH("plummer_kernel");
+    cuda::synchronize(nullptr);
+  }
+  SourcesView<float> sources() const { return {n, x.data(), y.data(), z.data(), m.data()}; }
+  AccelerationsView<float> out() { return {n, ax.data(), ay.data(), az.data(), pot.empty() ? nullptr : pot.data()}; }
+  std::size_t bytes() const { return x.bytes() * 7 + pot.bytes(); }
+};
+
+// ---------------------------------------------------------------- reference
+
+constexpr int kRefBlock = 256;
+
+/// Direct sum in double for the targets listed, one block per target.
+__global__ void __launch_bounds__(kRefBlock)
+    reference_kernel(std::int64_t n, const float* x, const float* y, const float* z, const float* m,
+                     const std::int64_t* targets, double eps2, double* ref) {
+  using Reduce = cub::BlockReduce<double, kRefBlock>;
+  __shared__ typename Reduce::TempStorage tmp;
+  const std::int64_t t = targets[blockIdx.x];
+  const double tx = x[t], ty = y[t], tz = z[t];
+  double s[3] = {0, 0, 0};
+  for (std::int64_t j = threadIdx.x; j < n; j += kRefBlock) {
+    const double dx = double(x[j]) - tx, dy = double(y[j]) - ty, dz = double(z[j]) - tz;
+    const double r2 = dx * dx + dy * dy + dz * dz + eps2;
+    const double f = j == t ? 0.0 : double(m[j]) / (r2 * sqrt(r2));
+    s[0] += f * dx;
+    s[1] += f * dy;
+    s[2] += f * dz;
+  }
+  for (int k = 0; k < 3; ++k) {
+    const double v = Reduce(tmp).Sum(s[k]);
+    if (threadIdx.x == 0) ref[3 * blockIdx.x + k] = v;
+    __syncthreads();
+  }
+}
+
+struct Reference {
+  std::vector<std::int64_t> targets;
+  std::vector<double> acc;  // 3 per target
+};
+
+Reference reference(const DeviceSet& p, int count) {
+  Reference r;
+  for (int k = 0; k < count; ++k) r.targets.push_back(std::int64_t(k) * p.n / count);
+  cuda::DeviceBuffer<std::int64_t> t(r.targets.size());
+  t.upload(std::span<const std::int64_t>(r.targets));
+  cuda::DeviceBuffer<double> ref(3 * r.targets.size());
+  const double eps = double(float(kSoftening));
+  reference_kernel<<<unsigned(count), kRefBlock>>>(p.n, p.x.data(), p.y.data(), p.z.data(), p.m.data(), t.data(),
+                                                   eps * eps, ref.data());
+  ORRERY_CUDA_CHECK_LAUNCH("reference_kernel");
+  r.acc.resize(3 * r.targets.size());
+  ref.download(std::span<double>(r.acc));
+  return r;
+}
+
+struct Errors {
+  double median = 0, p99 = 0, max = 0;
+};
+
+Errors errors(const DeviceSet& p, const Reference& r) {
+  std::vector<float> a[3] = {std::vector<float>(p.n), std::vector<float>(p.n), std::vector<float>(p.n)};
+  p.ax.download(std::span<float>(a[0]));
+  p.ay.download(std::span<float>(a[1]));
+  p.az.download(std::span<float>(a[2]));
+  std::vector<double> e;
+  for (std::size_t k = 0; k < r.targets.size(); ++k) {
+    double d2 = 0, n2 = 0;
+    for (int c = 0; c < 3; ++c) {
+      const double want = r.acc[3 * k + c], got = a[c][r.targets[k]];
+      d2 += (got - want) * (got - want);
+      n2 += want * want;
+    }
+    e.push_back(std::sqrt(d2 / n2));
+  }
+  std::sort(e.begin(), e.end());
+  return {e[e.size() / 2], e[std::min(e.size() - 1, e.size() * 99 / 100)], e.back()};
+}
+
+// ---------------------------------------------------------------- timing
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t h = v.size() / 2;
+  return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
+}
+
+double quantile(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  const double at = q * double(v.size() - 1);
+  const auto lo = static_cast<std::size_t>(at);
+  const std::size_t hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (at - double(lo)) * (v[hi] - v[lo]);
+}
+
+struct Timing {
+  double total_ms = 0, spread_pct = 0;
+  std::map<std::string, double> phase_ms;  // medians
+  gravity::SolverReport last;
+  int trials = 0;
+};
+
+Timing time_solver(GpuTreeSolver<float>& s, DeviceSet& p, int warm, int trials) {
+  for (int k = 0; k < warm; ++k) s.solve_device(p.sources(), p.out(), {.potential = !p.pot.empty()});
+  std::vector<double> total;
+  std::map<std::string, std::vector<double>> phases;
+  Timing t;
+  for (int k = 0; k < trials; ++k) {
+    const auto t0 = std::chrono::steady_clock::now();
+    t.last = s.solve_device(p.sources(), p.out(), {.potential = !p.pot.empty()});
+    total.push_back(1e3 * std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    for (const auto& [name, sec] : t.last.phase_seconds) phases[name].push_back(1e3 * sec);
+  }
+  t.trials = trials;
+  t.total_ms = median(total);
+  t.spread_pct = 100.0 * (quantile(total, 0.75) - quantile(total, 0.25)) / t.total_ms;
+  for (auto& [name, v] : phases) t.phase_ms[name] = median(v);
+  return t;
+}
+
+int trials_for(std::int64_t n) { return n >= (std::int64_t(1) << 26) ? 3 : n >= (std::int64_t(1) << 23) ? 5 : 11; }
+
+GpuTreeSolverConfig config(Traversal t, int w, double theta = 0.5, tree::Multipole mp = tree::Multipole::monopole,
+                           MathMode math = MathMode::fast) {
+  GpuTreeSolverConfig c;
+  c.tree.tree.theta = theta;
+  c.tree.tree.multipole = mp;
+  c.tree.softening = kSoftening;
+  c.tree.math = math;
+  c.traversal = t;
+  c.group_width = w;
+  return c;
+}
+
+// ---------------------------------------------------------------- output
+
+class Csv {
+ public:
+  explicit Csv(const std::string& path) : f_(path) {
+    f_ << "table,n,traversal,width,multipole,math,theta,trials,total_ms,spread_pct,build_ms,walk_ms,scatter_ms,"
+          "box_ms,keys_ms,sort_ms,levels_ms,order_ms,moments_ms,nodes,depth,visits_pp,cells_pp,particles_pp,"
+          "ms_per_nlogn,exponent,err_median,err_p99,err_max,bytes_pp,cpu_ms,canary_drift_pct\n";
+  }
+  struct Row {
+    std::string table;
+    std::int64_t n = 0;
+    GpuTreeSolverConfig c;
+    Timing t;
+    std::int32_t nodes = 0;
+    int depth = 0;
+    double exponent = NAN;
+    Errors err{NAN, NAN, NAN};
+    double bytes_pp = NAN, cpu_ms = NAN, drift = NAN;
+  };
+  void write(const Row& r) {
+    const auto ph = [&](const char* name) {
+      const auto it = r.t.phase_ms.find(name);
+      return it == r.t.phase_ms.end() ? 0.0 : it->second;
+    };
+    const double build = ph("box") + ph("keys") + ph("sort") + ph("levels") + ph("order") + ph("moments");
+    const double n = double(r.n);
+    const auto& tot = r.t.last.total;
+    char buf[1024];
+    std::snprintf(buf, sizeof buf,
+                  "%s,%lld,%s,%d,%s,%s,%.2f,%d,%.5g,%.3g,%.5g,%.5g,%.5g,%.4g,%.4g,%.4g,%.4g,%.4g,%.4g,%d,%d,%.6g,%.6g,"
+                  "%.6g,%.4g,%.3g,%.4g,%.4g,%.4g,%.4g,%.5g,%.3g\n",
+                  r.table.c_str(), (long long)r.n, std::string(to_string(r.c.traversal)).c_str(), r.c.group_width,
+                  std::string(tree::to_string(r.c.tree.tree.multipole)).c_str(),
+                  std::string(to_string(r.c.tree.math)).c_str(), r.c.tree.tree.theta, r.t.trials, r.t.total_ms,
+                  r.t.spread_pct, build, ph("walk"), ph("scatter"), ph("box"), ph("keys"), ph("sort"), ph("levels"),
+                  ph("order"), ph("moments"), r.nodes, r.depth, double(tot.node_visits) / n,
+                  double(tot.cell_interactions) / n, double(tot.particle_interactions) / n,
+                  r.t.total_ms / (n * std::log2(n)), r.exponent, r.err.median, r.err.p99, r.err.max, r.bytes_pp,
+                  r.cpu_ms, r.drift);
+    f_ << buf;
+    f_.flush();
+  }
+
+ private:
+  std::ofstream f_;
+};
+
+// ---------------------------------------------------------------- the session
+
+class Session {
+ public:
+  Session(const std::string& out, bool quick) : csv_(out), quick_(quick), canary_set_(131072) {}
+
+  double canary() {
+    GpuTreeSolver<float> s(config(Traversal::coherent, 32));
+    const double ms = time_solver(s, canary_set_, 1, 5).total_ms;
+    if (canary0_ == 0) canary0_ = ms;
+    return 100.0 * (ms / canary0_ - 1.0);
+  }
+
+  Csv::Row run(const std::string& table, DeviceSet& p, const GpuTreeSolverConfig& c) {
+    Csv::Row r;
+    r.drift = canary();
+    r.table = table;
+    r.n = p.n;
+    r.c = c;
+    GpuTreeSolver<float> s(c);
+    r.t = time_solver(s, p, 2, quick_ ? 3 : trials_for(p.n));
+    r.nodes = s.num_nodes();
+    r.depth = s.depth();
+    r.bytes_pp = double(s.device_bytes() + p.bytes()) / double(p.n);
+    return r;
+  }
+
+  void divergence() {
+    std::printf("\n== independent vs coherent (W=32): walk ms, visits per particle\n");
+    std::printf("%10s %12s %12s %8s %10s %10s %8s\n", "N", "indep walk", "coh walk", "speedup", "indep vis", "coh vis",
+                "redund");
+    for (std::int64_t n : {std::int64_t(16384), std::int64_t(131072), std::int64_t(1) << 20}) {
+      DeviceSet p(n);
+      Csv::Row a = run("divergence", p, config(Traversal::independent, 32));
+      Csv::Row b = run("divergence", p, config(Traversal::coherent, 32));
+      csv_.write(a);
+      csv_.write(b);
+      const double va = double(a.t.last.total.node_visits) / n, vb = double(b.t.last.total.node_visits) / n;
+      std::printf("%10lld %12.4g %12.4g %7.2fx %10.1f %10.1f %7.3fx   (total %.4g vs %.4g ms)\n", (long long)n,
+                  a.t.phase_ms["walk"], b.t.phase_ms["walk"], a.t.phase_ms["walk"] / b.t.phase_ms["walk"], va, vb,
+                  vb / va, a.t.total_ms, b.t.total_ms);
+    }
+  }
+
+  void scaling(std::int64_t max_n) {
+    std::printf("\n== scaling, coherent W=32: total ms (spread), walk, build, exponent, cells/particles per particle\n");
+    double prev_ms = 0;
+    std::int64_t prev_n = 0;
+    for (std::int64_t n = 1024; n <= max_n; n *= 2) {
+      DeviceSet p(n);
+      Csv::Row r = run("scaling", p, config(Traversal::coherent, 32));
+      if (prev_n) r.exponent = std::log(r.t.total_ms / prev_ms) / std::log(double(n) / double(prev_n));
+      csv_.write(r);
+      std::printf("%10lld %10.4g ms (%4.1f%%) walk %9.4g build %8.4g  exp %5.2f  cells %7.1f parts %7.1f  drift %+.1f%%\n",
+                  (long long)n, r.t.total_ms, r.t.spread_pct, r.t.phase_ms["walk"],
+                  r.t.total_ms - r.t.phase_ms["walk"] - r.t.phase_ms["scatter"], r.exponent,
+                  double(r.t.last.total.cell_interactions) / n, double(r.t.last.total.particle_interactions) / n,
+                  r.drift);
+      prev_ms = r.t.total_ms;
+      prev_n = n;
+    }
+  }
+
+  void widths() {
+    std::printf("\n== group width at N = 1048576\n");
+    DeviceSet p(std::int64_t(1) << 20);
+    for (int w : gravity::kGroupWidths) {
+      Csv::Row r = run("width", p, config(Traversal::coherent, w));
+      csv_.write(r);
+      std::printf("W=%2d  walk %8.4g ms  total %8.4g ms (%4.1f%%)  visits/particle %7.1f\n", w, r.t.phase_ms["walk"],
+                  r.t.total_ms, r.t.spread_pct, double(r.t.last.total.node_visits) / double(p.n));
+    }
+  }
+
+  void accuracy() {
+    std::printf("\n== accuracy at N = 1048576 against a double direct sum on 4096 targets\n");
+    DeviceSet p(std::int64_t(1) << 20);
+    const Reference ref = reference(p, 4096);
+    for (auto mp : {tree::Multipole::monopole, tree::Multipole::quadrupole}) {
+      for (double theta : {0.3, 0.4, 0.5, 0.6, 0.7, 0.8}) {
+        Csv::Row r = run("accuracy", p, config(Traversal::coherent, 32, theta, mp));
+        r.err = errors(p, ref);
+        csv_.write(r);
+        std::printf("%-10s theta %.1f  total %8.4g ms  err median %.3g p99 %.3g max %.3g\n",
+                    std::string(tree::to_string(mp)).c_str(), theta, r.t.total_ms, r.err.median, r.err.p99,
+                    r.err.max);
+      }
+    }
+  }
+
+  void exact_cost() {
+    std::printf("\n== exact vs fast math at N = 1048576 (coherent W=32, theta 0.5)\n");
+    DeviceSet p(std::int64_t(1) << 20);
+    for (auto mp : {tree::Multipole::monopole, tree::Multipole::quadrupole}) {
+      for (auto math : {MathMode::fast, MathMode::exact}) {
+        Csv::Row r = run("math", p, config(Traversal::coherent, 32, 0.5, mp, math));
+        csv_.write(r);
+        std::printf("%-10s %-5s walk %8.4g ms total %8.4g ms\n", std::string(tree::to_string(mp)).c_str(),
+                    std::string(to_string(math)).c_str(), r.t.phase_ms["walk"], r.t.total_ms);
+      }
+    }
+  }
+
+  void cpu_tree() {
+    std::printf("\n== CPU TreeSolver (all host threads) at N = 1048576\n");
+    DeviceSet p(std::int64_t(1) << 20);
+    Particles<float> h(static_cast<std::size_t>(p.n));
+    p.x.download(std::span<float>(h.x));
+    p.y.download(std::span<float>(h.y));
+    p.z.download(std::span<float>(h.z));
+    p.m.download(std::span<float>(h.mass));
+    tree::TreeSolverConfig c;
+    c.softening = kSoftening;
+    tree::TreeSolver<float> cpu(c);
+    Accelerations<float> out(h.size());
+    cpu.solve(h.sources(), out.view());  // warm-up
+    std::vector<double> ms;
+    for (int k = 0; k < 3; ++k) {
+      const auto t0 = std::chrono::steady_clock::now();
+      cpu.solve(h.sources(), out.view());
+      ms.push_back(1e3 * std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    Csv::Row r = run("cpu_vs_gpu", p, config(Traversal::coherent, 32));
+    r.cpu_ms = median(ms);
+    csv_.write(r);
+    std::printf("CPU tree %.4g ms, GPU tree %.4g ms: %.1fx\n", r.cpu_ms, r.t.total_ms, r.cpu_ms / r.t.total_ms);
+  }
+
+  /// The largest N that evaluates: float, monopole, no potential, no counters.
+  void capacity() {
+    std::printf("\n== capacity (float, monopole, no potential, counters off)\n");
+    // One evaluation per size (the first at that size, allocation included):
+    // at these sizes an evaluation is seconds, and device time is scarce.
+    for (std::int64_t n : {std::int64_t(1) << 29, std::int64_t(1) << 30, std::int64_t(1536) << 20,
+                           std::int64_t(2047) << 20}) {
+      try {
+        DeviceSet p(n, false);
+        GpuTreeSolverConfig c = config(Traversal::coherent, 32);
+        c.counters = false;
+        GpuTreeSolver<float> s(c);
+        Csv::Row r;
+        r.table = "capacity";
+        r.n = n;
+        r.c = c;
+        r.drift = canary();
+        r.t = time_solver(s, p, 0, 1);
+        r.nodes = s.num_nodes();
+        r.depth = s.depth();
+        const cuda::MemoryInfo mem = cuda::memory_info();
+        r.bytes_pp = double(s.device_bytes() + p.bytes()) / double(n);
+        csv_.write(r);
+        std::printf("N = %lld: %.4g ms (walk %.4g), %.1f bytes/particle, %.1f GB in use of %.1f\n", (long long)n,
+                    r.t.total_ms, r.t.phase_ms["walk"], r.bytes_pp, double(mem.total_bytes - mem.free_bytes) / 1e9,
+                    double(mem.total_bytes) / 1e9);
+      } catch (const std::exception& e) {
+        std::printf("N = %lld does not fit: %s\n", (long long)n, e.what());
+        (void)cudaGetLastError();
+        break;
+      }
+    }
+  }
+
+ private:
+  Csv csv_;
+  bool quick_;
+  DeviceSet canary_set_;
+  double canary0_ = 0;
+};
+
+}  // namespace
+}  // namespace orrery::bench
+
+int main(int argc, char** argv) {
+  std::string out = "gpu_tree.csv", mode = "full";
+  bool capacity = true;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string k = argv[i], v = argv[i + 1];
+    if (k == "--out") out = v;
+    else if (k == "--mode") mode = v;
+    else if (k == "--capacity") capacity = v != "0";
+    else {
+      std::fprintf(stderr, "unknown option %s; accepted: --out FILE --mode quick|full --capacity 0|1\n", k.c_str());
+      return 2;
+    }
+  }
+  if (!orrery::cuda::device_available()) {
+    std::fprintf(stderr, "gpu_tree_bench: no CUDA device\n");
+    return 1;
+  }
+  try {
+    const auto info = orrery::cuda::device_info(0);
+    std::printf("gpu_tree_bench: %s, %d SMs, %.2f GHz peak, %.1f GB; mode %s\n", info.name.c_str(),
+                info.multiprocessors, info.peak_clock_ghz, double(info.total_bytes) / 1e9, mode.c_str());
+    const bool quick = mode == "quick";
+    orrery::bench::Session s(out, quick);
+    s.divergence();
+    s.widths();
+    s.exact_cost();
+    s.accuracy();
+    s.scaling(quick ? (std::int64_t(1) << 20) : (std::int64_t(1) << 27));
+    s.cpu_tree();
+    if (capacity) s.capacity();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gpu_tree_bench: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
