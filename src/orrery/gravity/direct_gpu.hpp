@@ -21,6 +21,7 @@
 #include "orrery/core/softening.hpp"
 #include "orrery/cuda/memory.hpp"
 #include "orrery/cuda/stream.hpp"
+#include "orrery/gravity/device_force_solver.hpp"
 #include "orrery/gravity/direct_gpu_launch.hpp"
 #include "orrery/gravity/force_solver.hpp"
 #include "orrery/gravity/gravity_config.hpp"
@@ -28,7 +29,7 @@
 namespace orrery::gravity {
 
 template <class Real, class Softening>
-class DirectGpuSolver final : public ForceSolver<Real> {
+class DirectGpuSolver final : public ForceSolver<Real>, public DeviceForceSolver<Real> {
  public:
   /// eps >= 0 is the Plummer-equivalent softening length; `device` the CUDA
   /// device index (made current on every call). Throws InputError for eps < 0,
@@ -43,10 +44,10 @@ class DirectGpuSolver final : public ForceSolver<Real> {
   /// out.potential must be non-null when `potential`). Enqueued on `stream`,
   /// not synchronised. Throws InputError when the counts differ or exceed 2^31 - 1.
   void solve_device(const SourcesView<Real>& sources, const AccelerationsView<Real>& out, bool potential,
-                    cuda::StreamHandle stream = nullptr);
+                    cuda::StreamHandle stream = nullptr) override;
 
   MathMode mode() const { return mode_; }
-  int device() const { return device_; }
+  int device() const override { return device_; }
 
  private:
   Softening softening_;

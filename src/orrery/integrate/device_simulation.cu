@@ -1,0 +1,150 @@
+#include "orrery/integrate/device_simulation.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <string>
+
+#include "orrery/core/error.hpp"
+#include "orrery/core/exact_math.hpp"
+#include "orrery/cuda/check_cuda.cuh"
+#include "orrery/cuda/device.hpp"
+
+namespace orrery::integrate {
+namespace {
+
+constexpr int kThreads = 256;
+
+/// y = fma(a, h, y) element-wise on three arrays: both halves of the
+/// leapfrog (leapfrog.hpp), the kick (v, a, dt/2) and the drift (x, v, dt),
+/// with the same xm::fma and so the same bits as the CPU.
+template <class Real>
+__global__ void axpy3_kernel(std::int64_t n, Real* y0, Real* y1, Real* y2, const Real* a0, const Real* a1,
+                             const Real* a2, Real h) {
+  const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;  // the last block's tail
+  y0[i] = xm::fma(a0[i], h, y0[i]);
+  y1[i] = xm::fma(a1[i], h, y1[i]);
+  y2[i] = xm::fma(a2[i], h, y2[i]);
+}
+
+template <class Real>
+void enqueue_axpy3(std::int64_t n, Real* y0, Real* y1, Real* y2, const Real* a0, const Real* a1, const Real* a2,
+                   Real h, cuda::StreamHandle stream) {
+  const auto blocks = static_cast<unsigned>((n + kThreads - 1) / kThreads);
+  if (blocks == 0) return;
+  axpy3_kernel<Real><<<blocks, kThreads, 0, stream>>>(n, y0, y1, y2, a0, a1, a2, h);
+  ORRERY_CUDA_CHECK_LAUNCH("axpy3_kernel");
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+template <class Real>
+std::span<const Real> whole(const std::vector<Real>& v) {
+  return {v.data(), v.size()};
+}
+
+}  // namespace
+
+template <class Real>
+DeviceSimulation<Real>::DeviceSimulation(const Particles<Real>& p,
+                                         std::unique_ptr<gravity::DeviceForceSolver<Real>> solver,
+                                         SimulationState state)
+    : n_(p.size()), solver_(std::move(solver)), state_(state), ids_(p.id) {
+  if (!(state_.dt > 0) || !std::isfinite(state_.dt)) {
+    throw InputError("integration.dt = " + std::to_string(state_.dt) + "; accepted: a finite number > 0");
+  }
+  if (!solver_) throw InputError("device simulation: no force solver given");
+  cuda::select_device(solver_->device());
+  stream_ = cuda::Stream();
+  const auto size = static_cast<std::size_t>(n_);
+  for (auto* b : {&x_, &y_, &z_, &vx_, &vy_, &vz_, &m_, &ax_, &ay_, &az_, &pot_}) b->resize(size);
+  const auto s = stream_.get();
+  x_.upload(whole(p.x), s);
+  y_.upload(whole(p.y), s);
+  z_.upload(whole(p.z), s);
+  vx_.upload(whole(p.vx), s);
+  vy_.upload(whole(p.vy), s);
+  vz_.upload(whole(p.vz), s);
+  m_.upload(whole(p.mass), s);
+}
+
+template <class Real>
+SourcesView<Real> DeviceSimulation<Real>::sources() const {
+  return {n_, x_.data(), y_.data(), z_.data(), m_.data()};
+}
+
+template <class Real>
+void DeviceSimulation<Real>::compute_forces(bool with_potential) {
+  solver_->solve_device(sources(), {n_, ax_.data(), ay_.data(), az_.data(), with_potential ? pot_.data() : nullptr},
+                        with_potential, stream_.get());
+  interactions_ += static_cast<std::uint64_t>(n_) * static_cast<std::uint64_t>(n_ > 0 ? n_ - 1 : 0);
+  have_forces_ = true;
+  have_potential_ = with_potential;
+}
+
+template <class Real>
+void DeviceSimulation<Real>::enqueue_step() {
+  const auto s = stream_.get();
+  if (!have_forces_) compute_forces(false);
+  const Real half = static_cast<Real>(0.5 * state_.dt);
+  enqueue_axpy3<Real>(n_, vx_.data(), vy_.data(), vz_.data(), ax_.data(), ay_.data(), az_.data(), half, s);
+  enqueue_axpy3<Real>(n_, x_.data(), y_.data(), z_.data(), vx_.data(), vy_.data(), vz_.data(),
+                     static_cast<Real>(state_.dt), s);
+  compute_forces(false);
+  enqueue_axpy3<Real>(n_, vx_.data(), vy_.data(), vz_.data(), ax_.data(), ay_.data(), az_.data(), half, s);
+  ++state_.step;
+}
+
+template <class Real>
+void DeviceSimulation<Real>::step() {
+  run_steps(1);
+}
+
+template <class Real>
+void DeviceSimulation<Real>::run_steps(std::int64_t count) {
+  cuda::select_device(solver_->device());
+  const auto start = std::chrono::steady_clock::now();
+  for (std::int64_t k = 0; k < count; ++k) enqueue_step();
+  stream_.synchronize();  // device work is asynchronous: time it to completion
+  timers_.add("steps", seconds_since(start));
+}
+
+template <class Real>
+Particles<Real> DeviceSimulation<Real>::particles() const {
+  Particles<Real> p(static_cast<std::size_t>(n_));
+  const auto s = stream_.get();
+  x_.download(p.x, s);
+  y_.download(p.y, s);
+  z_.download(p.z, s);
+  vx_.download(p.vx, s);
+  vy_.download(p.vy, s);
+  vz_.download(p.vz, s);
+  m_.download(p.mass, s);
+  p.id = ids_;
+  return p;
+}
+
+template <class Real>
+Accelerations<Real> DeviceSimulation<Real>::accelerations(bool with_potential) {
+  cuda::select_device(solver_->device());
+  if (!have_forces_ || (with_potential && !have_potential_)) {
+    const auto start = std::chrono::steady_clock::now();
+    compute_forces(with_potential);
+    stream_.synchronize();
+    timers_.add("force", seconds_since(start));
+  }
+  Accelerations<Real> a(static_cast<std::size_t>(n_));
+  const auto s = stream_.get();
+  ax_.download(a.ax, s);
+  ay_.download(a.ay, s);
+  az_.download(a.az, s);
+  if (with_potential) pot_.download(a.potential, s);
+  return a;
+}
+
+template class DeviceSimulation<float>;
+template class DeviceSimulation<double>;
+
+}  // namespace orrery::integrate
