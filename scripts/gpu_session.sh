@@ -10,6 +10,10 @@
 #                 (also run after `tests` when ORRERY_SANITIZE=1)
 #   bench-direct  SASS issue-slot count of the direct kernels, then
 #                 bench/gpu_direct_bench (ORRERY_BENCH_MODE=quick|full, default full)
+#   tree          the GPU tree walk/solver tests alone, then compute-sanitizer
+#                 memcheck and racecheck on them
+#   bench-tree    bench/gpu_tree_bench -> gpu_tree.csv (ORRERY_BENCH_MODE as above;
+#                 ORRERY_TREE_CAPACITY=0 skips the largest-N ladder)
 # To add a task: a function task_<name> below and its targets in targets_for.
 #
 # $OUT gets summary.txt (what ran, test summary, bench table), the CSVs, and
@@ -34,6 +38,8 @@ targets_for() {
   case $1 in
     tests | sanitize) echo orrery_gpu_tests ;;
     bench-direct) echo gpu_direct_bench ;;
+    tree) echo orrery_tree_walk_gpu_test ;;
+    bench-tree) echo gpu_tree_bench ;;
     *) return 1 ;;
   esac
 }
@@ -82,6 +88,28 @@ task_bench-direct() {
     2>&1 | tee "$logs/gpu_direct_bench.log" | tee -a "$summary" || fail "gpu_direct_bench"
 }
 
+task_tree() {
+  local exe=build/cuda/src/orrery/orrery_tree_walk_gpu_test
+  say "== $(basename $exe)"
+  "$exe" >"$logs/tree_tests.log" 2>&1 || fail "tree walk tests (see logs/tree_tests.log)"
+  grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[==========\]|Failure|Expected|Which is|differ" "$logs/tree_tests.log" | head -60 | tee -a "$summary"
+  local filter='GpuTreeWalk.Spline*:GpuTreeSolver.ExactMode*:GpuTreeSolver.DevicePointer*'
+  for tool in memcheck racecheck; do
+    if compute-sanitizer --tool $tool --error-exitcode 3 --print-limit 20 "$exe" --gtest_filter="$filter" \
+      >"$logs/${tool}_tree.log" 2>&1; then
+      say "$tool tree ($filter): clean, $(grep -c '^\[       OK \]' "$logs/${tool}_tree.log") tests ok, $(grep -m1 'ERROR SUMMARY\|RACECHECK SUMMARY' "$logs/${tool}_tree.log")"
+    else
+      fail "$tool tree: $(grep -m1 'ERROR SUMMARY\|RACECHECK SUMMARY' "$logs/${tool}_tree.log")"; tail -30 "$logs/${tool}_tree.log" | tee -a "$summary"
+    fi
+  done
+}
+
+task_bench-tree() {
+  say "== gpu_tree_bench (mode ${ORRERY_BENCH_MODE:-full})"
+  build/cuda/bench/gpu_tree_bench --out "$out/gpu_tree.csv" --mode "${ORRERY_BENCH_MODE:-full}" \
+    --capacity "${ORRERY_TREE_CAPACITY:-1}" 2>&1 | tee "$logs/gpu_tree_bench.log" | tee -a "$summary" || fail "gpu_tree_bench"
+}
+
 {
   echo "gpu_session: tasks: ${tasks[*]}"
   # The device copy has no .git: the caller passes ORRERY_COMMIT=$(git rev-parse HEAD).
@@ -94,7 +122,7 @@ task_bench-direct() {
 
 targets=()
 for t in "${tasks[@]}"; do
-  tg=$(targets_for "$t") || { fail "unknown task '$t' (accepted: tests sanitize bench-direct)"; continue; }
+  tg=$(targets_for "$t") || { fail "unknown task '$t' (accepted: tests sanitize bench-direct tree bench-tree)"; continue; }
   targets+=("$tg")
 done
 start=$(date +%s)
