@@ -3,8 +3,9 @@
 //
 // Vectorisation by explicit blocking, not by the compiler's choice: source j
 // always goes to lane j % kLanes of the partial sums, each lane sums its
-// sources in index order, and the lanes are combined in a fixed order at the
-// end. So a target's result depends only on the input, never on the thread
+// sources in a fixed order (index order, except that the block holding the
+// target and the partial last block come last), and the lanes are combined
+// in a fixed order at the end. So a target's result depends only on the input, never on the thread
 // count, the array alignment or how the compiler vectorises (contract 6).
 // The arithmetic is xm:: (IEEE, explicit fma, no contraction): the same bits
 // under any compiler honouring -ffp-contract=off.
@@ -73,21 +74,28 @@ TargetField<Real> direct_field_at(std::int64_t i, const SourcesView<Real>& s, co
   const Real* __restrict m = s.mass;
   LaneSums<Real, WithPotential> sums;
   const std::int64_t full = s.count - s.count % W;
+  const std::int64_t own_block = i - i % W;
+  // Full blocks other than the target's own: no lane needs a mask.
   for (std::int64_t j0 = 0; j0 < full; j0 += W) {
+    // Skipping one block in N/W costs nothing and keeps the mask out of the hot loop.
+    if (j0 == own_block) continue;
 #pragma omp simd
     for (int l = 0; l < W; ++l) {
       const std::int64_t j = j0 + l;
-      sums.add(l, xm::sub(x[j], xi), xm::sub(y[j], yi), xm::sub(z[j], zi), m[j], j != i, soft);
+      sums.add(l, xm::sub(x[j], xi), xm::sub(y[j], yi), xm::sub(z[j], zi), m[j], true, soft);
     }
   }
-  // The tail: the same lanes, sources past the end clamped and masked out.
-  if (full < s.count) {
-    const std::int64_t last = s.count - 1;
+  // Then the target's own block and the partial last block, with masks:
+  // the target itself and sources past the end (clamped) contribute zero.
+  const std::int64_t last = s.count - 1;
+  const auto masked_block = [&](std::int64_t j0) {
     for (int l = 0; l < W; ++l) {
-      const std::int64_t j = std::min<std::int64_t>(full + l, last);
-      sums.add(l, xm::sub(x[j], xi), xm::sub(y[j], yi), xm::sub(z[j], zi), m[j], (full + l <= last) & (j != i), soft);
+      const std::int64_t j = std::min<std::int64_t>(j0 + l, last);
+      sums.add(l, xm::sub(x[j], xi), xm::sub(y[j], yi), xm::sub(z[j], zi), m[j], (j0 + l <= last) & (j != i), soft);
     }
-  }
+  };
+  if (own_block < full) masked_block(own_block);
+  if (full < s.count) masked_block(full);
   return sums.combine();
 }
 
