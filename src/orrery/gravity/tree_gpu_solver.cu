@@ -9,6 +9,7 @@
 
 #include "orrery/core/error.hpp"
 #include "orrery/cuda/check_cuda.cuh"
+#include "orrery/cuda/device.hpp"
 #include "orrery/cuda/event_timer.hpp"
 #include "orrery/cuda/memory.hpp"
 #include "orrery/gravity/device_tree_copy.hpp"
@@ -90,6 +91,7 @@ GpuTreeSolver<Real>::GpuTreeSolver(const GpuTreeSolverConfig& config) : config_(
   if (!(config.tree.softening >= 0.0))
     throw InputError("gravity.softening = " + std::to_string(config.tree.softening) +
                      " is invalid; accepted: a number >= 0");
+  device_ = cuda::current_device();
   state_ = std::make_unique<State>();
 }
 
@@ -228,6 +230,13 @@ SolverReport GpuTreeSolver<Real>::solve_device(const SourcesView<Real>& s, const
   }
   walk_and_scatter(tree_view(), tree_order(), out, o, report);
   return report;
+}
+
+template <class Real>
+void GpuTreeSolver<Real>::solve_device(const SourcesView<Real>& sources, const AccelerationsView<Real>& out,
+                                       bool potential, cuda::StreamHandle stream) {
+  cuda::synchronize(stream);  // the caller's work on the sources is done
+  solve_device(sources, out, SolveOptions{.potential = potential});
 }
 
 template <class Real>

@@ -22,6 +22,7 @@
 #include <memory>
 #include <string>
 
+#include "orrery/gravity/device_force_solver.hpp"
 #include "orrery/gravity/force_solver.hpp"
 #include "orrery/gravity/tree_walk_gpu.hpp"
 #include "orrery/tree/tree_solver.hpp"
@@ -39,7 +40,7 @@ struct GpuTreeSolverConfig {
 };
 
 template <class Real>
-class GpuTreeSolver final : public ForceSolver<Real> {
+class GpuTreeSolver final : public ForceSolver<Real>, public DeviceForceSolver<Real> {
  public:
   /// Validates the configuration (InputError naming gravity.group_width,
   /// gravity.softening, ...). Creates the solver's stream on the current device.
@@ -56,6 +57,11 @@ class GpuTreeSolver final : public ForceSolver<Real> {
   /// results are in `out`.
   SolverReport solve_device(const SourcesView<Real>& sources, const AccelerationsView<Real>& out,
                             const SolveOptions& options = {});
+  /// DeviceForceSolver: waits for `stream`, evaluates on the solver's own
+  /// stream and returns when `out` is written (so later work on `stream` sees it).
+  void solve_device(const SourcesView<Real>& sources, const AccelerationsView<Real>& out, bool potential,
+                    cuda::StreamHandle stream) override;
+  int device() const override { return device_; }
   /// Device bytes the solver holds now (tree, sorted sources, results, scratch).
   std::size_t device_bytes() const;
   /// Nodes and deepest level of the last tree built.
@@ -74,6 +80,7 @@ class GpuTreeSolver final : public ForceSolver<Real> {
   void walk_and_scatter(const tree::OctreeView<Real>& view, const std::int32_t* order,
                         const AccelerationsView<Real>& out, const SolveOptions& options, SolverReport& report);
   GpuTreeSolverConfig config_;
+  int device_ = 0;
   std::unique_ptr<State> state_;
 };
 

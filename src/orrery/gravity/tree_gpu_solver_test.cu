@@ -102,6 +102,16 @@ TEST(GpuTreeSolver, DevicePointerApiGivesTheSameBits) {
   EXPECT_EQ(first_bit_difference(device_api.az, host_api.az), -1);
   EXPECT_EQ(first_bit_difference(device_api.potential, host_api.potential), -1);
   EXPECT_GT(r.total.particle_interactions, 0u);
+
+  // The same through the DeviceForceSolver interface (device-resident runs).
+  for (auto& b : dst) b.zero();
+  DeviceForceSolver<float>& resident = gpu;
+  resident.solve_device({p.size(), src[0].data(), src[1].data(), src[2].data(), src[3].data()},
+                        {p.size(), dst[0].data(), dst[1].data(), dst[2].data(), dst[3].data()}, true, nullptr);
+  cuda::synchronize(nullptr);
+  for (int k = 0; k < 4; ++k) dst[k].download(std::span<float>(*out[k]));
+  EXPECT_EQ(first_bit_difference(device_api.ay, host_api.ay), -1);
+  EXPECT_EQ(first_bit_difference(device_api.potential, host_api.potential), -1);
 }
 
 // Relative acceleration errors against a double-precision direct sum.
