@@ -13,13 +13,13 @@ checkpoints. Units: G = 1 code units (Henon units for the generators).
 orrery.plot holds matplotlib helpers (matplotlib is imported only there).
 """
 
-from . import _core
+from . import _core, diagnostics, plot
 from .diagnostics import LAGRANGIAN_FRACTIONS
 from .forces import Forces, forces
 from .simulation import Simulation
 
-__all__ = ["Forces", "LAGRANGIAN_FRACTIONS", "Simulation", "available_solvers", "cuda_compiled", "forces",
-           "initial_condition_kinds", "read_snapshot"]
+__all__ = ["Forces", "LAGRANGIAN_FRACTIONS", "Simulation", "available_solvers", "cuda_compiled", "diagnostics",
+           "forces", "initial_condition_kinds", "plot", "read_snapshot"]
 
 
 def available_solvers():

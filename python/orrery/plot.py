@@ -78,18 +78,24 @@ def projected_density(positions, masses, *, axis="z", bins=256, extent=None):
     return image.T / area, (ue[0], ue[-1], ve[0], ve[-1])
 
 
-def density_image(sim_or_positions, masses=None, ax=None, *, axis="z", bins=256, extent=None, cmap="magma"):
+def density_image(sim_or_positions, masses=None, ax=None, *, axis="z", bins=None, extent=None, cmap="magma"):
     """A log-scale image of the projected density (as `orrery render` draws it).
 
-    Pass a Simulation, or positions (N, 3) and masses."""
+    Pass a Simulation, or positions (N, 3) and masses. bins: pixels per side
+    (None: sqrt(N) between 32 and 512, a few particles per pixel in the bulk);
+    empty pixels take the colour of the lowest density."""
     if masses is None:
         positions, masses = sim_or_positions.positions, sim_or_positions.mass
     else:
         positions = sim_or_positions
+    if bins is None:
+        bins = int(np.clip(np.sqrt(len(positions)), 32, 512))
     image, box = projected_density(positions, masses, axis=axis, bins=bins, extent=extent)
     ax = _axes(ax)
+    colours = _pyplot().get_cmap(cmap)
+    colours = colours.with_extremes(bad=colours(0.0))
     shown = np.where(image > 0, image, np.nan)
-    im = ax.imshow(np.log10(shown), origin="lower", extent=box, cmap=cmap, interpolation="nearest")
+    im = ax.imshow(np.log10(shown), origin="lower", extent=box, cmap=colours, interpolation="nearest")
     first, second = [a for a in "xyz" if a != axis]
     ax.set_xlabel(first)
     ax.set_ylabel(second)

@@ -4,7 +4,7 @@ import math as _math
 
 import numpy as np
 
-from . import _arrays, _core, _gravity, _runconfig
+from . import _arrays, _core, _gravity
 from . import diagnostics as _diag
 
 #: Time step when none is given (an exact binary fraction of the Henon time unit).
@@ -142,13 +142,13 @@ class Simulation:
         info.softening_kernel = g["softening_kernel"]
         info.theta = g["theta"] if g["solver"] == "tree" else 0.0
         info.solver = self._sim.solver_name
-        info.config = _runconfig.to_toml(g, self.dt)
+        info.config = _core.config_toml(self._sim.gravity, self.dt)
         self._sim.save_snapshot(str(path), info, fields)
 
     def save_checkpoint(self, path):
         """Writes a checkpoint (the CLI's format): everything needed to
         continue bit-identically with Simulation.load_checkpoint or the CLI."""
-        self._sim.save_checkpoint(str(path), _runconfig.to_toml(self.settings, self.dt), {})
+        self._sim.save_checkpoint(str(path), _core.config_toml(self._sim.gravity, self.dt), {})
 
     @classmethod
     def load_checkpoint(cls, path, **overrides):
@@ -156,7 +156,8 @@ class Simulation:
         CLI: same particles, time, step count and settings (from the stored
         configuration), so stepping on is bit-identical to the run that wrote it."""
         arrays, state, config_text, _counters, _build = _core.read_checkpoint(str(path))
-        settings = {**_runconfig.gravity_settings(config_text), **overrides}
+        gravity, _dt = _core.run_settings(config_text, f"checkpoint {path}")
+        settings = {**_gravity.as_dict(gravity), **overrides}
         settings["precision"] = "single" if arrays["positions"].dtype == np.float32 else "double"
         return cls._from_state(arrays, state, settings)
 

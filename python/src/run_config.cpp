@@ -1,0 +1,57 @@
+// The run configuration stored in snapshots and checkpoints, written and
+// read by the CLI's own io::Config: the text Python stores is what
+// `orrery config --dump` would print for the same settings, and a
+// checkpoint the CLI wrote is read back with the CLI's schema and messages.
+#include <cstdio>
+#include <string>
+
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+
+#include "bindings.hpp"
+#include "orrery/io/config.hpp"
+
+namespace orrery::python {
+
+namespace {
+
+std::string number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", v);  // reads back bit-identically
+  return buf;
+}
+
+/// The TOML text of the defaults with these gravity settings and dt. Keys
+/// the schema does not have (yet) are left out rather than invented.
+std::string config_toml(const gravity::GravityConfig& g, double dt) {
+  io::Config config = io::Config::defaults();
+  const auto put = [&config](const std::string& key, const std::string& value) {
+    if (io::find_key(key) != nullptr) config.set(key + "=" + value);
+  };
+  put("gravity.solver", g.solver);
+  put("gravity.backend", g.backend);
+  put("gravity.precision", std::string(to_string(g.precision)));
+  put("gravity.softening", number(g.softening));
+  put("gravity.softening_kernel", std::string(to_string(g.softening_kernel)));
+  put("gravity.math", std::string(to_string(g.math)));
+  put("gravity.theta", number(g.theta));
+  put("gravity.leaf_capacity", std::to_string(g.leaf_capacity));
+  put("gravity.multipole_order", std::to_string(g.multipole_order));
+  put("integration.dt", number(dt));
+  return config.to_toml();
+}
+
+/// The gravity settings and dt of a configuration's TOML text.
+std::pair<gravity::GravityConfig, double> run_settings(const std::string& toml, const std::string& source) {
+  const auto run = io::Config::from_string(toml, source).run_config();
+  return {run.gravity, run.integration.dt};
+}
+
+}  // namespace
+
+void bind_run_config(nb::module_& m) {
+  m.def("config_toml", &config_toml, nb::arg("gravity"), nb::arg("dt"));
+  m.def("run_settings", &run_settings, nb::arg("toml"), nb::arg("source"));
+}
+
+}  // namespace orrery::python
