@@ -7,6 +7,10 @@
 #include "orrery/gravity/direct_solver.hpp"
 #include "orrery/gravity/dispatch.hpp"
 #include "orrery/gravity/reference_solver.hpp"
+#if defined(ORRERY_HAVE_CUDA)
+#include "orrery/cuda/device.hpp"
+#include "orrery/gravity/direct_gpu.hpp"
+#endif
 
 namespace orrery::gravity {
 
@@ -55,7 +59,7 @@ constexpr SolverEntry kSolvers[] = {
     // ORRERY_SOLVER("tree", "cpu", make_tree_cpu),
 #if defined(ORRERY_HAVE_CUDA)
     // CUDA solvers register here, with a device check:
-    // {"direct", "cuda", &make_direct_cuda<float>, &make_direct_cuda<double>, &cuda::device_present},
+    {"direct", "cuda", &make_direct_cuda<float>, &make_direct_cuda<double>, &cuda::device_available},
 #endif
 };
 #undef ORRERY_SOLVER
