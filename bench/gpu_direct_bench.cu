@@ -109,18 +109,20 @@ struct DeviceParticles {
   AccelerationsView<Real> out() { return {n, ax.data(), ay.data(), az.data(), pot.data()}; }
 };
 
-/// The FP32 issue rate: 8 independent FFMA chains per thread, a full grid.
+/// The FP32 issue rate: 16 independent FFMA chains per thread, unrolled so the
+/// loop counter costs under 1 % of the issue slots, a full grid.
 __global__ void ffma_kernel(float* out, int iters) {
-  float a[8];
+  float a[16];
 #pragma unroll
-  for (int k = 0; k < 8; ++k) a[k] = threadIdx.x * 1e-3f + k;
+  for (int k = 0; k < 16; ++k) a[k] = threadIdx.x * 1e-3f + k;
+#pragma unroll 16
   for (int i = 0; i < iters; ++i) {
 #pragma unroll
-    for (int k = 0; k < 8; ++k) a[k] = fmaf(a[k], 0.999999f, 1e-7f);
+    for (int k = 0; k < 16; ++k) a[k] = fmaf(a[k], 0.999999f, 1e-7f);
   }
   float s = 0;
 #pragma unroll
-  for (int k = 0; k < 8; ++k) s += a[k];
+  for (int k = 0; k < 16; ++k) s += a[k];
   if (s == 12345.0f) out[0] = s;  // never true: keeps the chains alive
 }
 
@@ -290,11 +292,11 @@ int main(int argc, char** argv) {
         ORRERY_CUDA_CHECK_LAUNCH("ffma_kernel");
       },
       trials);
-  const double ffma_per_s = double(blocks) * threads * iters * 8 / f.median;
+  const double ffma_per_s = double(blocks) * threads * iters * 16 / f.median;
   const double peak_issue = double(info.multiprocessors) * 4 * 32 * info.peak_clock_ghz * 1e9;
-  std::fprintf(stderr, "FFMA rate %.4e lane-instr/s (%.1f TFLOP/s) = %.3f of the peak-clock issue bound %.4e; "
-               "sustained clock %.3f GHz\n", ffma_per_s, 2 * ffma_per_s * 1e-12, ffma_per_s / peak_issue, peak_issue,
-               ffma_per_s / (info.multiprocessors * 128.0) * 1e-9);
+  std::fprintf(stderr, "FFMA rate %.4e lane-instr/s (%.1f TFLOP/s) = %.3f of the issue bound at the peak clock, "
+               "%.4e (SMs x 4 schedulers x 32 lanes x %.3f GHz)\n", ffma_per_s, 2 * ffma_per_s * 1e-12,
+               ffma_per_s / peak_issue, peak_issue, info.peak_clock_ghz);
 
   std::ofstream file;
   if (!out_path.empty()) file.open(out_path);
@@ -309,11 +311,11 @@ int main(int argc, char** argv) {
   {
     DeviceParticles<float> p(262144);
     for (bool pot : {true, false}) {
+      bench.variant<PlummerPlainPair<float>, 1, 128>("plain", p, pot);
       bench.variant<PlummerPlainPair<float>, 2, 256>("plain", p, pot);
       bench.variant<PlummerPlainPair<float>, 4, 256>("plain", p, pot);
       bench.variant<PlummerPlainPair<float>, 4, 128>("plain", p, pot);
       bench.variant<PlummerPlainPair<float>, 8, 128>("plain", p, pot);
-      bench.variant<PlummerPlainPair<float>, 8, 64>("plain", p, pot);
       bench.variant<PlummerScaledPair<float>, 4, 256>("scaled", p, pot);
       bench.variant<PlummerScaledPair<float>, 8, 128>("scaled", p, pot);
     }

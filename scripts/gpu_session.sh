@@ -63,10 +63,12 @@ task_tests() {
 }
 
 task_sanitize() {
-  say "== compute-sanitizer memcheck"
+  # API errors are not reported: the error-path tests provoke them on purpose
+  # (invalid device index, oversized allocation); memory errors all are.
+  say "== compute-sanitizer memcheck (memory errors; API errors not reported)"
   for exe in $(gpu_test_executables); do
     name=$(basename "$exe")
-    if compute-sanitizer --tool memcheck --error-exitcode 3 --print-limit 20 "$exe" >"$logs/memcheck_$name.log" 2>&1; then
+    if compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 3 --print-limit 20 "$exe" >"$logs/memcheck_$name.log" 2>&1; then
       say "memcheck $name: clean ($(grep -c '^\[       OK \]' "$logs/memcheck_$name.log") tests ok, $(grep -m1 'ERROR SUMMARY' "$logs/memcheck_$name.log"))"
     else
       fail "memcheck $name (see logs/memcheck_$name.log): $(grep -m1 'ERROR SUMMARY' "$logs/memcheck_$name.log")"

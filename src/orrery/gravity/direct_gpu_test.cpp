@@ -12,6 +12,7 @@
 #include "orrery/cuda/device.hpp"
 #include "orrery/gravity/direct_solver.hpp"
 #include "orrery/gravity/reference_solver.hpp"
+#include "orrery/gravity/solver_factory.hpp"
 #include "orrery/gravity/test_particles.hpp"
 
 namespace orrery::gravity {
@@ -189,6 +190,17 @@ TEST(DirectGpuSolver, ReportCountsPairsAndPhases) {
   EXPECT_EQ(r.phase_seconds[1].first, "direct");
   EXPECT_GT(r.phase_seconds[1].second, 0.0);
   EXPECT_EQ(gpu.name(), "direct/cuda/double/spline/exact");
+}
+
+TEST(DirectGpuSolver, FactoryBuildsItForBackendCuda) {
+  SKIP_WITHOUT_GPU();
+  GravityConfig c;
+  c.backend = "cuda";
+  c.math = MathMode::exact;
+  EXPECT_EQ(make_solver<float>(c)->name(), "direct/cuda/single/plummer/exact");
+  c.backend = "auto";  // the GPU first where one is present
+  c.softening_kernel = SofteningKind::spline;
+  EXPECT_EQ(make_solver<double>(c)->name(), "direct/cuda/double/spline/exact");
 }
 
 TEST(DirectGpuSolver, BadInputIsAnInputError) {

@@ -24,7 +24,7 @@ struct DirectFastConfig {
 /// twice the registers per target).
 template <class Real>
 inline constexpr std::array<DirectFastConfig, 3> kFastConfigs =
-    sizeof(Real) == 4 ? std::array<DirectFastConfig, 3>{{{8, 128}, {4, 256}, {1, 128}}}
+    sizeof(Real) == 4 ? std::array<DirectFastConfig, 3>{{{4, 256}, {2, 256}, {1, 128}}}
                       : std::array<DirectFastConfig, 3>{{{2, 128}, {1, 128}, {1, 64}}};
 
 inline constexpr int kMaxSlices = 64;

@@ -28,7 +28,7 @@ TEST(DirectFastPlan, SlicesCoverEveryTileAndNoSliceIsEmpty) {
 TEST(DirectFastPlan, LargeNFillsTheMultiprocessorsEvenly) {
   // 262144 targets in blocks of 1024 are 256 blocks: 1.94 per SM, so without
   // slicing the last round leaves 3 % of the machine idle.
-  const DirectFastPlan unsliced{{8, 128}, 256, 2048, 2048};
+  const DirectFastPlan unsliced{{4, 256}, 256, 1024, 1024};
   EXPECT_LT(efficiency(unsliced, kH200Sms), 0.975);
   for (const std::int64_t n : {262144, 1048576}) {
     const DirectFastPlan p = choose_fast_plan<float>(n, kH200Sms);
