@@ -12,16 +12,22 @@
 //            original index exactly as the CPU's (key, index) comparison does;
 //            then gather of the sources into sorted order
 //   levels   for L = 0..20: count_children_kernel (is_split, child_bounds,
-//            non-empty children, block sums), scan_level_kernel (one block:
-//            scan of the block sums, next level's extent, capacity check),
-//            write_children_kernel (block scan, child_key, ranges); the level
-//            extents live on the device, so the 21 levels are enqueued
-//            without a host round trip, and blocks past a level's width exit
-//            at once. One readback at the end gives the level sizes.
-//   order    subtree sizes bottom-up, pre-order top-down, one launch per
-//            level; then next = preorder + subtree and the topology scatter
-//   moments  leaf_moments / combine_moments bottom-up per level (double),
-//            then crit2 and the rounding to Real, scattered into pre-order
+//            non-empty children, chunk sums; the last block to finish scans
+//            them and writes the next level's extent, after a capacity
+//            check), write_children_kernel (block scan, child_key, ranges).
+//            The level extents live on the device, so all 21 levels are
+//            enqueued without a host round trip; a level past the tree's
+//            depth is an empty launch.
+//   moments  bottom-up over the levels: subtree sizes, and leaf_moments /
+//            combine_moments in double
+//   order    top-down over the levels: pre-order indices; then one scatter
+//            of every node into pre-order (topology, next = preorder +
+//            subtree size, moments rounded to Real, crit2)
+// The three phases after the sort are fixed sequences of launches, replayed
+// as CUDA graphs (re-captured only when N, the parameters or a buffer
+// change). One readback at the end gives the node count, the level sizes, the
+// overflow flag (the arrays are then grown and the tree phases run again) and
+// the validation flags.
 //
 // Breadth-first arrays (prefix b_) hold the nodes as the levels create them:
 // the children of a node are contiguous and in child order, as in the CPU's
@@ -37,6 +43,7 @@
 #include <limits>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "orrery/core/error.hpp"
@@ -52,7 +59,7 @@ using cuda::DeviceBuffer;
 using cuda::StreamHandle;
 
 constexpr int kBlock = 256;        // threads per block of the per-node and per-particle kernels
-constexpr int kScanBlock = 1024;   // threads of the single-block scan of a level's block sums
+constexpr unsigned kMaxGridBlocks = 1056;  // grid-stride launches: 8 blocks per SM of an H200
 constexpr int kBoxBlocks = 528;    // blocks of the box reduction (4 per SM of an H200)
 constexpr int kNumLevelSlots = kMaxLevel + 2;  // level L is [level_begin[L], level_begin[L+1]), L = 0..21
 
@@ -60,6 +67,7 @@ constexpr int kNumLevelSlots = kMaxLevel + 2;  // level L is [level_begin[L], le
 struct BuildStatus {
   std::int32_t level_begin[kNumLevelSlots];
   std::int32_t overflow;  // 1 when the breadth-first arrays were too small for the tree
+  unsigned int ticket;    // blocks of count_children_kernel done (the last one scans)
   // 1 + the largest index of a non-finite x, y, z, or an invalid mass; 0 if none.
   unsigned long long bad[4];
 };
@@ -160,144 +168,130 @@ struct LevelArrays {
   std::int32_t* num_children;
 };
 
-__global__ void init_levels_kernel(LevelArrays t, std::int32_t n, BuildStatus* status) {
+__global__ void init_levels_kernel(LevelArrays t, std::int32_t n, BuildStatus* status, std::int32_t* preorder) {
   t.key[0] = 0;
   t.level[0] = 0;
   t.first[0] = 0;
   t.count[0] = n;
   t.child_begin[0] = 0;
   t.num_children[0] = 0;
+  preorder[0] = 0;  // the root comes first
   status->level_begin[0] = 0;
   for (int l = 1; l < kNumLevelSlots; ++l) status->level_begin[l] = 1;
   status->overflow = 0;
+  status->ticket = 0;
+}
+
+/// The nodes of level L, [lo, lo + width), read on the device: the host
+/// enqueues every level without knowing their sizes.
+struct LevelExtent {
+  std::int32_t lo, width;
+  __device__ std::int32_t chunks() const { return (width + kBlock - 1) / kBlock; }
+};
+
+__device__ LevelExtent level_extent(const BuildStatus* status, int L) {
+  const std::int32_t lo = status->level_begin[L];
+  return {lo, status->level_begin[L + 1] - lo};
 }
 
 /// Per node of level L: split or not, child ranges (kept in `inner`: the 7
-/// inner bounds), non-empty children; one sum per block.
-__global__ void __launch_bounds__(kBlock) count_children_kernel(LevelArrays t, const std::uint64_t* keys, int L, std::int32_t cap,
-                                      const BuildStatus* status, std::int32_t* inner, std::int32_t* block_sum) {
-  const std::int32_t lo = status->level_begin[L], width = status->level_begin[L + 1] - lo;
-  if (std::int64_t(blockIdx.x) * kBlock >= width) return;  // the grid is an upper bound: whole idle blocks leave
-  const std::int32_t k = blockIdx.x * kBlock + threadIdx.x;
-  int children = 0;
-  if (k < width) {
-    const std::int32_t i = lo + k;
-    const std::int32_t first = t.first[i], count = t.count[i];
-    // Only split nodes search for their children: leaves are most nodes of deep levels.
-    if (is_split(keys, first, count, L, cap)) {
-      std::int32_t b[9];
-      child_bounds(keys, first, count, t.key[i], L, b);
-      for (int c = 1; c < 8; ++c) inner[std::int64_t(k) * 7 + c - 1] = b[c];
-      for (int c = 0; c < 8; ++c) children += b[c + 1] > b[c];
-    }
-    t.num_children[i] = children;
-  }
+/// inner bounds), non-empty children, summed per chunk of kBlock nodes. The
+/// last block to finish then scans the chunk sums into chunk offsets and
+/// writes the extent of level L+1, after a capacity check (an overflowing
+/// level creates no children; the host grows the arrays and builds again).
+/// Blocks loop over chunks (block-uniform trip count), so the grid can be
+/// capped and an empty level costs one short launch.
+__global__ void __launch_bounds__(kBlock)
+    count_children_kernel(LevelArrays t, const std::uint64_t* keys, int L, std::int32_t cap, std::int64_t capacity,
+                          BuildStatus* status, std::int32_t* inner, std::int32_t* chunk_sum,
+                          std::int32_t* chunk_offset) {
+  const LevelExtent e = level_extent(status, L);
   using Reduce = cub::BlockReduce<int, kBlock>;
-  __shared__ typename Reduce::TempStorage temp;
-  const int sum = Reduce(temp).Sum(children);
-  if (threadIdx.x == 0) block_sum[blockIdx.x] = sum;
-}
-
-/// One block: exclusive scan of level L's block sums, the extent of level L+1,
-/// and the capacity check (an overflowing level creates no children; the
-/// host then grows the arrays and builds the levels again).
-__global__ void __launch_bounds__(kScanBlock) scan_level_kernel(int L, std::int64_t capacity, BuildStatus* status, const std::int32_t* block_sum,
-                                  std::int32_t* block_offset) {
-  const std::int32_t lo = status->level_begin[L], hi = status->level_begin[L + 1];
-  const std::int32_t num_blocks = (hi - lo + kBlock - 1) / kBlock;
-  using Scan = cub::BlockScan<std::int64_t, kScanBlock>;
-  __shared__ typename Scan::TempStorage temp;
+  using Scan = cub::BlockScan<std::int64_t, kBlock>;
+  __shared__ union {
+    typename Reduce::TempStorage reduce;
+    typename Scan::TempStorage scan;
+  } temp;
+  __shared__ bool last;
+  for (std::int32_t chunk = blockIdx.x; chunk < e.chunks(); chunk += gridDim.x) {
+    const std::int32_t k = chunk * kBlock + threadIdx.x;
+    int children = 0;
+    if (k < e.width) {
+      const std::int32_t i = e.lo + k;
+      const std::int32_t first = t.first[i], count = t.count[i];
+      // Only split nodes search for their children: leaves are most nodes of deep levels.
+      if (is_split(keys, first, count, L, cap)) {
+        std::int32_t b[9];
+        child_bounds(keys, first, count, t.key[i], L, b);
+        for (int c = 1; c < 8; ++c) inner[std::int64_t(k) * 7 + c - 1] = b[c];
+        for (int c = 0; c < 8; ++c) children += b[c + 1] > b[c];
+      }
+      t.num_children[i] = children;
+    }
+    const int sum = Reduce(temp.reduce).Sum(children);
+    if (threadIdx.x == 0) chunk_sum[chunk] = sum;
+    __syncthreads();  // temp is reused by the next chunk
+  }
+  __threadfence();  // this block's chunk sums are visible before its ticket is
+  if (threadIdx.x == 0) last = atomicAdd(&status->ticket, 1u) == gridDim.x - 1;
+  __syncthreads();
+  if (!last) return;  // all but the last block are done
   std::int64_t running = 0;
-  for (std::int32_t base = 0; base < num_blocks; base += kScanBlock) {
+  for (std::int32_t base = 0; base < e.chunks(); base += kBlock) {
     const std::int32_t j = base + threadIdx.x;
-    const std::int64_t v = j < num_blocks ? block_sum[j] : 0;
+    const std::int64_t v = j < e.chunks() ? __ldcg(chunk_sum + j) : 0;  // L2: written by other blocks
     std::int64_t offset, total;
-    Scan(temp).ExclusiveSum(v, offset, total);
-    if (j < num_blocks) block_offset[j] = static_cast<std::int32_t>(running + offset);
+    Scan(temp.scan).ExclusiveSum(v, offset, total);
+    if (j < e.chunks()) chunk_offset[j] = static_cast<std::int32_t>(running + offset);
     running += total;
     __syncthreads();  // temp is reused by the next chunk
   }
   if (threadIdx.x == 0) {
+    const std::int64_t hi = e.lo + e.width;
     const bool over = (status->overflow != 0) | (hi + running > capacity);
     status->overflow = over ? 1 : 0;
-    status->level_begin[L + 1 + 1] = over ? hi : static_cast<std::int32_t>(hi + running);
+    status->level_begin[L + 2] = over ? static_cast<std::int32_t>(hi) : static_cast<std::int32_t>(hi + running);
+    status->ticket = 0;
   }
 }
 
 /// Per node of level L: where its children go (breadth-first, after the
 /// level), and the children themselves, in child order.
-__global__ void __launch_bounds__(kBlock) write_children_kernel(LevelArrays t, int L, const BuildStatus* status, const std::int32_t* inner,
-                                      const std::int32_t* block_offset) {
-  const std::int32_t lo = status->level_begin[L], hi = status->level_begin[L + 1], width = hi - lo;
-  // Whole idle blocks leave; after an overflow nothing is written (the level is rebuilt).
-  if ((std::int64_t(blockIdx.x) * kBlock >= width) | (status->overflow != 0)) return;
-  const std::int32_t k = blockIdx.x * kBlock + threadIdx.x;
-  const int children = k < width ? t.num_children[lo + k] : 0;
+__global__ void __launch_bounds__(kBlock)
+    write_children_kernel(LevelArrays t, int L, const BuildStatus* status, const std::int32_t* inner,
+                          const std::int32_t* chunk_offset) {
+  if (status->overflow != 0) return;  // nothing is written: the levels are built again
+  const LevelExtent e = level_extent(status, L);
+  const std::int32_t hi = e.lo + e.width;
   using Scan = cub::BlockScan<int, kBlock>;
   __shared__ typename Scan::TempStorage temp;
-  int offset;
-  Scan(temp).ExclusiveSum(children, offset);
-  if (k >= width) return;  // tail of the level, after the block-wide scan
-  const std::int32_t i = lo + k;
-  std::int32_t out = hi + block_offset[blockIdx.x] + offset;
-  t.child_begin[i] = out;
-  if (children == 0) return;  // a leaf has nothing to write
-  std::int32_t b[9];
-  b[0] = t.first[i];
-  b[8] = b[0] + t.count[i];
-  for (int c = 1; c < 8; ++c) b[c] = inner[std::int64_t(k) * 7 + c - 1];
-  const std::uint64_t key = t.key[i];
-  for (int c = 0; c < 8; ++c) {
-    if (b[c + 1] == b[c]) continue;  // empty children are not nodes
-    t.key[out] = child_key(key, L, c);
-    t.level[out] = L + 1;
-    t.first[out] = b[c];
-    t.count[out] = b[c + 1] - b[c];
-    t.child_begin[out] = 0;   // the deepest level is never counted: its nodes are leaves
-    t.num_children[out] = 0;
-    ++out;
+  for (std::int32_t chunk = blockIdx.x; chunk < e.chunks(); chunk += gridDim.x) {
+    const std::int32_t k = chunk * kBlock + threadIdx.x;
+    const int children = k < e.width ? t.num_children[e.lo + k] : 0;
+    int offset;
+    Scan(temp).ExclusiveSum(children, offset);
+    __syncthreads();  // temp is reused by the next chunk
+    if (k >= e.width) continue;  // tail of the level, after the block-wide scan
+    const std::int32_t i = e.lo + k;
+    std::int32_t out = hi + chunk_offset[chunk] + offset;
+    t.child_begin[i] = out;
+    if (children == 0) continue;  // a leaf has nothing to write
+    std::int32_t b[9];
+    b[0] = t.first[i];
+    b[8] = b[0] + t.count[i];
+    for (int c = 1; c < 8; ++c) b[c] = inner[std::int64_t(k) * 7 + c - 1];
+    const std::uint64_t key = t.key[i];
+    for (int c = 0; c < 8; ++c) {
+      if (b[c + 1] == b[c]) continue;  // empty children are not nodes
+      t.key[out] = child_key(key, L, c);
+      t.level[out] = L + 1;
+      t.first[out] = b[c];
+      t.count[out] = b[c + 1] - b[c];
+      t.child_begin[out] = 0;  // the deepest level is never counted: its nodes are leaves
+      t.num_children[out] = 0;
+      ++out;
+    }
   }
-}
-
-__global__ void subtree_kernel(std::int32_t lo, std::int32_t hi, const std::int32_t* child_begin,
-                               const std::int32_t* num_children, std::int32_t* subtree) {
-  const std::int32_t i = lo + blockIdx.x * kBlock + threadIdx.x;
-  if (i >= hi) return;  // tail of the level
-  std::int32_t s = 1;
-  const std::int32_t cb = child_begin[i], n = num_children[i];
-  for (std::int32_t c = 0; c < n; ++c) s += subtree[cb + c];
-  subtree[i] = s;
-}
-
-__global__ void preorder_kernel(std::int32_t lo, std::int32_t hi, const std::int32_t* child_begin,
-                                const std::int32_t* num_children, const std::int32_t* subtree,
-                                std::int32_t* preorder) {
-  const std::int32_t i = lo + blockIdx.x * kBlock + threadIdx.x;
-  if (i >= hi) return;  // tail of the level
-  std::int32_t at = preorder[i] + 1;
-  const std::int32_t cb = child_begin[i], n = num_children[i];
-  for (std::int32_t c = 0; c < n; ++c) {
-    preorder[cb + c] = at;
-    at += subtree[cb + c];
-  }
-}
-
-/// The topology in pre-order: the pointers of an OctreeView, writable.
-struct TopologyOut {
-  std::uint64_t* key;
-  std::int32_t *level, *first, *count, *next;
-};
-
-__global__ void scatter_topology_kernel(std::int32_t num_nodes, LevelArrays t, const std::int32_t* subtree,
-                                        const std::int32_t* preorder, TopologyOut out) {
-  const std::int32_t i = blockIdx.x * kBlock + threadIdx.x;
-  if (i >= num_nodes) return;  // tail of the last block
-  const std::int32_t d = preorder[i];
-  out.key[d] = t.key[i];
-  out.level[d] = t.level[i];
-  out.first[d] = t.first[i];
-  out.count[d] = t.count[i];
-  out.next[d] = d + subtree[i];
 }
 
 template <class Real>
@@ -305,58 +299,90 @@ struct SortedSources {
   const Real *x, *y, *z, *m;
 };
 
+/// Bottom-up over level L: subtree sizes (for the pre-order) and moments
+/// (leaf_moments over a leaf's particles, combine_moments over the children).
 template <bool Quad, class Real>
-__global__ void moments_kernel(std::int32_t lo, std::int32_t hi, LevelArrays t, const Cube* cube,
-                               SortedSources<Real> s, NodeMoments* mo) {
-  const std::int32_t i = lo + blockIdx.x * kBlock + threadIdx.x;
-  if (i >= hi) return;  // tail of the level
-  const CellGeometry g = cell_geometry(t.key[i], t.level[i], *cube);
-  const std::int32_t n = t.num_children[i];
-  // Leaves sum particles, internal nodes children: two different loops.
-  if (n == 0)
-    mo[i] = leaf_moments<Quad>(s.x, s.y, s.z, s.m, t.first[i], t.count[i], g);
-  else
-    mo[i] = combine_moments<Quad>(mo + t.child_begin[i], n, g);
+__global__ void bottom_up_kernel(int L, LevelArrays t, const BuildStatus* status, const Cube* cube,
+                                 SortedSources<Real> s, std::int32_t* subtree, NodeMoments* mo) {
+  if (status->overflow != 0) return;  // the levels are incomplete: built again
+  const LevelExtent e = level_extent(status, L);
+  for (std::int32_t i = e.lo + blockIdx.x * kBlock + threadIdx.x; i < e.lo + e.width; i += gridDim.x * kBlock) {
+    const std::int32_t n = t.num_children[i], cb = t.child_begin[i];
+    std::int32_t size = 1;
+    for (std::int32_t c = 0; c < n; ++c) size += subtree[cb + c];
+    subtree[i] = size;
+    const CellGeometry g = cell_geometry(t.key[i], L, *cube);
+    // Leaves sum particles, internal nodes children: two different loops.
+    if (n == 0)
+      mo[i] = leaf_moments<Quad>(s.x, s.y, s.z, s.m, t.first[i], t.count[i], g);
+    else
+      mo[i] = combine_moments<Quad>(mo + cb, n, g);
+  }
 }
 
+/// Top-down over level L: the pre-order indices of the children.
+__global__ void preorder_kernel(int L, const BuildStatus* status, const std::int32_t* child_begin,
+                                const std::int32_t* num_children, const std::int32_t* subtree,
+                                std::int32_t* preorder) {
+  if (status->overflow != 0) return;  // the levels are incomplete: built again
+  const LevelExtent e = level_extent(status, L);
+  for (std::int32_t i = e.lo + blockIdx.x * kBlock + threadIdx.x; i < e.lo + e.width; i += gridDim.x * kBlock) {
+    std::int32_t at = preorder[i] + 1;
+    const std::int32_t cb = child_begin[i], n = num_children[i];
+    for (std::int32_t c = 0; c < n; ++c) {
+      preorder[cb + c] = at;
+      at += subtree[cb + c];
+    }
+  }
+}
+
+/// The tree in pre-order: the pointers of an OctreeView, writable.
 template <class Real>
-struct MomentsOut {
+struct TreeOut {
+  std::uint64_t* key;
+  std::int32_t *level, *first, *count, *next;
   Real *mass, *com_x, *com_y, *com_z, *crit2, *quad;
 };
 
+/// Every node to its pre-order place: topology, next = preorder + subtree
+/// size, moments rounded to Real, crit2.
 template <bool Quad, class Real>
-__global__ void finish_kernel(std::int32_t num_nodes, LevelArrays t, const std::int32_t* preorder, const Cube* cube,
-                              double theta, const NodeMoments* mo, MomentsOut<Real> out) {
-  const std::int32_t i = blockIdx.x * kBlock + threadIdx.x;
-  if (i >= num_nodes) return;  // tail of the last block
-  const std::int32_t d = preorder[i];
-  const CellGeometry g = cell_geometry(t.key[i], t.level[i], *cube);
-  const NodeMoments m = mo[i];
-  out.mass[d] = static_cast<Real>(m.mass);
-  out.com_x[d] = static_cast<Real>(m.cx);
-  out.com_y[d] = static_cast<Real>(m.cy);
-  out.com_z[d] = static_cast<Real>(m.cz);
-  out.crit2[d] = static_cast<Real>(acceptance_radius2(m, g, theta));
-  if constexpr (Quad)
-    for (int k = 0; k < kQuadComponents; ++k) out.quad[std::int64_t(d) * kQuadComponents + k] = static_cast<Real>(m.q[k]);
+__global__ void scatter_kernel(LevelArrays t, const BuildStatus* status, const std::int32_t* subtree,
+                               const std::int32_t* preorder, const Cube* cube, double theta, const NodeMoments* mo,
+                               TreeOut<Real> out) {
+  if (status->overflow != 0) return;  // the levels are incomplete: built again
+  const std::int32_t num_nodes = status->level_begin[kNumLevelSlots - 1];
+  for (std::int32_t i = blockIdx.x * kBlock + threadIdx.x; i < num_nodes; i += gridDim.x * kBlock) {
+    const std::int32_t d = preorder[i];
+    out.key[d] = t.key[i];
+    out.level[d] = t.level[i];
+    out.first[d] = t.first[i];
+    out.count[d] = t.count[i];
+    out.next[d] = d + subtree[i];
+    const CellGeometry g = cell_geometry(t.key[i], t.level[i], *cube);
+    const NodeMoments m = mo[i];
+    out.mass[d] = static_cast<Real>(m.mass);
+    out.com_x[d] = static_cast<Real>(m.cx);
+    out.com_y[d] = static_cast<Real>(m.cy);
+    out.com_z[d] = static_cast<Real>(m.cz);
+    out.crit2[d] = static_cast<Real>(acceptance_radius2(m, g, theta));
+    if constexpr (Quad)
+      for (int k = 0; k < kQuadComponents; ++k)
+        out.quad[std::int64_t(d) * kQuadComponents + k] = static_cast<Real>(m.q[k]);
+  }
 }
 
 unsigned blocks_for(std::int64_t n) { return static_cast<unsigned>((n + kBlock - 1) / kBlock); }
 
-/// Grows `b` to at least `n` elements; never shrinks (buffers are reused
-/// across builds). The old buffer is freed first to keep the peak low.
-template <class T>
-void grow(DeviceBuffer<T>& b, std::size_t n) {
-  if (b.size() >= n) return;
-  b = DeviceBuffer<T>();
-  b = DeviceBuffer<T>(n);
-}
+/// Blocks of a grid-stride launch over at most n items: enough to fill the
+/// GPU, few enough that an empty level is a short launch.
+unsigned capped_blocks(std::int64_t n) { return std::min(blocks_for(n), kMaxGridBlocks); }
 
-/// A first guess of the breadth-first node count: about 2N/cap nodes for
-/// leaves of half their capacity, plus slack. Overflow is detected on the
+/// A first guess of the breadth-first node count: about 3N/cap nodes (leaves
+/// a third full on average), plus slack. Overflow is detected on the
 /// device and the arrays grown (by doubling), so this needs to be good, not safe.
 std::int64_t initial_node_capacity(std::int64_t n, int cap) {
-  return std::min<std::int64_t>(n / cap * 2 + n / 16 + 4096, std::numeric_limits<std::int32_t>::max() - 1);
+  return std::min<std::int64_t>(n / cap * 3 + n / 16 + 4096, std::numeric_limits<std::int32_t>::max() - 1);
 }
 
 /// Upper bound of the number of nodes at level L, known on the host without
@@ -380,6 +406,7 @@ void copy_to_host(std::vector<T>& host, const T* device, std::size_t count, Stre
 template <class Real>
 struct DeviceOctree<Real>::Impl {
   static constexpr int kNumEvents = 7;
+  static constexpr int kNumGraphs = 3;  // levels, bottom-up, top-down
 
   TreeParams params;
   StreamHandle stream = nullptr;
@@ -387,6 +414,7 @@ struct DeviceOctree<Real>::Impl {
   std::int32_t num_nodes = 0;
   int depth = 0;
   std::int64_t node_capacity = 0;  // of the breadth-first arrays
+  std::uint64_t generation = 0;    // bumped whenever a buffer is reallocated (the graphs hold pointers)
 
   // Particles: keys and indices before and after the sort, sorted sources.
   DeviceBuffer<std::uint64_t> key_in, key_sorted;
@@ -399,7 +427,7 @@ struct DeviceOctree<Real>::Impl {
   // Breadth-first nodes and the scratch of the level phase.
   DeviceBuffer<std::uint64_t> b_key;
   DeviceBuffer<std::int32_t> b_level, b_first, b_count, b_child_begin, b_num_children;
-  DeviceBuffer<std::int32_t> inner, block_sum, block_offset, subtree, preorder;
+  DeviceBuffer<std::int32_t> inner, chunk_sum, chunk_offset, subtree, preorder;
   DeviceBuffer<NodeMoments> moments;
   // The tree in pre-order.
   DeviceBuffer<std::uint64_t> key;
@@ -408,17 +436,51 @@ struct DeviceOctree<Real>::Impl {
 
   BuildStatus* host_status = nullptr;  // pinned, for the one readback
   std::array<cudaEvent_t, kNumEvents> events{};
+  // The steps after the sort are a fixed sequence of ~110 small launches (the
+  // level extents live on the device), replayed as CUDA graphs: one launch
+  // each instead of one host call per kernel. Captured on a private stream
+  // (the legacy default stream cannot be captured), launched on the build's.
+  cuda::Stream capture_stream;
+  std::array<cudaGraph_t, kNumGraphs> graph{};
+  std::array<cudaGraphExec_t, kNumGraphs> graph_exec{};
+  struct GraphKey {
+    std::int64_t n = -1, capacity = 0;
+    int cap = 0;
+    Multipole multipole = Multipole::monopole;
+    double theta = 0;
+    std::uint64_t generation = 0;
+    bool operator==(const GraphKey&) const = default;
+  } graph_key;
 
   Impl() {
     ORRERY_CUDA_CHECK(cudaMallocHost(&host_status, sizeof(BuildStatus)));
     for (auto& e : events) ORRERY_CUDA_CHECK(cudaEventCreate(&e));
   }
   ~Impl() {
+    destroy_graphs();
     for (auto& e : events) (void)cudaEventDestroy(e);
     (void)cudaFreeHost(host_status);
   }
   Impl(const Impl&) = delete;
   Impl& operator=(const Impl&) = delete;
+
+  /// Grows `b` to at least `n` elements; never shrinks (buffers are reused
+  /// across builds). The old buffer is freed first to keep the peak low.
+  template <class T>
+  void grow(DeviceBuffer<T>& b, std::size_t n) {
+    if (b.size() >= n) return;
+    b = DeviceBuffer<T>();
+    b = DeviceBuffer<T>(n);
+    ++generation;
+  }
+  void destroy_graphs() {
+    // Only non-null handles: a failing call would leave an error for the next launch check.
+    for (auto& e : graph_exec)
+      if (e != nullptr) (void)cudaGraphExecDestroy(std::exchange(e, nullptr));
+    for (auto& g : graph)
+      if (g != nullptr) (void)cudaGraphDestroy(std::exchange(g, nullptr));
+    graph_key = GraphKey{};
+  }
 
   LevelArrays level_arrays() {
     return {b_key.data(), b_level.data(), b_first.data(), b_count.data(), b_child_begin.data(),
@@ -429,12 +491,17 @@ struct DeviceOctree<Real>::Impl {
   void build(const SourcesView<Real>& s, const TreeParams& p, StreamHandle st);
   void box_and_keys(const SourcesView<Real>& s);
   void sort_and_gather(const SourcesView<Real>& s);
-  void levels();
-  void throw_if_invalid(const SourcesView<Real>& s) const;
-  void order_phase(const std::int32_t* level_begin, int num_levels);
-  void moments_phase(const std::int32_t* level_begin, int num_levels);
+  void grow_node_buffers();
+  void tree_phases();
+  void capture_graphs();
+  template <class Enqueue>
+  void capture(int index, Enqueue&& enqueue);
+  void enqueue_levels(StreamHandle s);
   template <bool Quad>
-  void launch_moments(const std::int32_t* level_begin, int num_levels);
+  void enqueue_bottom_up(StreamHandle s);
+  template <bool Quad>
+  void enqueue_top_down(StreamHandle s);
+  void throw_if_invalid(const SourcesView<Real>& s) const;
 };
 
 template <class Real>
@@ -461,12 +528,14 @@ void DeviceOctree<Real>::Impl::sort_and_gather(const SourcesView<Real>& s) {
   const std::int64_t n = s.count;
   grow(key_sorted, n);
   grow(order, n);
+  // 32-bit item count (N < 2^31 is validated): CUB's 64-bit-offset path is slower.
+  const int items = static_cast<int>(n);
   std::size_t temp_bytes = 0;
   ORRERY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, key_in.data(), key_sorted.data(),
-                                                    index_in.data(), order.data(), n, 0, 3 * kMaxLevel, stream));
+                                                    index_in.data(), order.data(), items, 0, 3 * kMaxLevel, stream));
   grow(sort_temp, temp_bytes);
   ORRERY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(sort_temp.data(), temp_bytes, key_in.data(), key_sorted.data(),
-                                                    index_in.data(), order.data(), n, 0, 3 * kMaxLevel, stream));
+                                                    index_in.data(), order.data(), items, 0, 3 * kMaxLevel, stream));
   for (auto* b : {&x, &y, &z, &m}) grow(*b, n);
   gather_kernel<Real><<<blocks_for(n), kBlock, 0, stream>>>(s, order.data(), x.data(), y.data(), z.data(), m.data());
   ORRERY_CUDA_CHECK_LAUNCH("gather_kernel");
@@ -474,39 +543,116 @@ void DeviceOctree<Real>::Impl::sort_and_gather(const SourcesView<Real>& s) {
 }
 
 template <class Real>
-void DeviceOctree<Real>::Impl::levels() {
+void DeviceOctree<Real>::Impl::grow_node_buffers() {
+  const auto c = static_cast<std::size_t>(node_capacity);
+  grow(b_key, c);
+  grow(key, c);
+  grow(moments, c);
+  for (auto* b : {&b_level, &b_first, &b_count, &b_child_begin, &b_num_children, &subtree, &preorder, &level, &first,
+                  &count, &next})
+    grow(*b, c);
+  for (auto* b : {&mass, &com_x, &com_y, &com_z, &crit2}) grow(*b, c);
+  if (params.multipole == Multipole::quadrupole) grow(quad, c * kQuadComponents);
+  const std::int64_t widest = std::min<std::int64_t>(num_particles, node_capacity);
+  grow(inner, static_cast<std::size_t>(widest) * 7);
+  grow(chunk_sum, blocks_for(widest));
+  grow(chunk_offset, blocks_for(widest));
+}
+
+template <class Real>
+void DeviceOctree<Real>::Impl::enqueue_levels(StreamHandle s) {
   const std::int64_t n = num_particles;
   const int cap = params.leaf_capacity;
-  node_capacity = std::max(node_capacity, initial_node_capacity(n, cap));
+  const LevelArrays t = level_arrays();
+  init_levels_kernel<<<1, 1, 0, s>>>(t, static_cast<std::int32_t>(n), status.data(), preorder.data());
+  ORRERY_CUDA_CHECK_LAUNCH("init_levels_kernel");
+  for (int L = 0; L < kMaxLevel; ++L) {
+    const unsigned blocks = capped_blocks(level_width_bound(L, n, cap, node_capacity));
+    count_children_kernel<<<blocks, kBlock, 0, s>>>(t, key_sorted.data(), L, cap, node_capacity, status.data(),
+                                                    inner.data(), chunk_sum.data(), chunk_offset.data());
+    ORRERY_CUDA_CHECK_LAUNCH("count_children_kernel");
+    write_children_kernel<<<blocks, kBlock, 0, s>>>(t, L, status.data(), inner.data(), chunk_offset.data());
+    ORRERY_CUDA_CHECK_LAUNCH("write_children_kernel");
+  }
+}
+
+template <class Real>
+template <bool Quad>
+void DeviceOctree<Real>::Impl::enqueue_bottom_up(StreamHandle s) {
+  const SortedSources<Real> src{x.data(), y.data(), z.data(), m.data()};
+  for (int L = kMaxLevel; L >= 0; --L) {
+    const unsigned blocks = capped_blocks(level_width_bound(L, num_particles, params.leaf_capacity, node_capacity));
+    bottom_up_kernel<Quad, Real><<<blocks, kBlock, 0, s>>>(L, level_arrays(), status.data(), cube.data(), src,
+                                                           subtree.data(), moments.data());
+    ORRERY_CUDA_CHECK_LAUNCH("bottom_up_kernel");
+  }
+}
+
+template <class Real>
+template <bool Quad>
+void DeviceOctree<Real>::Impl::enqueue_top_down(StreamHandle s) {
+  for (int L = 0; L < kMaxLevel; ++L) {
+    const unsigned blocks = capped_blocks(level_width_bound(L, num_particles, params.leaf_capacity, node_capacity));
+    preorder_kernel<<<blocks, kBlock, 0, s>>>(L, status.data(), b_child_begin.data(), b_num_children.data(),
+                                              subtree.data(), preorder.data());
+    ORRERY_CUDA_CHECK_LAUNCH("preorder_kernel");
+  }
+  const TreeOut<Real> out{key.data(),  level.data(), first.data(), count.data(), next.data(),
+                          mass.data(), com_x.data(), com_y.data(), com_z.data(), crit2.data(),
+                          Quad ? quad.data() : nullptr};
+  scatter_kernel<Quad, Real><<<capped_blocks(node_capacity), kBlock, 0, s>>>(
+      level_arrays(), status.data(), subtree.data(), preorder.data(), cube.data(), params.theta, moments.data(), out);
+  ORRERY_CUDA_CHECK_LAUNCH("scatter_kernel");
+}
+
+template <class Real>
+template <class Enqueue>
+void DeviceOctree<Real>::Impl::capture(int index, Enqueue&& enqueue) {
+  const StreamHandle s = capture_stream.get();
+  ORRERY_CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+  try {
+    enqueue(s);
+  } catch (...) {
+    cudaGraph_t partial = nullptr;
+    (void)cudaStreamEndCapture(s, &partial);
+    if (partial != nullptr) (void)cudaGraphDestroy(partial);
+    throw;
+  }
+  ORRERY_CUDA_CHECK(cudaStreamEndCapture(s, &graph[index]));
+  ORRERY_CUDA_CHECK(cudaGraphInstantiate(&graph_exec[index], graph[index], 0));
+}
+
+template <class Real>
+void DeviceOctree<Real>::Impl::capture_graphs() {
+  destroy_graphs();
+  const bool quad_moments = params.multipole == Multipole::quadrupole;
+  capture(0, [&](StreamHandle s) { enqueue_levels(s); });
+  capture(1, [&](StreamHandle s) { quad_moments ? enqueue_bottom_up<true>(s) : enqueue_bottom_up<false>(s); });
+  capture(2, [&](StreamHandle s) { quad_moments ? enqueue_top_down<true>(s) : enqueue_top_down<false>(s); });
+}
+
+template <class Real>
+void DeviceOctree<Real>::Impl::tree_phases() {
+  node_capacity = std::max(node_capacity, initial_node_capacity(num_particles, params.leaf_capacity));
   for (;;) {
-    const auto c = static_cast<std::size_t>(node_capacity);
-    grow(b_key, c);
-    for (auto* b : {&b_level, &b_first, &b_count, &b_child_begin, &b_num_children}) grow(*b, c);
-    const std::int64_t widest = std::min<std::int64_t>(n, node_capacity);
-    grow(inner, static_cast<std::size_t>(widest) * 7);
-    grow(block_sum, blocks_for(widest));
-    grow(block_offset, blocks_for(widest));
-    const LevelArrays t = level_arrays();
-    init_levels_kernel<<<1, 1, 0, stream>>>(t, static_cast<std::int32_t>(n), status.data());
-    ORRERY_CUDA_CHECK_LAUNCH("init_levels_kernel");
-    for (int L = 0; L < kMaxLevel; ++L) {
-      const unsigned blocks = blocks_for(level_width_bound(L, n, cap, node_capacity));
-      count_children_kernel<<<blocks, kBlock, 0, stream>>>(t, key_sorted.data(), L, cap, status.data(), inner.data(),
-                                                           block_sum.data());
-      ORRERY_CUDA_CHECK_LAUNCH("count_children_kernel");
-      scan_level_kernel<<<1, kScanBlock, 0, stream>>>(L, node_capacity, status.data(), block_sum.data(),
-                                                      block_offset.data());
-      ORRERY_CUDA_CHECK_LAUNCH("scan_level_kernel");
-      write_children_kernel<<<blocks, kBlock, 0, stream>>>(t, L, status.data(), inner.data(), block_offset.data());
-      ORRERY_CUDA_CHECK_LAUNCH("write_children_kernel");
+    grow_node_buffers();
+    const GraphKey k{num_particles, node_capacity, params.leaf_capacity, params.multipole, params.theta, generation};
+    if (!(k == graph_key)) {
+      capture_graphs();
+      graph_key = k;
     }
+    ORRERY_CUDA_CHECK(cudaGraphLaunch(graph_exec[0], stream));
+    mark(4);
+    ORRERY_CUDA_CHECK(cudaGraphLaunch(graph_exec[1], stream));
+    mark(5);
+    ORRERY_CUDA_CHECK(cudaGraphLaunch(graph_exec[2], stream));
+    mark(6);
     cuda::copy_device_to_host(host_status, status.data(), sizeof(BuildStatus), stream);  // synchronises
-    if (host_status->overflow == 0) break;
+    if (host_status->overflow == 0) return;
     if (node_capacity >= std::numeric_limits<std::int32_t>::max() - 1)
-      throw RuntimeFailure("the octree of " + std::to_string(n) + " particles has more than 2^31 - 1 nodes");
+      throw RuntimeFailure("the octree of " + std::to_string(num_particles) + " particles has more than 2^31 - 1 nodes");
     node_capacity = std::min<std::int64_t>(2 * node_capacity, std::numeric_limits<std::int32_t>::max() - 1);
   }
-  mark(4);
 }
 
 template <class Real>
@@ -525,64 +671,6 @@ void DeviceOctree<Real>::Impl::throw_if_invalid(const SourcesView<Real>& s) cons
 }
 
 template <class Real>
-void DeviceOctree<Real>::Impl::order_phase(const std::int32_t* level_begin, int num_levels) {
-  const std::size_t nn = static_cast<std::size_t>(num_nodes);
-  grow(subtree, nn);
-  grow(preorder, nn);
-  for (int L = num_levels - 1; L >= 0; --L) {
-    const std::int32_t lo = level_begin[L], hi = level_begin[L + 1];
-    subtree_kernel<<<blocks_for(hi - lo), kBlock, 0, stream>>>(lo, hi, b_child_begin.data(), b_num_children.data(),
-                                                              subtree.data());
-    ORRERY_CUDA_CHECK_LAUNCH("subtree_kernel");
-  }
-  cuda::zero_device_bytes(preorder.data(), sizeof(std::int32_t), stream);  // the root is node 0
-  for (int L = 0; L + 1 < num_levels; ++L) {
-    const std::int32_t lo = level_begin[L], hi = level_begin[L + 1];
-    preorder_kernel<<<blocks_for(hi - lo), kBlock, 0, stream>>>(lo, hi, b_child_begin.data(), b_num_children.data(),
-                                                               subtree.data(), preorder.data());
-    ORRERY_CUDA_CHECK_LAUNCH("preorder_kernel");
-  }
-  grow(key, nn);
-  for (auto* b : {&level, &first, &count, &next}) grow(*b, nn);
-  scatter_topology_kernel<<<blocks_for(num_nodes), kBlock, 0, stream>>>(
-      num_nodes, level_arrays(), subtree.data(), preorder.data(),
-      TopologyOut{key.data(), level.data(), first.data(), count.data(), next.data()});
-  ORRERY_CUDA_CHECK_LAUNCH("scatter_topology_kernel");
-  mark(5);
-}
-
-template <class Real>
-template <bool Quad>
-void DeviceOctree<Real>::Impl::launch_moments(const std::int32_t* level_begin, int num_levels) {
-  const SortedSources<Real> s{x.data(), y.data(), z.data(), m.data()};
-  for (int L = num_levels - 1; L >= 0; --L) {
-    const std::int32_t lo = level_begin[L], hi = level_begin[L + 1];
-    moments_kernel<Quad, Real><<<blocks_for(hi - lo), kBlock, 0, stream>>>(lo, hi, level_arrays(), cube.data(), s,
-                                                                          moments.data());
-    ORRERY_CUDA_CHECK_LAUNCH("moments_kernel");
-  }
-  const MomentsOut<Real> out{mass.data(), com_x.data(), com_y.data(), com_z.data(), crit2.data(),
-                             Quad ? quad.data() : nullptr};
-  finish_kernel<Quad, Real><<<blocks_for(num_nodes), kBlock, 0, stream>>>(num_nodes, level_arrays(), preorder.data(),
-                                                                         cube.data(), params.theta, moments.data(), out);
-  ORRERY_CUDA_CHECK_LAUNCH("finish_kernel");
-}
-
-template <class Real>
-void DeviceOctree<Real>::Impl::moments_phase(const std::int32_t* level_begin, int num_levels) {
-  const std::size_t nn = static_cast<std::size_t>(num_nodes);
-  grow(moments, nn);
-  for (auto* b : {&mass, &com_x, &com_y, &com_z, &crit2}) grow(*b, nn);
-  if (params.multipole == Multipole::quadrupole) {
-    grow(quad, nn * kQuadComponents);
-    launch_moments<true>(level_begin, num_levels);
-  } else {
-    launch_moments<false>(level_begin, num_levels);
-  }
-  mark(6);
-}
-
-template <class Real>
 void DeviceOctree<Real>::Impl::build(const SourcesView<Real>& s, const TreeParams& p, StreamHandle st) {
   validate_tree_params(p, s.count);
   num_nodes = 0;  // until this build has succeeded
@@ -592,16 +680,13 @@ void DeviceOctree<Real>::Impl::build(const SourcesView<Real>& s, const TreeParam
   mark(0);
   box_and_keys(s);
   sort_and_gather(s);
-  levels();
+  tree_phases();
   throw_if_invalid(s);
-  std::int32_t level_begin[kNumLevelSlots];
-  std::copy(host_status->level_begin, host_status->level_begin + kNumLevelSlots, level_begin);
+  const std::int32_t* level_begin = host_status->level_begin;
   int num_levels = 1;
   while (num_levels < kMaxLevel + 1 && level_begin[num_levels + 1] > level_begin[num_levels]) ++num_levels;
-  num_nodes = level_begin[num_levels];
+  num_nodes = level_begin[kNumLevelSlots - 1];
   depth = num_levels - 1;
-  order_phase(level_begin, num_levels);
-  moments_phase(level_begin, num_levels);
 }
 
 template <class Real>
@@ -662,7 +747,7 @@ GpuBuildTimes DeviceOctree<Real>::times() const {
   if (impl_->num_nodes == 0) return t;
   const auto& e = impl_->events;
   ORRERY_CUDA_CHECK(cudaEventSynchronize(e[6]));
-  double* phase[6] = {&t.box, &t.keys, &t.sort, &t.levels, &t.order, &t.moments};
+  double* phase[6] = {&t.box, &t.keys, &t.sort, &t.levels, &t.moments, &t.order};  // in the order run
   for (int k = 0; k < 6; ++k) {
     float ms = 0;
     ORRERY_CUDA_CHECK(cudaEventElapsedTime(&ms, e[k], e[k + 1]));
@@ -680,7 +765,7 @@ std::size_t DeviceOctree<Real>::device_bytes() const {
   for (const auto* v : {&t.x, &t.y, &t.z, &t.m, &t.mass, &t.com_x, &t.com_y, &t.com_z, &t.crit2, &t.quad})
     b += v->bytes();
   for (const auto* v : {&t.b_level, &t.b_first, &t.b_count, &t.b_child_begin, &t.b_num_children, &t.inner,
-                        &t.block_sum, &t.block_offset, &t.subtree, &t.preorder, &t.level, &t.first, &t.count, &t.next})
+                        &t.chunk_sum, &t.chunk_offset, &t.subtree, &t.preorder, &t.level, &t.first, &t.count, &t.next})
     b += v->bytes();
   return b;
 }

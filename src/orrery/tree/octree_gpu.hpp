@@ -10,11 +10,9 @@
 // Pointers in the views are device memory.
 //
 // Streams and synchronisation: every step is enqueued on the stream given to
-// build(). build() synchronises that stream once, after the level phase, to
-// learn the node count and the level sizes (the view's num_nodes is a host
-// value); the order and moment phases are enqueued and not waited for. Work
-// enqueued later on the same stream (the walk) sees the finished tree; other
-// streams must wait on it first.
+// build(). build() synchronises that stream once, at the end, to learn the
+// node count (the view's num_nodes is a host value) and the validation
+// result, so the tree is complete when build() returns.
 //
 // Memory: device buffers are kept between builds and only grow, so a solver
 // calling build() every step allocates nothing after the first call at the
@@ -35,9 +33,10 @@ struct GpuBuildTimes {
   double box = 0;      // bounding box reduction and input validation
   double keys = 0;     // Morton keys
   double sort = 0;     // radix sort of (key, index) and gather of sorted sources
-  double levels = 0;   // level-by-level node creation, incl. the host readback of the level sizes
-  double order = 0;    // subtree sizes, pre-order indices, escape indices, topology scatter
-  double moments = 0;  // moments bottom-up, crit2, scatter into pre-order
+  double levels = 0;   // level-by-level node creation (breadth-first)
+  double order = 0;    // pre-order indices top-down, then the scatter of every node into pre-order
+                       // (topology, next, moments rounded to Real, crit2)
+  double moments = 0;  // bottom-up: subtree sizes and moments in double
   double total() const { return box + keys + sort + levels + order + moments; }
 };
 
@@ -72,7 +71,9 @@ class DeviceOctree {
   /// The key cube of the last build (waits for the stream: host copy).
   Cube cube() const;
 
-  /// Phase times of the last build; waits for the build's stream.
+  /// Phase times of the last build (the final readback of the node count is
+  /// in none of them). Phases run in the order box, keys, sort, levels,
+  /// moments, order.
   GpuBuildTimes times() const;
   /// Device bytes held now (tree, sorted sources, and the build's scratch).
   std::size_t device_bytes() const;
