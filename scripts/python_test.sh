@@ -14,12 +14,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/usr/local/cuda/bin"
 jobs=${ORRERY_JOBS:-$(nproc)}
+# The module is built for the interpreter that runs the tests.
+py=$(command -v "${PYTHON:-python3}")
 if [ -n "${ORRERY_BUILD_DIR:-}" ]; then
   build=$ORRERY_BUILD_DIR
-  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DORRERY_BUILD_PYTHON=ON >/dev/null
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DORRERY_BUILD_PYTHON=ON "-DPython_EXECUTABLE=$py" >/dev/null
 else
   build=build/release
-  cmake --preset release -DORRERY_BUILD_PYTHON=ON >/dev/null
+  cmake --preset release -DORRERY_BUILD_PYTHON=ON "-DPython_EXECUTABLE=$py" >/dev/null
 fi
 targets=(orrery_python)
 if [ -f apps/orrery/CMakeLists.txt ]; then targets+=(orrery_cli); fi
@@ -27,4 +29,4 @@ cmake --build "$build" -j "$jobs" --target "${targets[@]}"
 export PYTHONPATH="$PWD/$build/python${PYTHONPATH:+:$PYTHONPATH}"
 export ORRERY_CLI="$PWD/$build/apps/orrery/orrery"
 export MPLBACKEND=Agg
-exec python3 -m pytest -q tests/python "$@"
+exec "$py" -m pytest -q tests/python "$@"

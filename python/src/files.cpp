@@ -70,6 +70,7 @@ nb::tuple read_checkpoint(const std::string& path) {
 
 template <class Real>
 void save_snapshot(SimulationHandle<Real>& h, const std::string& path, io::SnapshotInfo info, bool fields) {
+  const auto claim = h.claim();
   nb::gil_scoped_release release;
   auto& sim = h.sim();
   info.time = sim.time();
@@ -83,8 +84,9 @@ void save_snapshot(SimulationHandle<Real>& h, const std::string& path, io::Snaps
 }
 
 template <class Real>
-void save_checkpoint(const SimulationHandle<Real>& h, const std::string& path, const std::string& config,
+void save_checkpoint(SimulationHandle<Real>& h, const std::string& path, const std::string& config,
                      const std::map<std::string, std::int64_t>& counters) {
+  const auto claim = h.claim();
   nb::gil_scoped_release release;
   io::Checkpoint<Real> c;
   c.config = config;
@@ -96,9 +98,9 @@ void save_checkpoint(const SimulationHandle<Real>& h, const std::string& path, c
 
 template void save_snapshot<float>(SimulationHandle<float>&, const std::string&, io::SnapshotInfo, bool);
 template void save_snapshot<double>(SimulationHandle<double>&, const std::string&, io::SnapshotInfo, bool);
-template void save_checkpoint<float>(const SimulationHandle<float>&, const std::string&, const std::string&,
+template void save_checkpoint<float>(SimulationHandle<float>&, const std::string&, const std::string&,
                                      const std::map<std::string, std::int64_t>&);
-template void save_checkpoint<double>(const SimulationHandle<double>&, const std::string&, const std::string&,
+template void save_checkpoint<double>(SimulationHandle<double>&, const std::string&, const std::string&,
                                       const std::map<std::string, std::int64_t>&);
 
 void bind_files(nb::module_& m) {

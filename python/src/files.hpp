@@ -20,7 +20,7 @@ void save_snapshot(SimulationHandle<Real>& h, const std::string& path, io::Snaps
 /// Writes a checkpoint of the simulation: particles, state, `config` (the
 /// run's TOML text) and `counters`.
 template <class Real>
-void save_checkpoint(const SimulationHandle<Real>& h, const std::string& path, const std::string& config,
+void save_checkpoint(SimulationHandle<Real>& h, const std::string& path, const std::string& config,
                      const std::map<std::string, std::int64_t>& counters);
 
 }  // namespace orrery::python

@@ -62,8 +62,10 @@ Particles<Real> particles_from(const Rows3<Real>& positions, const Rows3<Real>& 
 /// Runs `count` steps with the GIL released, checking for signals between
 /// slices of about 0.1 s. Returns early (raising) on KeyboardInterrupt.
 template <class Real>
-void run_steps(integrate::Simulation<Real>& sim, std::int64_t count) {
+void run_steps(SimulationHandle<Real>& h, std::int64_t count) {
   using Clock = std::chrono::steady_clock;
+  const auto claim = h.claim();
+  auto& sim = h.sim();
   std::int64_t done = 0;
   while (done < count) {
     {
@@ -80,6 +82,7 @@ void run_steps(integrate::Simulation<Real>& sim, std::int64_t count) {
 
 template <class Real>
 const Accelerations<Real>& accelerations_of(SimulationHandle<Real>& h) {
+  const auto claim = h.claim();
   nb::gil_scoped_release release;
   return h.sim().accelerations();
 }
@@ -92,6 +95,7 @@ template <class Real>
 nb::dict diagnostics(SimulationHandle<Real>& h) {
   diag::Diagnostics d;
   {
+    const auto claim = h.claim();
     nb::gil_scoped_release release;
     const auto measure = integrate::diagnostics_output<Real>(nullptr, 1.0, [&d](const diag::Diagnostics& row) { d = row; });
     measure.write(h.sim());
@@ -146,9 +150,9 @@ void bind_simulation_of(nb::module_& m) {
                      return d;
                    })
       .def("steps_until", [](const Handle& h, double t) { return h.sim().steps_until(t); }, nb::arg("t"))
-      .def("step", [](Handle& h, std::int64_t count) { run_steps(h.sim(), count); }, nb::arg("count") = 1)
+      .def("step", [](Handle& h, std::int64_t count) { run_steps(h, count); }, nb::arg("count") = 1)
       .def(
-          "integrate", [](Handle& h, double t) { run_steps(h.sim(), h.sim().steps_until(t)); }, nb::arg("t"))
+          "integrate", [](Handle& h, double t) { run_steps(h, h.sim().steps_until(t)); }, nb::arg("t"))
       .def_prop_ro("x", column(&Particles<Real>::x))
       .def_prop_ro("y", column(&Particles<Real>::y))
       .def_prop_ro("z", column(&Particles<Real>::z))
@@ -164,6 +168,7 @@ void bind_simulation_of(nb::module_& m) {
                    [](Handle& h) {
                      const std::vector<Real>* pot = nullptr;
                      {
+                       const auto claim = h.claim();
                        nb::gil_scoped_release release;
                        pot = &h.sim().potentials();
                      }

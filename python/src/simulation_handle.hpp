@@ -2,7 +2,14 @@
 // What a Python orrery.Simulation holds: the library's Simulation<Real> and
 // the GravityConfig its solver was made from (for snapshots, checkpoints and
 // repr). The solver comes from the same factory as the CLI's.
+//
+// Work on a simulation runs with the GIL released, so two Python threads
+// could reach the same simulation at once: claim() makes the second one fail
+// with a clear error instead of racing on the particle arrays.
+#include <mutex>
 #include <utility>
+
+#include "orrery/core/error.hpp"
 
 #include "orrery/gravity/gravity_config.hpp"
 #include "orrery/gravity/solver_factory.hpp"
@@ -21,7 +28,18 @@ class SimulationHandle {
   const integrate::Simulation<Real>& sim() const { return sim_; }
   const gravity::GravityConfig& gravity() const { return gravity_; }
 
+  /// Exclusive use while the GIL is released; RuntimeFailure when another thread has it.
+  [[nodiscard]] std::unique_lock<std::mutex> claim() {
+    std::unique_lock<std::mutex> lock(busy_, std::try_to_lock);
+    if (!lock.owns_lock()) {
+      throw RuntimeFailure("orrery.Simulation is in use by another thread (stepping, solving or writing); "
+                           "use one simulation from one thread at a time");
+    }
+    return lock;
+  }
+
  private:
+  std::mutex busy_;
   gravity::GravityConfig gravity_;
   integrate::Simulation<Real> sim_;
 };

@@ -167,3 +167,21 @@ def test_ctrl_c_interrupts_a_long_integrate_between_steps():
     assert time.monotonic() - start < 30
     assert 0 < sim.step_count and sim.time == sim.step_count * sim.dt  # a consistent state
     sim.step()  # and the simulation still works
+
+
+def test_a_simulation_busy_in_another_thread_refuses_instead_of_racing():
+    sim = orrery.Simulation.plummer(1000, seed=1, solver="direct")
+    worker = threading.Thread(target=sim.step, args=(400,))
+    worker.start()
+    deadline = time.monotonic() + 30
+    while sim.step_count == 0 and time.monotonic() < deadline:
+        time.sleep(0.005)
+    try:
+        if worker.is_alive():
+            with pytest.raises(RuntimeError, match="in use by another thread"):
+                sim.step()
+        else:
+            pytest.skip("the worker finished before the second call (machine too fast for this check)")
+    finally:
+        worker.join()
+    assert sim.step_count == 400
