@@ -1,9 +1,11 @@
 """The examples in examples/python run (small N) and print what they promise."""
 
 import os
-import subprocess
 import pathlib
+import subprocess
 import sys
+
+import pytest
 
 import orrery
 from package_helpers import REPO
@@ -30,6 +32,7 @@ def test_quickstart_runs(tmp_path):
 
 
 def test_walkthrough_runs_and_writes_its_figure_and_files(tmp_path):
+    pytest.importorskip("matplotlib")
     out = run_example("walkthrough.py", "--n", "400", "--out", str(tmp_path / "wt"), cwd=tmp_path)
     assert "resumed run identical: True" in out
     for name in ("walkthrough.png", "snapshot.h5", "run.orrck"):

@@ -1,11 +1,11 @@
 """orrery.plot: the helpers draw what they say; the projected density keeps the mass."""
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
 import numpy as np
 import pytest
+
+matplotlib = pytest.importorskip("matplotlib")
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
 
 import orrery
 
