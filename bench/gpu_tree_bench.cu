@@ -206,9 +206,10 @@ Timing time_solver(GpuTreeSolver<float>& s, DeviceSet& p, int warm, int trials) 
 int trials_for(std::int64_t n) { return n >= (std::int64_t(1) << 26) ? 3 : n >= (std::int64_t(1) << 23) ? 5 : 11; }
 
 GpuTreeSolverConfig config(Traversal t, int w, double theta = 0.5, tree::Multipole mp = tree::Multipole::monopole,
-                           MathMode math = MathMode::fast) {
+                           MathMode math = MathMode::fast, int leaf_capacity = 16) {
   GpuTreeSolverConfig c;
   c.tree.tree.theta = theta;
+  c.tree.tree.leaf_capacity = leaf_capacity;
   c.tree.tree.multipole = mp;
   c.tree.softening = kSoftening;
   c.tree.math = math;
@@ -222,7 +223,7 @@ GpuTreeSolverConfig config(Traversal t, int w, double theta = 0.5, tree::Multipo
 class Csv {
  public:
   explicit Csv(const std::string& path) : f_(path) {
-    f_ << "table,n,traversal,width,multipole,math,theta,trials,total_ms,spread_pct,build_ms,walk_ms,scatter_ms,"
+    f_ << "table,n,traversal,width,multipole,math,theta,leaf_capacity,trials,total_ms,spread_pct,build_ms,walk_ms,scatter_ms,"
           "box_ms,keys_ms,sort_ms,levels_ms,order_ms,moments_ms,nodes,depth,visits_pp,cells_pp,particles_pp,"
           "ms_per_nlogn,exponent,err_median,err_p99,err_max,bytes_pp,cpu_ms,canary_drift_pct\n";
   }
@@ -247,11 +248,11 @@ class Csv {
     const auto& tot = r.t.last.total;
     char buf[1024];
     std::snprintf(buf, sizeof buf,
-                  "%s,%lld,%s,%d,%s,%s,%.2f,%d,%.5g,%.3g,%.5g,%.5g,%.5g,%.4g,%.4g,%.4g,%.4g,%.4g,%.4g,%d,%d,%.6g,%.6g,"
+                  "%s,%lld,%s,%d,%s,%s,%.2f,%d,%d,%.5g,%.3g,%.5g,%.5g,%.5g,%.4g,%.4g,%.4g,%.4g,%.4g,%.4g,%d,%d,%.6g,%.6g,"
                   "%.6g,%.4g,%.3g,%.4g,%.4g,%.4g,%.4g,%.5g,%.3g\n",
                   r.table.c_str(), (long long)r.n, std::string(to_string(r.c.traversal)).c_str(), r.c.group_width,
                   std::string(tree::to_string(r.c.tree.tree.multipole)).c_str(),
-                  std::string(to_string(r.c.tree.math)).c_str(), r.c.tree.tree.theta, r.t.trials, r.t.total_ms,
+                  std::string(to_string(r.c.tree.math)).c_str(), r.c.tree.tree.theta, r.c.tree.tree.leaf_capacity, r.t.trials, r.t.total_ms,
                   r.t.spread_pct, build, ph("walk"), ph("scatter"), ph("box"), ph("keys"), ph("sort"), ph("levels"),
                   ph("order"), ph("moments"), r.nodes, r.depth, double(tot.node_visits) / n,
                   double(tot.cell_interactions) / n, double(tot.particle_interactions) / n,
@@ -278,14 +279,14 @@ class Session {
     return 100.0 * (ms / canary0_ - 1.0);
   }
 
-  Csv::Row run(const std::string& table, DeviceSet& p, const GpuTreeSolverConfig& c) {
+  Csv::Row run(const std::string& table, DeviceSet& p, const GpuTreeSolverConfig& c, int trials = 0) {
     Csv::Row r;
     r.drift = canary();
     r.table = table;
     r.n = p.n;
     r.c = c;
     GpuTreeSolver<float> s(c);
-    r.t = time_solver(s, p, 2, quick_ ? 3 : trials_for(p.n));
+    r.t = time_solver(s, p, 2, trials > 0 ? trials : quick_ ? 3 : trials_for(p.n));
     r.nodes = s.num_nodes();
     r.depth = s.depth();
     r.bytes_pp = double(s.device_bytes() + p.bytes()) / double(p.n);
@@ -351,6 +352,26 @@ class Session {
         std::printf("%-10s theta %.1f  total %8.4g ms  err median %.3g p99 %.3g max %.3g\n",
                     std::string(tree::to_string(mp)).c_str(), theta, r.t.total_ms, r.err.median, r.err.p99,
                     r.err.max);
+      }
+    }
+  }
+
+  /// Opening angle x leaf capacity x multipole at 1M: time against error,
+  /// for the accuracy-matched target (median <= 3e-4, p99 <= 1.5e-3).
+  void tuning() {
+    std::printf("\n== tuning at N = 1048576: leaf capacity x theta x multipole (errors on 4096 targets)\n");
+    DeviceSet p(std::int64_t(1) << 20);
+    const Reference ref = reference(p, 4096);
+    for (int cap : {32, 64}) {
+      for (auto mp : {tree::Multipole::monopole, tree::Multipole::quadrupole}) {
+        for (double theta : {0.4, 0.5, 0.6, 0.7}) {
+          Csv::Row r = run("tuning", p, config(Traversal::coherent, 32, theta, mp, MathMode::fast, cap), 5);
+          r.err = errors(p, ref);
+          csv_.write(r);
+          std::printf("cap %2d %-10s theta %.1f  total %8.4g ms (walk %8.4g)  err median %.3g p99 %.3g max %.3g\n",
+                      cap, std::string(tree::to_string(mp)).c_str(), theta, r.t.total_ms, r.t.phase_ms["walk"],
+                      r.err.median, r.err.p99, r.err.max);
+        }
       }
     }
   }
@@ -464,6 +485,7 @@ int main(int argc, char** argv) {
     s.widths();
     s.exact_cost();
     s.accuracy();
+    s.tuning();
     s.scaling(quick ? (std::int64_t(1) << 20) : (std::int64_t(1) << 27));
     if (!quick) s.cpu_tree();  // the CPU at 1M is seconds of held device time
     if (capacity) s.capacity();

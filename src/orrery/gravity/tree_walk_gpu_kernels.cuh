@@ -155,11 +155,18 @@ __global__ void __launch_bounds__(kWalkBlock)
     const bool accept = mine & accepts(t, n, i, tx, ty, tz);
     const bool leaf = next == n + 1;
     const bool sum = mine & !accept & leaf;
-    // Group-uniform: skips a cell term no lane accepted (evaluate, then select).
+    // Group-uniform: skips a cell term no lane accepted. The lanes that did
+    // not accept evaluate it too and keep nothing: a monopole cell is
+    // add_cell's particle term with keep = accept; a quadrupole cell is
+    // add_cell on a copy, selected.
     if (g.any(accept)) {
-      Accumulator<Real> with = acc;
-      add_cell<Pot, Quad, Mode>(with, t, soft, n, tx, ty, tz);
-      acc = select(accept, with, acc);
+      if constexpr (Quad) {
+        Accumulator<Real> with = acc;
+        add_cell<Pot, Quad, Mode>(with, t, soft, n, tx, ty, tz);
+        acc = select(accept, with, acc);
+      } else {
+        add_particle<Pot, Mode>(acc, soft, tx, ty, tz, t.com_x[n], t.com_y[n], t.com_z[n], t.mass[n], accept);
+      }
       c.cell_interactions += accept;
     }
     // Group-uniform: skips a leaf no lane sums.
