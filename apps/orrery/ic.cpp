@@ -23,8 +23,7 @@ struct IcOptions {
 };
 
 void ic_command(const IcOptions& o) {
-  io::Config config = o.config_file.empty() ? io::Config::defaults() : io::Config::from_file(o.config_file);
-  for (const auto& assignment : o.overrides) config.set(assignment);
+  const io::Config config = io::Config::load(o.config_file, o.overrides);
   const auto run_config = config.run_config();
   const auto initial = driver::initial_state(run_config);
   auto info = driver::snapshot_info(run_config, "none (initial conditions)", config.to_toml());

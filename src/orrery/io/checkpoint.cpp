@@ -137,7 +137,12 @@ BuildFingerprint read_build(Reader& r) {
 
 template <class Real>
 BuildFingerprint BuildFingerprint::current() {
-  return {ORRERY_VERSION, precision_name<Real>(), __VERSION__};
+#if defined(__clang__)
+  constexpr const char* compiler = "clang " __VERSION__;
+#else
+  constexpr const char* compiler = "gcc " __VERSION__;
+#endif
+  return {ORRERY_VERSION, precision_name<Real>(), compiler};
 }
 
 template <class Real>

@@ -75,7 +75,7 @@ std::string last_error() {
 }
 
 void Where::fail(const std::string& object, const std::string& problem) const {
-  throw InputError("file '" + file + "': " + object + ": " + problem);
+  throw InputError("file '" + file + "': " + (object.empty() ? "" : object + ": ") + problem);
 }
 
 void write_attr(const Where& w, hid_t loc, const char* name, const std::vector<std::uint64_t>& v) {

@@ -252,12 +252,12 @@ void write_snapshot(const std::filesystem::path& path, const Particles<Real>& p,
     const h5::Handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
     H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V18, H5F_LIBVER_LATEST);
     h5::Handle file(H5Fcreate(out.temp_path().c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), H5Fclose);
-    if (!file.valid()) w.fail("file", "cannot create (HDF5: " + h5::last_error() + ")");
+    if (!file.valid()) w.fail("", "cannot create (HDF5: " + h5::last_error() + ")");
     write_header(w, file.get(), static_cast<std::uint64_t>(p.size()), info.time, std::is_same_v<Real, double>);
     write_parameters(w, file.get(), info, precision_name<Real>());
     write_particles(w, file.get(), p, fields);
     if (H5Fflush(file.get(), H5F_SCOPE_GLOBAL) < 0 || !file.reset())
-      w.fail("file", "could not be written (disk full?) (HDF5: " + h5::last_error() + "); any previous file is unchanged");
+      w.fail("", "could not be written (disk full?) (HDF5: " + h5::last_error() + "); any previous file is unchanged");
   }
   out.commit();
 }
@@ -267,10 +267,10 @@ Snapshot<Real> read_snapshot(const std::filesystem::path& path) {
   const h5::Where w{path.string()};
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) throw InputError("file '" + path.string() + "': no such file");
-  if (!is_hdf5_file(path)) w.fail("file", "not an HDF5 file (no HDF5 signature: wrong format, or truncated/corrupt)");
+  if (!is_hdf5_file(path)) w.fail("", "not an HDF5 file (no HDF5 signature: wrong format, or truncated/corrupt)");
   h5::quiet_errors();
   const h5::Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
-  if (!file.valid()) w.fail("file", "cannot open: truncated or corrupt (HDF5: " + h5::last_error() + ")");
+  if (!file.valid()) w.fail("", "cannot open: truncated or corrupt (HDF5: " + h5::last_error() + ")");
   Snapshot<Real> s;
   const Counts counts = read_header(w, file.get(), s.info);
   read_parameters(w, file.get(), s.info);

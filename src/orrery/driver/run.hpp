@@ -1,0 +1,47 @@
+#pragma once
+// A whole run as `orrery run` and the Python package do it: initial
+// conditions (a generator or a snapshot file) or a checkpoint to continue,
+// the leapfrog with the configured solver and precision, and the outputs
+// under output.directory:
+//   diagnostics.csv            every output.diagnostics_interval (a restarted
+//                              run writes diagnostics_from_<step>.csv)
+//   snapshot_<index>.h5        every output.snapshot_interval (index = the
+//                              number of intervals elapsed: the same after a restart)
+//   checkpoint_<step>.orrck    every output.checkpoint_minutes of wall time, when
+//                              stopped (integration.wall_limit_minutes, a STOP file
+//                              in the directory, SIGINT/SIGTERM) and at the end;
+//                              the newest output.checkpoint_keep are kept
+#include <filesystem>
+#include <functional>
+#include <string>
+
+#include "orrery/integrate/run.hpp"
+#include "orrery/integrate/run_config.hpp"
+
+namespace orrery::driver {
+
+struct RunOptions {
+  std::string config_toml;              // the run's full configuration, stored in snapshots and checkpoints
+  std::filesystem::path restart;        // a checkpoint to continue from (empty: a new run)
+  bool handle_signals = true;           // install SIGINT/SIGTERM handlers for the run
+};
+
+struct RunSummary {
+  integrate::RunSummary run;
+  std::int64_t first_step = 0;          // the step the run started at (> 0 after a restart)
+  std::string stopped_by;               // empty when t_end was reached
+  std::filesystem::path checkpoint;     // the last checkpoint written
+  int snapshots = 0;                    // written by this run
+};
+
+/// The configuration (TOML) a checkpoint was written with, to apply --set to
+/// before restarting. InputError when the file is not a valid checkpoint.
+std::string checkpoint_toml(const std::filesystem::path& checkpoint);
+
+/// Runs to integration.t_end or until stopped. InputError for invalid
+/// configuration (naming the key) or a checkpoint that does not fit this
+/// build or configuration (naming the field), before any output is written.
+RunSummary run(const integrate::RunConfig& config, const RunOptions& options,
+               const std::function<void(const integrate::Progress&)>& on_progress = {});
+
+}  // namespace orrery::driver

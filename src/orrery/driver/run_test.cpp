@@ -1,0 +1,120 @@
+#include "orrery/driver/run.hpp"
+
+#include <gtest/gtest.h>
+
+#include "orrery/io/checkpoint.hpp"
+#include "orrery/io/config.hpp"
+#include "orrery/io/snapshot.hpp"
+#include "orrery/io/test_files.hpp"
+
+namespace orrery::driver {
+namespace {
+
+using io::testing::ScratchDir;
+
+struct TestRun {
+  integrate::RunConfig config;
+  RunOptions options;
+};
+
+/// A small, fast run: 64 Plummer particles, direct summation in double.
+TestRun small_run(const std::filesystem::path& dir, double t_end) {
+  io::Config c = io::Config::defaults();
+  c.set("initial_conditions.count=64");
+  c.set("gravity.precision=double");
+  c.set("integration.dt=0.015625");
+  c.set("integration.t_end=" + std::to_string(t_end));
+  c.set("output.directory=" + dir.string());
+  TestRun r{c.run_config(), {}};
+  r.config.output.snapshot_interval = 0.25;
+  r.config.output.checkpoint_minutes = 0;
+  r.options.config_toml = c.to_toml();
+  r.options.handle_signals = false;
+  return r;
+}
+
+Particles<double> final_particles(const RunSummary& s) { return io::read_checkpoint<double>(s.checkpoint).particles; }
+
+TEST(DriverRun, WritesDiagnosticsSnapshotsAndAFinalCheckpoint) {
+  ScratchDir dir;
+  auto r = small_run(dir.path(), 0.5);
+  const auto s = run(r.config, r.options);
+  EXPECT_TRUE(s.stopped_by.empty());
+  EXPECT_EQ(s.run.steps, 32);
+  EXPECT_EQ(s.snapshots, 3);
+  EXPECT_TRUE(std::filesystem::exists(dir / "diagnostics.csv"));
+  const auto snap = io::read_snapshot<double>(dir / "snapshot_0001.h5");
+  EXPECT_EQ(snap.info.time, 0.25);
+  EXPECT_EQ(snap.info.step, 16);
+  EXPECT_TRUE(snap.has_potential && snap.has_acceleration);
+  EXPECT_NE(snap.info.config.find("[gravity]"), std::string::npos);
+  EXPECT_EQ(io::read_checkpoint<double>(s.checkpoint).state.step, 32);
+}
+
+TEST(DriverRun, RestartFromTheFinalCheckpointContinuesBitIdentically) {
+  ScratchDir straight_dir, split_dir;
+  auto straight = small_run(straight_dir.path(), 0.5);
+  const auto whole = run(straight.config, straight.options);
+
+  auto first = small_run(split_dir.path(), 0.25);
+  const auto half = run(first.config, first.options);
+  auto second = small_run(split_dir.path(), 0.5);
+  second.options.restart = half.checkpoint;
+  const auto rest = run(second.config, second.options);
+  EXPECT_EQ(rest.first_step, 16);
+  EXPECT_EQ(rest.run.steps, 32);
+  io::testing::expect_same_particles(final_particles(whole), final_particles(rest));
+  // Snapshot numbering continues: the restarted run wrote snapshot 2 at t = 0.5.
+  EXPECT_TRUE(std::filesystem::exists(split_dir / "snapshot_0002.h5"));
+  EXPECT_TRUE(std::filesystem::exists(split_dir / "diagnostics_from_16.csv"));
+}
+
+TEST(DriverRun, StopFileCheckpointsAndStopsAndTheRunCanBeResumed) {
+  ScratchDir straight_dir, dir;
+  auto straight = small_run(straight_dir.path(), 0.5);
+  const auto whole = run(straight.config, straight.options);
+
+  auto r = small_run(dir.path(), 0.5);
+  std::filesystem::create_directories(dir.path());
+  io::testing::write_bytes(dir / "STOP", "");
+  const auto stopped = run(r.config, r.options);
+  EXPECT_NE(stopped.stopped_by.find("STOP"), std::string::npos);
+  EXPECT_EQ(stopped.run.steps, 1);
+  EXPECT_FALSE(std::filesystem::exists(dir / "STOP"));
+  r.options.restart = stopped.checkpoint;
+  const auto resumed = run(r.config, r.options);
+  io::testing::expect_same_particles(final_particles(whole), final_particles(resumed));
+}
+
+TEST(DriverRun, RestartRefusesOtherPhysicsNamingTheKey) {
+  ScratchDir dir;
+  auto r = small_run(dir.path(), 0.25);
+  const auto s = run(r.config, r.options);
+  auto changed = small_run(dir.path(), 0.5);
+  changed.config.gravity.softening = 0.01;
+  changed.options.restart = s.checkpoint;
+  io::testing::expect_input_error([&] { run(changed.config, changed.options); },
+                                  {s.checkpoint.string(), "gravity.softening", "0.05", "0.01"});
+  auto other_precision = small_run(dir.path(), 0.5);
+  other_precision.config.gravity.precision = gravity::Precision::single;
+  other_precision.options.restart = s.checkpoint;
+  io::testing::expect_input_error([&] { run(other_precision.config, other_precision.options); },
+                                  {"build.precision", "double"});
+}
+
+TEST(DriverRun, StartsFromASnapshotFile) {
+  ScratchDir dir;
+  auto r = small_run(dir / "a", 0.25);
+  run(r.config, r.options);
+  auto from_file = small_run(dir / "b", 0.5);
+  from_file.config.initial_conditions.kind = "file";
+  from_file.config.initial_conditions.path = (dir / "a/snapshot_0001.h5").string();
+  const auto s = run(from_file.config, from_file.options);
+  EXPECT_EQ(s.run.time, 0.5);  // started at the snapshot's time 0.25
+  EXPECT_EQ(s.run.steps, 16);
+  from_file.config.initial_conditions.path = (dir / "missing.h5").string();
+  io::testing::expect_input_error([&] { run(from_file.config, from_file.options); }, {"missing.h5", "no such file"});
+}
+
+}  // namespace
+}  // namespace orrery::driver

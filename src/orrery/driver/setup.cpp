@@ -1,0 +1,46 @@
+#include "orrery/driver/setup.hpp"
+
+#include <cmath>
+
+#include "orrery/core/error.hpp"
+#include "orrery/ic/initial_conditions.hpp"
+
+namespace orrery::driver {
+
+UnitSystem unit_system(const integrate::UnitsConfig& u) {
+  const auto positive = [](const char* key, double v) {
+    if (!(v > 0) || !std::isfinite(v)) throw InputError(std::string(key) + " = " + std::to_string(v) + "; accepted: a number > 0");
+  };
+  if (u.system == "physical") return physical_units();
+  if (u.system != "henon") throw InputError("units.system = \"" + u.system + "\"; accepted: henon, physical");
+  positive("units.length_kpc", u.length_kpc);
+  positive("units.mass_msun", u.mass_msun);
+  return henon_units(u.length_kpc, u.mass_msun);
+}
+
+InitialState initial_state(const integrate::RunConfig& config) {
+  const auto& ic_config = config.initial_conditions;
+  if (ic_config.kind == "file") {
+    if (ic_config.path.empty())
+      throw InputError("initial_conditions.path is empty; kind = \"file\" needs the path of an HDF5 snapshot");
+    auto snapshot = io::read_snapshot<double>(ic_config.path);
+    return {std::move(snapshot.particles), snapshot.info.time};
+  }
+  auto generator = ic_config;
+  generator.mass = unit_system(config.units).to_code_mass(ic_config.mass);
+  return {ic::make_initial_conditions(generator), 0.0};
+}
+
+io::SnapshotInfo snapshot_info(const integrate::RunConfig& config, const std::string& solver_name,
+                               const std::string& config_toml) {
+  io::SnapshotInfo info;
+  info.units = unit_system(config.units);
+  info.softening = config.gravity.softening;
+  info.softening_kernel = std::string(to_string(config.gravity.softening_kernel));
+  info.theta = config.gravity.solver == "tree" ? config.gravity.theta : 0.0;
+  info.solver = solver_name;
+  info.config = config_toml;
+  return info;
+}
+
+}  // namespace orrery::driver
