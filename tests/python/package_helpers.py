@@ -27,6 +27,24 @@ def run_cli(*args, check=True, cwd=None):
     return result
 
 
+def require_cli(subcommand, option=None):
+    """Skips unless the CLI has `subcommand` (listed by `orrery --help`) and,
+    if given, `option` of it: parts this checkout's CLI may not have yet."""
+    listing = subprocess.run([cli(), "--help"], capture_output=True, text=True).stdout
+    has = any(line.split()[:1] == [subcommand] for line in listing.splitlines())
+    if has and option:
+        has = option in subprocess.run([cli(), subcommand, "--help"], capture_output=True, text=True).stdout
+    if not has:
+        pytest.skip(f"the CLI has no `orrery {subcommand}{' ' + option if option else ''}` yet")
+
+
+def require_cli_key(key, value):
+    """Skips unless the CLI's configuration schema has `key`."""
+    result = subprocess.run([cli(), "config", "--set", f"{key}={value}"], capture_output=True, text=True)
+    if result.returncode != 0:
+        pytest.skip(f"the CLI's configuration has no {key} yet")
+
+
 def numpy_plummer_forces(pos, mass, eps):
     """Plummer-softened accelerations and potentials in float64, all pairs, self excluded."""
     pos = np.asarray(pos, dtype=float)

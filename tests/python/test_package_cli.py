@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import orrery
-from package_helpers import run_cli
+from package_helpers import require_cli, require_cli_key, run_cli
 
 COLUMNS = ["time", "step", "kinetic", "potential", "total", "relative_energy_error", "virial_ratio"]
 
@@ -49,3 +49,79 @@ def test_library_errors_carry_the_cli_message():
     result = run_cli("run", "--set", "gravity.backend=cuda", "--set", "integration.t_end=0", check=False)
     assert result.returncode == 2
     assert message in result.stderr
+
+
+def cli_run(directory, *sets, restart=None):
+    """`orrery run` of a small Plummer sphere into `directory`, with extra --set assignments."""
+    args = ["run", "--set", "initial_conditions.count=256", "--set", "initial_conditions.seed=11",
+            "--set", "gravity.softening=0.02", "--set", "integration.dt=0.015625",
+            "--set", f"output.directory={directory}"]
+    for s in sets:
+        args += ["--set", s]
+    if restart is not None:
+        args += ["--restart", restart]
+    return run_cli(*args)
+
+
+def newest_checkpoint(directory):
+    return sorted(directory.glob("checkpoint_*.orrck"), key=lambda p: int(p.stem.split("_")[1]))[-1]
+
+
+def python_run(t_end):
+    sim = orrery.Simulation.plummer(256, seed=11, softening=0.02, dt=0.015625)
+    return sim.integrate(t_end)
+
+
+@pytest.mark.parametrize("precision,dtype", [("single", np.float32), ("double", np.float64)])
+def test_cli_initial_conditions_equal_pythons(tmp_path, precision, dtype):
+    require_cli("ic")
+    path = tmp_path / "ic.h5"
+    run_cli("ic", "--set", "initial_conditions.count=500", "--set", "initial_conditions.seed=4",
+            "--set", f"gravity.precision={precision}", "-o", path)
+    snap = orrery.read_snapshot(path)
+    sim = orrery.Simulation.plummer(500, seed=4, precision=precision)
+    assert snap["positions"].dtype == dtype
+    for key, value in (("positions", sim.positions), ("velocities", sim.velocities), ("masses", sim.mass),
+                       ("ids", sim.ids)):
+        assert np.array_equal(snap[key], value), key
+
+
+def test_the_cli_reads_pythons_snapshots_and_checkpoints(tmp_path):
+    require_cli("info")
+    sim = orrery.Simulation.plummer(321, seed=2).integrate(0.1)
+    sim.save_snapshot(tmp_path / "s.h5")
+    sim.save_checkpoint(tmp_path / "c.orrck")
+    out = run_cli("info", tmp_path / "s.h5").stdout
+    assert "particles:        321" in out and f"step:             {sim.step_count}" in out
+    out = run_cli("info", tmp_path / "c.orrck").stdout
+    assert "checksum verified" in out and "restartable here: yes" in out
+
+
+def test_forces_in_cli_snapshots_equal_pythons(tmp_path):
+    require_cli_key("output.snapshot_interval", 0.125)
+    cli_run(tmp_path, "integration.t_end=0.25", "output.snapshot_interval=0.125")
+    snaps = sorted(tmp_path.glob("snapshot_*.h5"))
+    assert len(snaps) == 3
+    for path in snaps:
+        snap = orrery.read_snapshot(path)
+        acc, pot, _ = orrery.forces(snap["positions"], snap["masses"], solver="direct", softening=0.02)
+        assert np.array_equal(acc, snap["accelerations"]) and np.array_equal(pot, snap["potentials"]), path.name
+
+
+def test_a_cli_checkpoint_continues_in_python_and_a_python_checkpoint_in_the_cli(tmp_path):
+    require_cli("run", "--restart")
+    straight = python_run(0.5)
+    # CLI to 0.25, Python on to 0.5.
+    cli_run(tmp_path / "a", "integration.t_end=0.25")
+    resumed = orrery.Simulation.load_checkpoint(newest_checkpoint(tmp_path / "a"))
+    assert resumed.step_count == 16
+    resumed.integrate(0.5)
+    assert np.array_equal(resumed.positions, straight.positions)
+    assert np.array_equal(resumed.velocities, straight.velocities)
+    # Python to 0.25, the CLI on to 0.5.
+    python_run(0.25).save_checkpoint(tmp_path / "py.orrck")
+    cli_run(tmp_path / "b", "integration.t_end=0.5", restart=tmp_path / "py.orrck")
+    finished = orrery.Simulation.load_checkpoint(newest_checkpoint(tmp_path / "b"))
+    assert finished.step_count == 32
+    assert np.array_equal(finished.positions, straight.positions)
+    assert np.array_equal(finished.velocities, straight.velocities)
