@@ -26,6 +26,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_stats.hpp"
 #include "orrery/cuda/device.hpp"
 #include "orrery/cuda/event_timer.hpp"
 #include "orrery/cuda/memory.hpp"
@@ -42,16 +43,8 @@ using namespace orrery;
 using gravity::gpu::PlummerPlainPair;
 using gravity::gpu::PlummerScaledPair;
 
-struct Stats {
-  double median = 0, min = 0, max = 0;
-  double spread() const { return median > 0 ? (max - min) / median : 0; }
-};
-
-Stats stats_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t k = v.size();
-  return {k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]), v.front(), v.back()};
-}
+using bench::Stats;
+using bench::stats_of;
 
 /// Seconds per call of `launch` (device work on the default stream), `trials` times.
 Stats time_device(const std::function<void()>& launch, int trials) {
