@@ -3,10 +3,11 @@
 //
 // Vectorisation by explicit blocking, not by the compiler's choice: source j
 // always goes to lane j % kLanes of the partial sums, each lane sums its
-// sources in a fixed order (index order, except that the block holding the
-// target and the partial last block come last), and the lanes are combined
-// in a fixed order at the end. So a target's result depends only on the input, never on the thread
-// count, the array alignment or how the compiler vectorises (contract 6).
+// sources in index order, and the lanes are combined in a fixed order at the
+// end. So a target's result depends only on the input, never on the thread
+// count, the array alignment, or how the compiler vectorises
+// (contract 6); the GPU's exact mode (direct_gpu_exact.cu) follows the same
+// order and gets the same bits.
 // The arithmetic is xm:: (IEEE, explicit fma, no contraction): the same bits
 // under any compiler honouring -ffp-contract=off.
 #include <algorithm>
@@ -63,39 +64,77 @@ struct LaneSums {
   }
 };
 
-/// The softened field at source i of all sources j != i.
-template <class Real, class Softening, bool WithPotential>
-TargetField<Real> direct_field_at(std::int64_t i, const SourcesView<Real>& s, const Softening& soft) {
-  constexpr int W = kDirectLanes<Real>;
-  const Real xi = s.x[i], yi = s.y[i], zi = s.z[i];
-  const Real* __restrict x = s.x;
-  const Real* __restrict y = s.y;
-  const Real* __restrict z = s.z;
-  const Real* __restrict m = s.mass;
-  LaneSums<Real, WithPotential> sums;
-  const std::int64_t full = s.count - s.count % W;
-  const std::int64_t own_block = i - i % W;
-  // Full blocks other than the target's own: no lane needs a mask.
-  for (std::int64_t j0 = 0; j0 < full; j0 += W) {
-    // Skipping one block in N/W costs nothing and keeps the mask out of the hot loop.
-    if (j0 == own_block) continue;
-#pragma omp simd
-    for (int l = 0; l < W; ++l) {
-      const std::int64_t j = j0 + l;
-      sums.add(l, xm::sub(x[j], xi), xm::sub(y[j], yi), xm::sub(z[j], zi), m[j], true, soft);
+/// One target's view of the sources: its position and the blocks of W sources.
+template <class Real>
+struct DirectTarget {
+  std::int64_t i;
+  Real xi, yi, zi;
+
+  DirectTarget(std::int64_t index, const SourcesView<Real>& s) : i(index), xi(s.x[index]), yi(s.y[index]), zi(s.z[index]) {}
+
+  /// Adds the block of W sources starting at j0 (a multiple of W) to the
+  /// lanes, masking the target itself and sources past the end (clamped).
+  template <bool WithPotential, class Softening>
+  void add_masked_block(LaneSums<Real, WithPotential>& sums, std::int64_t j0, const SourcesView<Real>& s,
+                        const Softening& soft) const {
+    const std::int64_t last = s.count - 1;
+    for (int l = 0; l < kDirectLanes<Real>; ++l) {
+      const std::int64_t j = std::min<std::int64_t>(j0 + l, last);
+      sums.add(l, xm::sub(s.x[j], xi), xm::sub(s.y[j], yi), xm::sub(s.z[j], zi), s.mass[j], (j0 + l <= last) & (j != i),
+               soft);
     }
   }
-  // Then the target's own block and the partial last block, with masks:
-  // the target itself and sources past the end (clamped) contribute zero.
-  const std::int64_t last = s.count - 1;
-  const auto masked_block = [&](std::int64_t j0) {
-    for (int l = 0; l < W; ++l) {
-      const std::int64_t j = std::min<std::int64_t>(j0 + l, last);
-      sums.add(l, xm::sub(x[j], xi), xm::sub(y[j], yi), xm::sub(z[j], zi), m[j], (j0 + l <= last) & (j != i), soft);
+
+  /// Adds the full blocks in [j_begin, j_end) (multiples of W) in index
+  /// order. Only the block holding the target needs a mask: the range is
+  /// split around it so the hot loop has neither mask nor branch.
+  template <bool WithPotential, class Softening>
+  void add_blocks(LaneSums<Real, WithPotential>& sums, std::int64_t j_begin, std::int64_t j_end,
+                  const SourcesView<Real>& s, const Softening& soft) const {
+    constexpr int W = kDirectLanes<Real>;
+    const std::int64_t own_block = i - i % W;
+    if (own_block < j_begin || own_block >= j_end) {
+      add_unmasked_blocks(sums, j_begin, j_end, s, soft);
+      return;
     }
-  };
-  if (own_block < full) masked_block(own_block);
-  if (full < s.count) masked_block(full);
+    add_unmasked_blocks(sums, j_begin, own_block, s, soft);
+    add_masked_block(sums, own_block, s, soft);
+    add_unmasked_blocks(sums, own_block + W, j_end, s, soft);
+  }
+
+  /// The hot loop: full blocks in [j_begin, j_end) not holding the target.
+  template <bool WithPotential, class Softening>
+  void add_unmasked_blocks(LaneSums<Real, WithPotential>& sums, std::int64_t j_begin, std::int64_t j_end,
+                           const SourcesView<Real>& s, const Softening& soft) const {
+    constexpr int W = kDirectLanes<Real>;
+    const Real* __restrict x = s.x;
+    const Real* __restrict y = s.y;
+    const Real* __restrict z = s.z;
+    const Real* __restrict m = s.mass;
+    for (std::int64_t j0 = j_begin; j0 < j_end; j0 += W) {
+#pragma omp simd
+      for (int l = 0; l < W; ++l) {
+        const std::int64_t j = j0 + l;
+        sums.add(l, xm::sub(x[j], xi), xm::sub(y[j], yi), xm::sub(z[j], zi), m[j], true, soft);
+      }
+    }
+  }
+};
+
+/// The sources in whole blocks of W; the rest form the masked tail block.
+template <class Real>
+std::int64_t full_blocks_end(const SourcesView<Real>& s) {
+  return s.count - s.count % kDirectLanes<Real>;
+}
+
+/// The softened field at source i of all sources j != i: every lane in index order.
+template <class Real, class Softening, bool WithPotential>
+TargetField<Real> direct_field_at(std::int64_t i, const SourcesView<Real>& s, const Softening& soft) {
+  const DirectTarget<Real> t(i, s);
+  LaneSums<Real, WithPotential> sums;
+  const std::int64_t full = full_blocks_end(s);
+  t.add_blocks(sums, 0, full, s, soft);
+  if (full < s.count) t.add_masked_block(sums, full, s, soft);
   return sums.combine();
 }
 

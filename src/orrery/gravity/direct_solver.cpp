@@ -33,6 +33,7 @@ void direct_all(const SourcesView<Real>& s, const AccelerationsView<Real>& out, 
     if constexpr (WithPotential) out.potential[i] = f.potential;
   }
 }
+
 }  // namespace
 
 template <class Real, class Softening>
