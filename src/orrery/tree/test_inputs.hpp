@@ -23,6 +23,19 @@ inline Particles<float> make_particles(std::size_t n) {
   return p;
 }
 
+/// The same particles in precision Real (positions and masses only).
+template <class Real>
+Particles<Real> converted(const Particles<float>& p) {
+  Particles<Real> q(static_cast<std::size_t>(p.size()));
+  for (std::int64_t i = 0; i < p.size(); ++i) {
+    q.x[i] = p.x[i];
+    q.y[i] = p.y[i];
+    q.z[i] = p.z[i];
+    q.mass[i] = p.mass[i];
+  }
+  return q;
+}
+
 /// Uniform random points in the unit cube.
 inline Particles<float> uniform_cube(std::size_t n, std::uint64_t seed) {
   Rng r(seed);

@@ -1,10 +1,11 @@
 #include "orrery/tree/tree_solver.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <vector>
 
 #include "orrery/core/error.hpp"
-#include "orrery/gravity/walk.hpp"
+#include "orrery/tree/group_walk.hpp"
 #include "orrery/tree/octree_build.hpp"
 
 namespace orrery::tree {
@@ -13,16 +14,15 @@ namespace {
 template <bool Pot, bool Quad, MathMode Mode, class Real, class Softening>
 void walk_all_impl(const OctreeView<Real>& t, const Softening& soft, Real* ax, Real* ay, Real* az, Real* pot,
                    gravity::InteractionCounts* per_target) {
+  constexpr int W = kGroupLanes<Real>;
   const std::int32_t n = static_cast<std::int32_t>(t.num_particles);
-#pragma omp parallel for schedule(dynamic, 64)
-  for (std::int32_t i = 0; i < n; ++i) {
-    gravity::WalkCounts c;
-    const auto acc = gravity::walk_target<Pot, Quad, Mode>(t, soft, i, c);
-    ax[i] = acc.ax;
-    ay[i] = acc.ay;
-    az[i] = acc.az;
-    if constexpr (Pot) pot[i] = acc.pot;
-    per_target[i] = {c.node_visits, c.cell_interactions, c.particle_interactions};
+  const std::int32_t groups = (n + W - 1) / W;
+  // Groups are fixed by the sorted index, not by the thread that runs them:
+  // the result does not depend on the schedule (contract 6).
+#pragma omp parallel for schedule(dynamic, 16)
+  for (std::int32_t g = 0; g < groups; ++g) {
+    const std::int32_t i0 = g * W;
+    walk_group<W, Pot, Quad, Mode>(t, soft, i0, std::min(W, n - i0), ax, ay, az, pot, per_target);
   }
 }
 

@@ -1,0 +1,167 @@
+#pragma once
+// The CPU walk of W consecutive sorted targets at once, vectorised across the
+// targets (DESIGN §4): the coherent walk of seed ADR 003 with a SIMD register
+// as the group.
+//
+// Every lane keeps the node its own walk (gravity::walk_target) wants next;
+// the group steps to the smallest of them. At a node a lane acts only when it
+// is the node it wants, and then exactly as walk_target does: the same
+// opening test (gravity::accepts, restated in decide() with integer masks),
+// the same interaction functions (gravity/walk.hpp), the same counters. A lane that does not act keeps its sums bit-for-bit (a select
+// after the arithmetic). So each target sums the same terms in the same order
+// as walk_target, and the results are bit-identical to it (tested in
+// group_walk_test.cpp), whatever W.
+//
+// The lane loops are `omp simd` loops over plain per-lane arrays: compiled
+// with -fno-math-errno -fno-trapping-math (CMakeLists.txt; neither changes a
+// value), g++ if-converts them and turns sqrt, division and fma into their
+// packed IEEE instructions, which round exactly like the scalar ones. The
+// group's next node is a branch (see walk_group), so the processor speculates
+// down the tree as it does in the scalar walk; measured on Zen 4 this is
+// ~1.4x faster than walk_target per target at N = 65536.
+#include <algorithm>
+#include <cstdint>
+#include <type_traits>
+
+#include "orrery/gravity/walk.hpp"
+
+namespace orrery::tree {
+
+/// Lanes per group: two AVX2 registers of float, or of double.
+template <class Real>
+inline constexpr int kGroupLanes = 64 / static_cast<int>(sizeof(Real));
+
+/// The state of the W lanes of a group: one array per quantity. Masks,
+/// counters and indices are integers of the width of Real (all bits set =
+/// true), so that each lane loop runs at one vector width throughout: g++
+/// vectorises such loops cleanly, and not loops that mix bool or 32-bit
+/// integers with double.
+template <int W, class Real>
+struct GroupLanes {
+  using Int = std::conditional_t<sizeof(Real) == 4, std::int32_t, std::int64_t>;
+  alignas(64) Real tx[W], ty[W], tz[W];       // target positions
+  alignas(64) Real sx[W], sy[W], sz[W], sp[W];  // running sums
+  alignas(64) Int idx[W];                       // sorted target index
+  alignas(64) Int want[W];                      // the node this lane's walk is at
+  alignas(64) Int visits[W], cells[W], parts[W];
+  alignas(64) Int take_cell[W], take_leaf[W];   // what each lane does at the current node
+};
+
+/// The decision of every lane at node n (walk_target's, lane by lane), and
+/// whether any lane accepts the cell, sums the leaf, or descends.
+template <int W, class Real>
+[[gnu::always_inline]] inline void decide(const OctreeView<Real>& t, std::int32_t n, GroupLanes<W, Real>& __restrict g, bool& any_cell,
+                   bool& any_leaf, bool& any_descend) {
+  using Int = typename GroupLanes<W, Real>::Int;
+  const Int first = t.first[n], count = t.count[n], next = t.next[n];
+  const Int leaf = next == n + 1 ? Int(-1) : Int(0);
+  const Real cx = t.com_x[n], cy = t.com_y[n], cz = t.com_z[n], crit2 = t.crit2[n];
+  Int cell_bits = 0, leaf_bits = 0, descend_bits = 0;
+#pragma omp simd reduction(| : cell_bits, leaf_bits, descend_bits)
+  for (int l = 0; l < W; ++l) {
+    // gravity::accepts, lane by lane, with the conditions as integer masks.
+    const Int active = g.want[l] == n ? Int(-1) : Int(0);
+    const Real d2 = xm::norm2(xm::sub(cx, g.tx[l]), xm::sub(cy, g.ty[l]), xm::sub(cz, g.tz[l]));
+    const Int far = d2 > crit2 ? Int(-1) : Int(0);
+    const Int member = (first <= g.idx[l]) & (g.idx[l] < first + count) ? Int(1) : Int(0);
+    const Int accept = active & far & (member - 1);
+    const Int sum_leaf = active & ~accept & leaf;
+    const Int descend = active & ~accept & ~leaf;
+    g.take_cell[l] = accept;
+    g.take_leaf[l] = sum_leaf;
+    g.visits[l] -= active;
+    g.cells[l] -= accept;
+    g.parts[l] += sum_leaf & (count - member);
+    g.want[l] = descend ? Int(n + 1) : (active ? next : g.want[l]);
+    cell_bits |= accept;
+    leaf_bits |= sum_leaf;
+    descend_bits |= descend;
+  }
+  any_cell = cell_bits != 0;
+  any_leaf = leaf_bits != 0;
+  any_descend = descend_bits != 0;
+}
+
+/// The particle-cell interaction of node n for the lanes that accepted it.
+template <bool Pot, bool Quad, MathMode Mode, int W, class Real, class Softening>
+inline void add_cells(const OctreeView<Real>& t, const Softening& soft, std::int32_t n, GroupLanes<W, Real>& __restrict g) {
+#pragma omp simd
+  for (int l = 0; l < W; ++l) {
+    gravity::Accumulator<Real> a{g.sx[l], g.sy[l], g.sz[l], g.sp[l]};
+    gravity::add_cell<Pot, Quad, Mode>(a, t, soft, n, g.tx[l], g.ty[l], g.tz[l]);
+    const bool take = g.take_cell[l];
+    g.sx[l] = take ? a.ax : g.sx[l];
+    g.sy[l] = take ? a.ay : g.sy[l];
+    g.sz[l] = take ? a.az : g.sz[l];
+    if constexpr (Pot) g.sp[l] = take ? a.pot : g.sp[l];
+  }
+}
+
+/// The particle-particle interactions of leaf n, particle by particle in
+/// sorted order, for the lanes that sum it (each lane's own particle masked).
+template <bool Pot, MathMode Mode, int W, class Real, class Softening>
+inline void add_leaves(const OctreeView<Real>& t, const Softening& soft, std::int32_t n, GroupLanes<W, Real>& __restrict g) {
+  using Int = typename GroupLanes<W, Real>::Int;
+  const std::int32_t first = t.first[n], end = first + t.count[n];
+  for (std::int32_t j = first; j < end; ++j) {
+    const Real px = t.x[j], py = t.y[j], pz = t.z[j], pm = t.m[j];
+#pragma omp simd
+    for (int l = 0; l < W; ++l) {
+      gravity::Accumulator<Real> a{g.sx[l], g.sy[l], g.sz[l], g.sp[l]};
+      gravity::add_particle<Pot, Mode>(a, soft, g.tx[l], g.ty[l], g.tz[l], px, py, pz, pm,
+                                       bool(g.take_leaf[l] & -Int(j != g.idx[l])));
+      g.sx[l] = a.ax;
+      g.sy[l] = a.ay;
+      g.sz[l] = a.az;
+      if constexpr (Pot) g.sp[l] = a.pot;
+    }
+  }
+}
+
+/// Walks sorted targets [i0, i0 + lanes), 1 <= lanes <= W, and writes their
+/// sums (sorted order) to ax/ay/az/pot[i0 + l] and their counters to
+/// counts[i0 + l]. pot is written only when Pot.
+template <int W, bool Pot, bool Quad, MathMode Mode, class Real, class Softening>
+void walk_group(const OctreeView<Real>& t, const Softening& soft, std::int32_t i0, int lanes, Real* ax, Real* ay,
+                Real* az, Real* pot, gravity::InteractionCounts* counts) {
+  GroupLanes<W, Real> g;
+  for (int l = 0; l < W; ++l) {
+    // Padding lanes repeat the last target and never want a node.
+    g.idx[l] = i0 + std::min(l, lanes - 1);
+    g.want[l] = l < lanes ? 0 : t.num_nodes;
+    g.tx[l] = t.x[g.idx[l]];
+    g.ty[l] = t.y[g.idx[l]];
+    g.tz[l] = t.z[g.idx[l]];
+    g.sx[l] = g.sy[l] = g.sz[l] = g.sp[l] = Real(0);
+    g.visits[l] = g.cells[l] = g.parts[l] = 0;
+  }
+  std::int32_t n = 0;
+  while (n < t.num_nodes) {
+    bool any_cell, any_leaf, any_descend;
+    decide(t, n, g, any_cell, any_leaf, any_descend);
+    // Skipping a node no lane interacts with is a branch on the whole group:
+    // it saves the interaction, it does not change any lane's value.
+    if (any_cell) add_cells<Pot, Quad, Mode>(t, soft, n, g);
+    if (any_leaf) add_leaves<Pot, Mode>(t, soft, n, g);
+    // The group's next node is the smallest want, which is n + 1 if any lane
+    // descends and next[n] otherwise: a lane that is not at n stopped at a
+    // cell whose subtree holds n, so it wants at least next[n]. Written as a
+    // branch, not as a reduction over the lanes, so that the processor
+    // speculates down the walk as it does for a single target.
+    if (any_descend) {
+      ++n;
+    } else {
+      n = t.next[n];
+    }
+  }
+  for (int l = 0; l < lanes; ++l) {
+    const std::int32_t i = i0 + l;
+    ax[i] = g.sx[l];
+    ay[i] = g.sy[l];
+    az[i] = g.sz[l];
+    if constexpr (Pot) pot[i] = g.sp[l];
+    counts[i] = {std::uint64_t(g.visits[l]), std::uint64_t(g.cells[l]), std::uint64_t(g.parts[l])};
+  }
+}
+
+}  // namespace orrery::tree
