@@ -10,5 +10,8 @@ namespace orrery::cli {
 
 void add_run_command(CLI::App& app);     // run.cpp
 void add_config_command(CLI::App& app);  // config.cpp
+void add_ic_command(CLI::App& app);      // ic.cpp
+void add_info_command(CLI::App& app);    // info.cpp
+void add_render_command(CLI::App& app);  // render.cpp
 
 }  // namespace orrery::cli

@@ -13,6 +13,9 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   orrery::cli::add_run_command(app);
   orrery::cli::add_config_command(app);
+  orrery::cli::add_ic_command(app);
+  orrery::cli::add_info_command(app);
+  orrery::cli::add_render_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -1,4 +1,4 @@
-// orrery run [CONFIG.toml] [--set section.key=value ...]
+// orrery run [CONFIG.toml] [--restart CHECKPOINT] [--set section.key=value ...]
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "commands.hpp"
-#include "orrery/integrate/run.hpp"
+#include "orrery/driver/run.hpp"
 #include "orrery/io/config.hpp"
 #include "progress.hpp"
 
@@ -17,19 +17,37 @@ namespace {
 struct RunOptions {
   std::string config_file;
   std::vector<std::string> overrides;
+  std::string restart;
 };
 
+/// The file and --set overrides; on a restart without a file, the checkpoint's own configuration.
+io::Config run_config_of(const RunOptions& o) {
+  if (o.restart.empty() || !o.config_file.empty()) return io::Config::load(o.config_file, o.overrides);
+  io::Config c = io::Config::from_string(driver::checkpoint_toml(o.restart), "checkpoint " + o.restart);
+  for (const auto& assignment : o.overrides) c.set(assignment);
+  return c;
+}
+
 void run_command(const RunOptions& o) {
-  const io::Config config = io::Config::load(o.config_file, o.overrides);
+  const io::Config config = run_config_of(o);
+  driver::RunOptions options;
+  options.config_toml = config.to_toml();
+  options.restart = o.restart;
   ProgressLine progress;
-  const auto summary = integrate::run(config.run_config(), [&](const integrate::Progress& p) {
+  const auto s = driver::run(config.run_config(), options, [&](const integrate::Progress& p) {
     progress.update(p.step, p.total_steps, p.time, p.wall_seconds);
   });
   progress.finish();
+  const auto& summary = s.run;
   if (progress.enabled()) {
     std::printf("%s: %lld steps to t = %g in %.1f s, relative energy error %.3g; diagnostics in %s\n",
                 summary.solver.c_str(), static_cast<long long>(summary.steps), summary.time, summary.wall_seconds,
                 summary.relative_energy_error, summary.diagnostics.string().c_str());
+  }
+  // Always said, also in batch logs: how to continue.
+  if (!s.stopped_by.empty()) {
+    std::printf("stopped by %s at t = %g; continue with: orrery run --restart %s\n", s.stopped_by.c_str(), summary.time,
+                s.checkpoint.string().c_str());
   }
 }
 }  // namespace
@@ -42,6 +60,16 @@ void add_run_command(CLI::App& app) {
       ->type_name("KEY=VALUE")
       ->take_last()
       ->allow_extra_args(false);
+  run->add_option("--restart", options->restart,
+                  "Continue from a checkpoint (its own configuration unless CONFIG is given; --set may change "
+                  "integration.t_end, output.*)")
+      ->check(CLI::ExistingFile);
+  run->footer(
+      "Examples:\n"
+      "  orrery run examples/plummer_equilibrium.toml\n"
+      "  orrery run --set gravity.solver=tree --set initial_conditions.count=100000\n"
+      "  orrery run --restart orrery-out/checkpoint_000000001280.orrck --set integration.t_end=40\n"
+      "  touch orrery-out/STOP     # a running job checkpoints and stops (so does SIGINT/SIGTERM)");
   run->callback([options] { run_command(*options); });
 }
 

@@ -120,17 +120,26 @@ Config Config::from_string(std::string_view text, std::string_view source) {
     throw InputError(std::string(source) + ":" + std::to_string(where.line) + ":" + std::to_string(where.column) +
                      ": TOML syntax error: " + std::string(e.description()) + "; accepted: TOML (https://toml.io)");
   }
-  for (const auto& [section, node] : root) {
-    const auto* table = node.as_table();
-    if (table == nullptr) unknown_key(source, section.str(), node_text(node));
-    for (const auto& [name, value] : *table) {
-      const std::string key = std::string(section.str()) + "." + std::string(name.str());
+  // Keys may nest one level below a section ([initial_conditions.kepler] or
+  // kepler.eccentricity = ... inside [initial_conditions]).
+  const auto read_table = [&](const std::string& prefix, const toml::table& table, auto& self) -> void {
+    for (const auto& [name, value] : table) {
+      const std::string key = prefix + "." + std::string(name.str());
       const KeySpec* spec = find_key(key);
+      if (spec == nullptr && value.is_table() && prefix.find('.') == std::string::npos) {
+        self(key, *value.as_table(), self);
+        continue;
+      }
       if (spec == nullptr) unknown_key(source, key, node_text(value));
       auto v = typed(*spec, value);
       if (!v) wrong_type(source, *spec, node_text(value));
       c.assign(*spec, std::move(*v), source);
     }
+  };
+  for (const auto& [section, node] : root) {
+    const auto* table = node.as_table();
+    if (table == nullptr) unknown_key(source, section.str(), node_text(node));
+    read_table(std::string(section.str()), *table, read_table);
   }
   return c;
 }

@@ -22,14 +22,49 @@ std::vector<KeySpec> build_schema() {
   std::vector<KeySpec> s;
   // [initial_conditions]
   s.push_back({"initial_conditions.kind", ValueType::string, std::string("plummer"),
-               "Initial conditions generator. plummer: Plummer sphere (Aarseth, Henon & Wielen 1974) in Henon "
-               "units (G = M = 1, E = -1/4).",
-               {"plummer"}, {}, false, [](const Value& v, RunConfig& c) { c.initial_conditions.kind = as_string(v); }});
+               "Initial conditions generator, built in Henon units (G = M = 1). plummer: Plummer sphere (Aarseth, "
+               "Henon & Wielen 1974, E = -1/4). hernquist: Hernquist sphere from its isotropic distribution function "
+               "(scale radius 1/3). cold_sphere: uniform sphere at rest (radius 12/5, E = -1/4; free-fall time 4.13). "
+               "kepler: two bodies on a Kepler orbit (count and seed unused). collision: two Plummer spheres of mass "
+               "1/2 on a collision orbit. file: the HDF5 snapshot at initial_conditions.path.",
+               {"plummer", "hernquist", "cold_sphere", "kepler", "collision", "file"}, {}, false,
+               [](const Value& v, RunConfig& c) { c.initial_conditions.kind = as_string(v); }});
+  s.push_back({"initial_conditions.path", ValueType::string, std::string(""),
+               "kind = \"file\": the snapshot to start from (GADGET-4-layout HDF5, e.g. from orrery ic or an earlier "
+               "run; the run starts at its Header.Time).",
+               {}, {}, false, [](const Value& v, RunConfig& c) { c.initial_conditions.path = as_string(v); }});
   s.push_back({"initial_conditions.count", ValueType::integer, std::int64_t{4096}, "Number of particles.", {}, 1.0,
                false, [](const Value& v, RunConfig& c) { c.initial_conditions.count = as_int(v); }});
   s.push_back({"initial_conditions.seed", ValueType::integer, std::int64_t{1},
                "Random seed; the same seed gives bit-identical initial conditions on every platform.", {}, 0.0, false,
                [](const Value& v, RunConfig& c) { c.initial_conditions.seed = static_cast<std::uint64_t>(as_int(v)); }});
+  s.push_back({"initial_conditions.mass", ValueType::real, 1.0,
+               "Total mass the model is scaled to (Msun with units.system = \"physical\", else code units).", {}, 0.0,
+               true, [](const Value& v, RunConfig& c) { c.initial_conditions.mass = as_real(v); }});
+  s.push_back({"initial_conditions.length", ValueType::real, 1.0,
+               "Length the model's Henon length unit is stretched to (kpc with units.system = \"physical\"); "
+               "velocities scale by sqrt(mass / length).",
+               {}, 0.0, true, [](const Value& v, RunConfig& c) { c.initial_conditions.length = as_real(v); }});
+  s.push_back({"initial_conditions.hernquist.truncation", ValueType::real, 100.0,
+               "hernquist: radii are drawn inside this many scale radii (100: 98 % of the untruncated mass).", {}, 0.0,
+               true, [](const Value& v, RunConfig& c) { c.initial_conditions.hernquist.truncation = as_real(v); }});
+  s.push_back({"initial_conditions.kepler.eccentricity", ValueType::real, 0.5,
+               "kepler: orbital eccentricity, in [0, 1); the bodies start at apocentre.", {}, 0.0, false,
+               [](const Value& v, RunConfig& c) { c.initial_conditions.kepler.eccentricity = as_real(v); }});
+  s.push_back({"initial_conditions.kepler.semi_major_axis", ValueType::real, 1.0,
+               "kepler: semi-major axis (period 2 pi a^1.5 for G = M = 1).", {}, 0.0, true,
+               [](const Value& v, RunConfig& c) { c.initial_conditions.kepler.semi_major_axis = as_real(v); }});
+  s.push_back({"initial_conditions.kepler.mass_ratio", ValueType::real, 1.0, "kepler: m2 / m1 (total mass 1).", {},
+               0.0, true, [](const Value& v, RunConfig& c) { c.initial_conditions.kepler.mass_ratio = as_real(v); }});
+  s.push_back({"initial_conditions.collision.separation", ValueType::real, 10.0,
+               "collision: initial distance between the spheres' centres.", {}, 0.0, true,
+               [](const Value& v, RunConfig& c) { c.initial_conditions.collision.separation = as_real(v); }});
+  s.push_back({"initial_conditions.collision.impact_parameter", ValueType::real, 0.0,
+               "collision: offset perpendicular to the approach (0: head-on); less than the separation.", {}, 0.0,
+               false, [](const Value& v, RunConfig& c) { c.initial_conditions.collision.impact_parameter = as_real(v); }});
+  s.push_back({"initial_conditions.collision.relative_velocity", ValueType::real, -1.0,
+               "collision: relative speed of approach; < 0: parabolic (the escape speed at the separation).", {}, {},
+               false, [](const Value& v, RunConfig& c) { c.initial_conditions.collision.relative_velocity = as_real(v); }});
   // [gravity]
   s.push_back({"gravity.solver", ValueType::string, std::string("direct"),
                "Force solver: reference (double-precision direct summation with compensated sums, the yardstick), "
@@ -59,6 +94,10 @@ std::vector<KeySpec> build_schema() {
   s.push_back({"integration.t_end", ValueType::real, 10.0,
                "Simulated time to run to; the run stops at the first step at or past it.", {}, 0.0, false,
                [](const Value& v, RunConfig& c) { c.integration.t_end = as_real(v); }});
+  s.push_back({"integration.wall_limit_minutes", ValueType::real, 0.0,
+               "Wall-clock minutes after which the run writes a checkpoint and stops (0: no limit); continue it with "
+               "orrery run --restart.",
+               {}, 0.0, false, [](const Value& v, RunConfig& c) { c.integration.wall_limit_minutes = as_real(v); }});
   // [output]
   s.push_back({"output.directory", ValueType::string, std::string("orrery-out"),
                "Directory for the outputs (created if missing); the diagnostics log is diagnostics.csv in it.", {}, {},
@@ -67,6 +106,24 @@ std::vector<KeySpec> build_schema() {
                "Simulated time between rows of the diagnostics log (energies, momenta, virial ratio, Lagrangian "
                "radii, wall time per phase).",
                {}, 0.0, true, [](const Value& v, RunConfig& c) { c.output.diagnostics_interval = as_real(v); }});
+  s.push_back({"output.snapshot_interval", ValueType::real, 1.0,
+               "Simulated time between HDF5 snapshots snapshot_NNNN.h5 (GADGET-4 layout, docs/snapshots.md); 0: none.",
+               {}, 0.0, false, [](const Value& v, RunConfig& c) { c.output.snapshot_interval = as_real(v); }});
+  s.push_back({"output.checkpoint_minutes", ValueType::real, 60.0,
+               "Wall-clock minutes between checkpoints (0: only when stopped and at the end). A STOP file in the "
+               "directory, SIGINT or SIGTERM also write one and stop the run.",
+               {}, 0.0, false, [](const Value& v, RunConfig& c) { c.output.checkpoint_minutes = as_real(v); }});
+  s.push_back({"output.checkpoint_keep", ValueType::integer, std::int64_t{2}, "How many checkpoints to keep (the newest).",
+               {}, 1.0, false, [](const Value& v, RunConfig& c) { c.output.checkpoint_keep = as_int(v); }});
+  // [units]
+  s.push_back({"units.system", ValueType::string, std::string("henon"),
+               "What code units (always G = 1) mean: henon (scaled for readers by units.length_kpc and "
+               "units.mass_msun) or physical (kpc, km/s, configuration masses in Msun; docs/snapshots.md).",
+               {"henon", "physical"}, {}, false, [](const Value& v, RunConfig& c) { c.units.system = as_string(v); }});
+  s.push_back({"units.length_kpc", ValueType::real, 1.0, "henon: one length unit in kpc (written to snapshots).", {},
+               0.0, true, [](const Value& v, RunConfig& c) { c.units.length_kpc = as_real(v); }});
+  s.push_back({"units.mass_msun", ValueType::real, 1e10, "henon: one mass unit in Msun (written to snapshots).", {},
+               0.0, true, [](const Value& v, RunConfig& c) { c.units.mass_msun = as_real(v); }});
   return s;
 }
 
