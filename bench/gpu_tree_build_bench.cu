@@ -21,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_stats.hpp"
 #include "orrery/core/error.hpp"
 #include "orrery/cuda/device.hpp"
 #include "orrery/cuda/memory.hpp"
@@ -38,16 +39,8 @@ using tree::GpuBuildTimes;
 using tree::Multipole;
 using tree::TreeParams;
 
-struct Stats {
-  double median = 0, min = 0, max = 0;
-  double spread() const { return median > 0 ? (max - min) / median : 0; }
-};
-
-Stats stats_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t k = v.size();
-  return {k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]), v.front(), v.back()};
-}
+using bench::Stats;
+using bench::stats_of;
 
 template <class Real>
 struct DeviceSources {
@@ -74,8 +67,8 @@ Particles<Real> make_input(const std::string& dist, std::int64_t n) {
   return p;
 }
 
-constexpr const char* kPhases[] = {"box", "keys", "sort", "levels", "moments", "order", "total", "wall"};
-constexpr int kNumPhases = 8;
+constexpr const char* kPhases[] = {"box", "keys", "sort", "gather", "levels", "moments", "order", "total", "wall"};
+constexpr int kNumPhases = 9;
 
 struct Row {
   std::string dist, precision, multipole;
@@ -101,7 +94,7 @@ Row time_builds(DeviceOctree<Real>& tree, const SourcesView<Real>& s, const Tree
     cuda::synchronize(stream);
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const GpuBuildTimes g = tree.times();
-    const double v[kNumPhases] = {g.box, g.keys, g.sort, g.levels, g.moments, g.order, g.total(), wall};
+    const double v[kNumPhases] = {g.box, g.keys, g.sort, g.gather, g.levels, g.moments, g.order, g.total(), wall};
     for (int k = 0; k < kNumPhases; ++k) t[k].push_back(1e3 * v[k]);
   }
   Row r;
@@ -124,14 +117,14 @@ class Bench {
     csv_ << "dist,precision,multipole,leaf_capacity,n,nodes,depth,bytes_per_particle,phase,median_ms,min_ms,max_ms,"
             "spread,canary_drift\n";
     std::printf("%-8s %-6s %-10s %3s %10s %9s %5s %6s | %s (median ms, spread %%)\n", "dist", "real", "multipole",
-                "cap", "N", "nodes", "depth", "B/part", "box keys sort levels moments order | total wall");
+                "cap", "N", "nodes", "depth", "B/part", "box keys sort gather levels moments order | total wall");
   }
 
   double canary() {
     DeviceOctree<float> t;
     const Row r = time_builds(t, canary_.view(), TreeParams{}, stream_.get(), 2, 7);
-    if (canary_first_ == 0) canary_first_ = r.phase[6].median;
-    const double drift = r.phase[6].median / canary_first_ - 1;
+    if (canary_first_ == 0) canary_first_ = r.phase[7].median;
+    const double drift = r.phase[7].median / canary_first_ - 1;
     worst_drift_ = std::max(worst_drift_, std::abs(drift));
     return drift;
   }

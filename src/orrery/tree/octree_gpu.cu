@@ -9,8 +9,8 @@
 //   keys     keys_kernel: position_key, and the index 0..N-1
 //   sort     CUB radix sort of (key, index), bits [0, 63); LSD radix sort is
 //            stable and the indices go in ascending, so ties are broken by the
-//            original index exactly as the CPU's (key, index) comparison does;
-//            then gather of the sources into sorted order
+//            original index exactly as the CPU's (key, index) comparison does
+//   gather   the sources into sorted order
 //   levels   for L = 0..20: count_children_kernel (is_split, child_bounds,
 //            non-empty children, chunk sums; the last block to finish scans
 //            them and writes the next level's extent, after a capacity
@@ -405,7 +405,7 @@ void copy_to_host(std::vector<T>& host, const T* device, std::size_t count, Stre
 
 template <class Real>
 struct DeviceOctree<Real>::Impl {
-  static constexpr int kNumEvents = 7;
+  static constexpr int kNumEvents = 8;
   static constexpr int kNumGraphs = 3;  // levels, bottom-up, top-down
 
   TreeParams params;
@@ -536,10 +536,11 @@ void DeviceOctree<Real>::Impl::sort_and_gather(const SourcesView<Real>& s) {
   grow(sort_temp, temp_bytes);
   ORRERY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(sort_temp.data(), temp_bytes, key_in.data(), key_sorted.data(),
                                                     index_in.data(), order.data(), items, 0, 3 * kMaxLevel, stream));
+  mark(3);
   for (auto* b : {&x, &y, &z, &m}) grow(*b, n);
   gather_kernel<Real><<<blocks_for(n), kBlock, 0, stream>>>(s, order.data(), x.data(), y.data(), z.data(), m.data());
   ORRERY_CUDA_CHECK_LAUNCH("gather_kernel");
-  mark(3);
+  mark(4);
 }
 
 template <class Real>
@@ -642,11 +643,11 @@ void DeviceOctree<Real>::Impl::tree_phases() {
       graph_key = k;
     }
     ORRERY_CUDA_CHECK(cudaGraphLaunch(graph_exec[0], stream));
-    mark(4);
-    ORRERY_CUDA_CHECK(cudaGraphLaunch(graph_exec[1], stream));
     mark(5);
-    ORRERY_CUDA_CHECK(cudaGraphLaunch(graph_exec[2], stream));
+    ORRERY_CUDA_CHECK(cudaGraphLaunch(graph_exec[1], stream));
     mark(6);
+    ORRERY_CUDA_CHECK(cudaGraphLaunch(graph_exec[2], stream));
+    mark(7);
     cuda::copy_device_to_host(host_status, status.data(), sizeof(BuildStatus), stream);  // synchronises
     if (host_status->overflow == 0) return;
     if (node_capacity >= std::numeric_limits<std::int32_t>::max() - 1)
@@ -746,9 +747,10 @@ GpuBuildTimes DeviceOctree<Real>::times() const {
   GpuBuildTimes t;
   if (impl_->num_nodes == 0) return t;
   const auto& e = impl_->events;
-  ORRERY_CUDA_CHECK(cudaEventSynchronize(e[6]));
-  double* phase[6] = {&t.box, &t.keys, &t.sort, &t.levels, &t.moments, &t.order};  // in the order run
-  for (int k = 0; k < 6; ++k) {
+  ORRERY_CUDA_CHECK(cudaEventSynchronize(e[Impl::kNumEvents - 1]));
+  double* phase[Impl::kNumEvents - 1] = {&t.box,    &t.keys,    &t.sort, &t.gather,
+                                         &t.levels, &t.moments, &t.order};  // in the order run
+  for (int k = 0; k + 1 < Impl::kNumEvents; ++k) {
     float ms = 0;
     ORRERY_CUDA_CHECK(cudaEventElapsedTime(&ms, e[k], e[k + 1]));
     *phase[k] = 1e-3 * ms;

@@ -32,12 +32,13 @@ namespace orrery::tree {
 struct GpuBuildTimes {
   double box = 0;      // bounding box reduction and input validation
   double keys = 0;     // Morton keys
-  double sort = 0;     // radix sort of (key, index) and gather of sorted sources
+  double sort = 0;     // radix sort of (key, index)
+  double gather = 0;   // the sources gathered into sorted order
   double levels = 0;   // level-by-level node creation (breadth-first)
   double order = 0;    // pre-order indices top-down, then the scatter of every node into pre-order
                        // (topology, next, moments rounded to Real, crit2)
   double moments = 0;  // bottom-up: subtree sizes and moments in double
-  double total() const { return box + keys + sort + levels + order + moments; }
+  double total() const { return box + keys + sort + gather + levels + order + moments; }
 };
 
 template <class Real>
@@ -72,8 +73,8 @@ class DeviceOctree {
   Cube cube() const;
 
   /// Phase times of the last build (the final readback of the node count is
-  /// in none of them). Phases run in the order box, keys, sort, levels,
-  /// moments, order.
+  /// in none of them). Phases run in the order box, keys, sort, gather,
+  /// levels, moments, order.
   GpuBuildTimes times() const;
   /// Device bytes held now (tree, sorted sources, and the build's scratch).
   std::size_t device_bytes() const;

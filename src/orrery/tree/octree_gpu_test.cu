@@ -25,19 +25,6 @@ namespace {
 #define SKIP_WITHOUT_GPU() \
   if (!cuda::device_available()) GTEST_SKIP() << "no CUDA device"
 
-/// The host particles converted to Real (exact for float -> double).
-template <class Real>
-Particles<Real> convert(const Particles<float>& p) {
-  Particles<Real> q(static_cast<std::size_t>(p.size()));
-  for (std::int64_t i = 0; i < p.size(); ++i) {
-    q.x[i] = p.x[i];
-    q.y[i] = p.y[i];
-    q.z[i] = p.z[i];
-    q.mass[i] = p.mass[i];
-  }
-  return q;
-}
-
 /// Positions and masses copied to the device.
 template <class Real>
 struct DeviceSources {
@@ -110,7 +97,7 @@ void expect_same_tree(const Octree<Real>& g, const Octree<Real>& c, const std::s
 template <class Real>
 void check_against_cpu(DeviceOctree<Real>& tree, const Particles<float>& input, const TreeParams& params,
                        const std::string& name) {
-  const Particles<Real> p = convert<Real>(input);
+  const Particles<Real> p = testing::converted<Real>(input);
   const std::string ctx = name + " (" + (sizeof(Real) == 4 ? "float" : "double") + ", cap " +
                           std::to_string(params.leaf_capacity) + ", " + std::string(to_string(params.multipole)) +
                           ", theta " + std::to_string(params.theta) + ")";
@@ -163,6 +150,23 @@ TYPED_TEST(DeviceOctreeTest, DeepChainsGrowTheNodeArraysAndStillMatch) {
   EXPECT_GT(tree.num_nodes(), 4 * p.size());  // the chains: the guess of the node count was too small
 }
 
+TYPED_TEST(DeviceOctreeTest, LargeClumpsAndDuplicatesEqualCpuTree) {
+  SKIP_WITHOUT_GPU();
+  // Two far clumps make long chains of big single-child nodes (mostly empty
+  // child ranges), and 6000 copies of one point an oversized leaf of one key.
+  auto p = testing::uniform_cube(26000, 28);
+  for (std::size_t i = 0; i < 26000; ++i) {
+    const float off = i < 10000 ? 0.0f : (i < 20000 ? 1000.0f : 500.0f);
+    const float scale = i < 20000 ? 1e-3f : 0.0f;
+    p.x[i] = off + scale * p.x[i];
+    p.y[i] = off + scale * p.y[i];
+    p.z[i] = scale * p.z[i];
+  }
+  DeviceOctree<TypeParam> tree;
+  for (int cap : {1, 16, 5000})
+    check_against_cpu(tree, p, TreeParams{0.5, cap, Multipole::quadrupole}, "large_clumps_26000");
+}
+
 TYPED_TEST(DeviceOctreeTest, RebuildsReuseBuffersAndForgetThePreviousTree) {
   SKIP_WITHOUT_GPU();
   DeviceOctree<TypeParam> tree;
@@ -182,7 +186,7 @@ TYPED_TEST(DeviceOctreeTest, ViewDescribesTheTreeAndPhasesAreTimed) {
   DeviceOctree<TypeParam> tree;
   EXPECT_EQ(tree.view().num_nodes, 0);
   EXPECT_EQ(tree.order(), nullptr);
-  const Particles<TypeParam> p = convert<TypeParam>(testing::uniform_cube(20000, 26));
+  const Particles<TypeParam> p = testing::converted<TypeParam>(testing::uniform_cube(20000, 26));
   const DeviceSources<TypeParam> d(p);
   tree.build(d.view(), TreeParams{0.5, 16, Multipole::monopole});
   const OctreeView<TypeParam> v = tree.view();
@@ -191,8 +195,8 @@ TYPED_TEST(DeviceOctreeTest, ViewDescribesTheTreeAndPhasesAreTimed) {
   EXPECT_NE(v.next, nullptr);
   EXPECT_NE(tree.order(), nullptr);
   const GpuBuildTimes t = tree.times();
-  for (double s : {t.box, t.keys, t.sort, t.levels, t.order, t.moments}) EXPECT_GT(s, 0.0);
-  EXPECT_NEAR(t.total(), t.box + t.keys + t.sort + t.levels + t.order + t.moments, 1e-12);
+  for (double s : {t.box, t.keys, t.sort, t.gather, t.levels, t.order, t.moments}) EXPECT_GT(s, 0.0);
+  EXPECT_NEAR(t.total(), t.box + t.keys + t.sort + t.gather + t.levels + t.order + t.moments, 1e-12);
 }
 
 template <class F>
@@ -209,7 +213,7 @@ TYPED_TEST(DeviceOctreeTest, InvalidInputNamesParticleFieldAndValue) {
   SKIP_WITHOUT_GPU();
   using Real = TypeParam;
   DeviceOctree<Real> tree;
-  Particles<Real> p = convert<Real>(testing::uniform_cube(1000, 27));
+  Particles<Real> p = testing::converted<Real>(testing::uniform_cube(1000, 27));
   p.y[3] = std::numeric_limits<Real>::quiet_NaN();
   p.y[700] = std::numeric_limits<Real>::infinity();
   {
