@@ -43,7 +43,8 @@ nb::tuple read_snapshot(const std::string& path) {
   nb::dict arrays = particle_arrays(std::move(s.particles));
   if (s.has_acceleration) arrays["accelerations"] = join_columns(s.field.ax, s.field.ay, s.field.az);
   if (s.has_potential) arrays["potentials"] = to_numpy(std::move(s.field.potential), {n});
-  return nb::make_tuple(arrays, s.info);
+  // copy: the default (automatic_reference) would point Python at these locals
+  return nb::make_tuple<nb::rv_policy::copy>(arrays, s.info);
 }
 
 template <class Real>
@@ -57,7 +58,8 @@ nb::tuple read_checkpoint_as(const std::string& path) {
   build["version"] = c.build.version;
   build["precision"] = c.build.precision;
   build["compiler"] = c.build.compiler;
-  return nb::make_tuple(particle_arrays(std::move(c.particles)), c.state, c.config, c.counters, build);
+  return nb::make_tuple<nb::rv_policy::copy>(particle_arrays(std::move(c.particles)), c.state, c.config, c.counters,
+                                             build);
 }
 
 /// (arrays, SimulationState, config, counters, build) in the file's precision.
