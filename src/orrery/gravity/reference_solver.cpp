@@ -25,29 +25,47 @@ std::string ReferenceSolver<Real>::name() const {
 
 namespace {
 
+struct DoubleSources {
+  std::vector<double> x, y, z, m;
+  template <class Real>
+  explicit DoubleSources(const SourcesView<Real>& s)
+      : x(s.x, s.x + s.count), y(s.y, s.y + s.count), z(s.z, s.z + s.count), m(s.mass, s.mass + s.count) {}
+};
+
+struct DoubleField {
+  double ax, ay, az, phi;
+};
+
+/// The field of all sources at source i (itself excluded), compensated.
+template <class Softening>
+DoubleField reference_at(std::int64_t i, const DoubleSources& s, const Softening& soft) {
+  const std::int64_t n = static_cast<std::int64_t>(s.x.size());
+  CompensatedSum ax, ay, az, phi;
+  for (std::int64_t j = 0; j < n; ++j) {
+    if (j == i) continue;  // the yardstick favours clarity over speed
+    const double dx = s.x[j] - s.x[i], dy = s.y[j] - s.y[i], dz = s.z[j] - s.z[i];
+    const auto ff = soft.template factors<MathMode::exact>(xm::norm2(dx, dy, dz));
+    const double mf = s.m[j] * ff.f;
+    ax += mf * dx;
+    ay += mf * dy;
+    az += mf * dz;
+    phi += -s.m[j] * ff.phi;
+  }
+  return {ax.value(), ay.value(), az.value(), phi.value()};
+}
+
 template <class Real, class Softening>
-void reference_sum(const SourcesView<Real>& s, const AccelerationsView<Real>& out, bool potential,
+void reference_sum(const SourcesView<Real>& sources, const AccelerationsView<Real>& out, bool potential,
                    const Softening& soft) {
-  const std::int64_t n = s.count;
   // Sources in double once, so the O(N^2) loop converts nothing.
-  std::vector<double> x(s.x, s.x + n), y(s.y, s.y + n), z(s.z, s.z + n), m(s.mass, s.mass + n);
+  const DoubleSources s(sources);
 #pragma omp parallel for schedule(dynamic, 16)
-  for (std::int64_t i = 0; i < n; ++i) {
-    CompensatedSum ax, ay, az, phi;
-    for (std::int64_t j = 0; j < n; ++j) {
-      if (j == i) continue;  // the yardstick favours clarity over speed
-      const double dx = x[j] - x[i], dy = y[j] - y[i], dz = z[j] - z[i];
-      const auto ff = soft.template factors<MathMode::exact>(xm::norm2(dx, dy, dz));
-      const double mf = m[j] * ff.f;
-      ax += mf * dx;
-      ay += mf * dy;
-      az += mf * dz;
-      phi += -m[j] * ff.phi;
-    }
-    out.ax[i] = static_cast<Real>(ax.value());
-    out.ay[i] = static_cast<Real>(ay.value());
-    out.az[i] = static_cast<Real>(az.value());
-    if (potential) out.potential[i] = static_cast<Real>(phi.value());
+  for (std::int64_t i = 0; i < sources.count; ++i) {
+    const DoubleField f = reference_at(i, s, soft);
+    out.ax[i] = static_cast<Real>(f.ax);
+    out.ay[i] = static_cast<Real>(f.ay);
+    out.az[i] = static_cast<Real>(f.az);
+    if (potential) out.potential[i] = static_cast<Real>(f.phi);
   }
 }
 
@@ -64,6 +82,25 @@ SolverReport ReferenceSolver<Real>::solve(const SourcesView<Real>& sources, cons
   return all_pairs_report(sources.count, options.per_target_counts, "reference", seconds);
 }
 
+template <class Real>
+void reference_accelerations_at(const SourcesView<Real>& sources, std::span<const std::int64_t> targets,
+                                SofteningKind kernel, double eps, double* ax, double* ay, double* az) {
+  const DoubleSources s(sources);
+  with_softening<double>(kernel, eps, [&](const auto& soft) {
+#pragma omp parallel for schedule(dynamic, 4)
+    for (std::size_t k = 0; k < targets.size(); ++k) {
+      const DoubleField f = reference_at(targets[k], s, soft);
+      ax[k] = f.ax;
+      ay[k] = f.ay;
+      az[k] = f.az;
+    }
+  });
+}
+
+template void reference_accelerations_at(const SourcesView<float>&, std::span<const std::int64_t>, SofteningKind,
+                                         double, double*, double*, double*);
+template void reference_accelerations_at(const SourcesView<double>&, std::span<const std::int64_t>, SofteningKind,
+                                         double, double*, double*, double*);
 template class ReferenceSolver<float>;
 template class ReferenceSolver<double>;
 

@@ -9,6 +9,8 @@
 // Determinism: each target's sum runs over the sources in index order on one
 // thread, so the result is bit-identical for any number of OpenMP threads.
 // Cost: O(N^2) with ~3x the work of DirectSolver<double>; for checks, not runs.
+#include <cstdint>
+#include <span>
 #include <string>
 
 #include "orrery/core/softening.hpp"
@@ -29,6 +31,15 @@ class ReferenceSolver final : public ForceSolver<Real> {
   SofteningKind kernel_;
   double eps_;
 };
+
+/// The reference accelerations at some of the sources only: for each k,
+/// (ax, ay, az)[k] is the field of all sources at source targets[k] (itself
+/// excluded), in double, bit-identical to what ReferenceSolver<double> sums
+/// for that target before rounding. For accuracy checks on large N, where the
+/// full O(N^2) reference is too slow. targets[k] in [0, sources.count).
+template <class Real>
+void reference_accelerations_at(const SourcesView<Real>& sources, std::span<const std::int64_t> targets,
+                                SofteningKind kernel, double eps, double* ax, double* ay, double* az);
 
 extern template class ReferenceSolver<float>;
 extern template class ReferenceSolver<double>;
