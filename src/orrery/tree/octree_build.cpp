@@ -6,12 +6,11 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
-#include <numeric>
-#include <parallel/algorithm>
 #include <string>
 
 #include "orrery/core/error.hpp"
 #include "orrery/tree/build_steps.hpp"
+#include "orrery/tree/radix_sort.hpp"
 
 namespace orrery::tree {
 namespace {
@@ -175,12 +174,8 @@ Octree<Real> build_octree(const SourcesView<Real>& s, const TreeParams& params, 
 
   // Sort by (key, original index): a total order, so the result does not
   // depend on the sort algorithm or the thread count.
-  tree.order.resize(n);
-  std::iota(tree.order.begin(), tree.order.end(), 0);
-  __gnu_parallel::sort(tree.order.begin(), tree.order.end(), [&](std::int32_t a, std::int32_t b) {
-    return keys[a] < keys[b] || (keys[a] == keys[b] && a < b);
-  });
-  std::vector<std::uint64_t> sorted_keys(n);
+  std::vector<std::uint64_t> sorted_keys;
+  sort_by_key(keys, sorted_keys, tree.order);
   tree.x.resize(n);
   tree.y.resize(n);
   tree.z.resize(n);
@@ -188,7 +183,6 @@ Octree<Real> build_octree(const SourcesView<Real>& s, const TreeParams& params, 
 #pragma omp parallel for schedule(static)
   for (std::int32_t i = 0; i < n; ++i) {
     const std::int32_t o = tree.order[i];
-    sorted_keys[i] = keys[o];
     tree.x[i] = s.x[o];
     tree.y[i] = s.y[o];
     tree.z[i] = s.z[o];

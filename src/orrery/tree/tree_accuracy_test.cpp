@@ -1,0 +1,160 @@
+// The tree solver against the yardstick (gravity::ReferenceSolver, double,
+// compensated): theta = 0 is direct summation, and theta = 0.5 on a Plummer
+// sphere is as accurate as the seed report measured (issue 3).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+#include "orrery/gravity/direct_solver.hpp"
+#include "orrery/gravity/reference_solver.hpp"
+#include "orrery/ic/initial_conditions.hpp"
+#include "orrery/ic/plummer.hpp"
+#include "orrery/tree/test_inputs.hpp"
+#include "orrery/tree/tree_solver.hpp"
+
+namespace orrery::tree {
+namespace {
+
+struct Errors {
+  double rms = 0, max = 0;
+};
+
+/// Relative acceleration errors of a at targets[k] against ref[k].
+template <class Real>
+Errors relative_errors(const Accelerations<Real>& a, const std::vector<std::int64_t>& targets,
+                       const std::vector<double>& rx, const std::vector<double>& ry, const std::vector<double>& rz) {
+  Errors e;
+  for (std::size_t k = 0; k < targets.size(); ++k) {
+    const auto i = targets[k];
+    const double dx = a.ax[i] - rx[k], dy = a.ay[i] - ry[k], dz = a.az[i] - rz[k];
+    const double e2 = (dx * dx + dy * dy + dz * dz) / (rx[k] * rx[k] + ry[k] * ry[k] + rz[k] * rz[k]);
+    e.rms += e2;
+    e.max = std::max(e.max, std::sqrt(e2));
+  }
+  e.rms = std::sqrt(e.rms / double(targets.size()));
+  return e;
+}
+
+template <class Real>
+Errors errors_against_full_reference(const Particles<float>& p, const Accelerations<Real>& a, double eps) {
+  gravity::ReferenceSolver<float> ref(SofteningKind::plummer, eps);
+  Accelerations<float> r(p.size());
+  ref.solve(p.sources(), r.view());
+  std::vector<std::int64_t> all(p.size());
+  std::vector<double> rx(p.size()), ry(p.size()), rz(p.size());
+  for (std::int64_t i = 0; i < p.size(); ++i) {
+    all[i] = i;
+    rx[i] = r.ax[i];
+    ry[i] = r.ay[i];
+    rz[i] = r.az[i];
+  }
+  return relative_errors(a, all, rx, ry, rz);
+}
+
+TreeSolverConfig config(double theta, Multipole mp, double eps) {
+  TreeSolverConfig c;
+  c.tree.theta = theta;
+  c.tree.multipole = mp;
+  c.softening = eps;
+  return c;
+}
+
+TEST(TreeAccuracy, ThetaZeroIsDirectSummation) {
+  const auto p = ic::to_precision<float>(ic::plummer_sphere(2000, 3));
+  TreeSolver<float> tree(config(0.0, Multipole::monopole, 0.05));
+  Accelerations<float> a(p.size());
+  const auto rep = tree.solve(p.sources(), a.view(), {.potential = true, .per_target_counts = true});
+  ASSERT_EQ(rep.per_target.size(), 2000u);
+  for (const auto& c : rep.per_target) {
+    ASSERT_EQ(c.particle_interactions, 1999u);
+    ASSERT_EQ(c.cell_interactions, 0u);
+  }
+  EXPECT_EQ(rep.total.particle_interactions, 2000u * 1999u);
+  // Float sums of 1999 terms against the double reference: rounding only.
+  const Errors e = errors_against_full_reference(p, a, 0.05);
+  EXPECT_LT(e.rms, 2e-6);
+  EXPECT_LT(e.max, 5e-5);
+  // And against the CPU direct solver, which sums the same pairs in another order.
+  gravity::DirectSolver<float, PlummerSoftening<float>> direct(0.05f);
+  Accelerations<float> d(p.size());
+  direct.solve(p.sources(), d.view());
+  double worst = 0;
+  for (std::int64_t i = 0; i < p.size(); ++i) {
+    const double dx = a.ax[i] - d.ax[i], dy = a.ay[i] - d.ay[i], dz = a.az[i] - d.az[i];
+    const double n = std::hypot(d.ax[i], std::hypot(d.ay[i], d.az[i]));
+    worst = std::max(worst, std::hypot(dx, std::hypot(dy, dz)) / n);
+  }
+  EXPECT_LT(worst, 1e-4);
+}
+
+TEST(TreeAccuracy, ThetaZeroMatchesTheReferenceOnDegenerateInputs) {
+  for (const auto& in : testing::structured_inputs()) {
+    const auto& p = in.particles;
+    if (p.size() < 2) continue;
+    TreeSolver<float> tree(config(0.0, Multipole::quadrupole, 0.01));
+    Accelerations<float> a(p.size());
+    const auto rep = tree.solve(p.sources(), a.view(), {.potential = true, .per_target_counts = true});
+    for (const auto& c : rep.per_target) ASSERT_EQ(c.particle_interactions, std::uint64_t(p.size() - 1)) << in.name;
+    if (in.name == "one_point") {
+      // Every pair is at zero separation: the softened force vanishes exactly.
+      for (std::int64_t i = 0; i < p.size(); ++i) ASSERT_EQ(a.ax[i], 0.0f) << in.name;
+      continue;
+    }
+    const Errors e = errors_against_full_reference(p, a, 0.01);
+    EXPECT_LT(e.rms, 1e-4) << in.name;
+  }
+}
+
+struct MonoQuad {
+  Errors mono, quad;
+};
+
+/// Monopole and quadrupole errors at theta on a 65536-particle Plummer
+/// sphere, the reference evaluated at `count` targets spread over the input
+/// (4.3e9 pairs for all targets is minutes on two cores).
+MonoQuad plummer_errors(double theta, double eps, std::int64_t count) {
+  constexpr std::int64_t kN = 65536;
+  const auto p = ic::to_precision<float>(ic::plummer_sphere(kN, 20260811));
+  std::vector<std::int64_t> targets;
+  for (std::int64_t k = 0; k < count; ++k) targets.push_back((k * 7919) % kN);
+  std::vector<double> rx(targets.size()), ry(targets.size()), rz(targets.size());
+  gravity::reference_accelerations_at(p.sources(), targets, SofteningKind::plummer, eps, rx.data(), ry.data(),
+                                      rz.data());
+  Errors e[2];
+  for (int q = 0; q < 2; ++q) {
+    TreeSolver<float> tree(config(theta, q ? Multipole::quadrupole : Multipole::monopole, eps));
+    Accelerations<float> a(kN);
+    tree.solve(p.sources(), a.view());
+    e[q] = relative_errors(a, targets, rx, ry, rz);
+  }
+  std::printf("theta %.2f eps %.3f N 65536: monopole rms %.3e max %.3e; quadrupole rms %.3e max %.3e; factors %.2f %.2f\n",
+              theta, eps, e[0].rms, e[0].max, e[1].rms, e[1].max, e[0].rms / e[1].rms, e[0].max / e[1].max);
+  return {e[0], e[1]};
+}
+
+// Issue 3: RMS relative error <= 2e-3 for the monopole at theta = 0.5 on a
+// 65536-particle Plummer sphere with eps = 0.05 (seed report: 1.48e-3;
+// measured 1.48e-3), quadrupole better. At eps = 0.05 the quadrupole gains
+// only ~1.1x in RMS (~2x in the worst case): its term is unsoftened
+// (interactions.hpp) while the monopole is softened, so the expansion is
+// inconsistent for the many cells accepted within a few eps in the core.
+TEST(TreeAccuracy, PlummerSphereAtThetaHalf) {
+  const MonoQuad e = plummer_errors(0.5, 0.05, 2048);
+  EXPECT_LE(e.mono.rms, 2e-3);
+  EXPECT_LT(e.quad.rms, e.mono.rms);
+  EXPECT_LT(e.quad.max, 0.7 * e.mono.max);
+}
+
+// Where softening does not matter (eps = 0.001) the quadrupole is clearly
+// better: measured 3.5x in RMS.
+TEST(TreeAccuracy, QuadrupoleGainWithSmallSoftening) {
+  const MonoQuad e = plummer_errors(0.5, 0.001, 1024);
+  EXPECT_LE(e.mono.rms, 2e-3);
+  EXPECT_LT(e.quad.rms, e.mono.rms / 2.5);
+}
+
+}  // namespace
+}  // namespace orrery::tree
