@@ -4,7 +4,8 @@
 // Real = float or double; Softening = PlummerSoftening<Real> or
 // SplineSoftening<Real>, chosen at compile time; MathMode chosen at run time:
 //   fast  (default) rsqrtf, -ftz, contraction; each target sums the sources in
-//         index order; agrees with the reference to rounding (float RMS ~1e-7).
+//         index order, in slices added in slice order (docs/adr/0003):
+//         deterministic, equal to the reference to rounding (float RMS < 1e-6).
 //   exact the CPU DirectSolver's arithmetic and summation order: bit-identical
 //         to DirectSolver<Real, Softening> on the same input.
 // Self-interaction is excluded; potentials only when asked for.
