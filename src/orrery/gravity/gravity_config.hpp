@@ -26,6 +26,9 @@ struct GravityConfig {
   double theta = 0.5;          // opening angle, > 0
   int leaf_capacity = 16;      // particles per leaf, >= 1
   int multipole_order = 1;     // 1 = monopole, 2 = quadrupole
+  // GPU tree walk (backend cuda, solver tree): tree_walk_gpu.hpp.
+  std::string traversal = "coherent";  // coherent | independent
+  int group_width = 32;                // coherent walk: lanes sharing a node index, 8 | 16 | 32 | 64
 };
 
 }  // namespace orrery::gravity
