@@ -302,4 +302,25 @@ void GpuTreeSolver<Real>::walk_and_scatter(const tree::OctreeView<Real>& view, c
 template class GpuTreeSolver<float>;
 template class GpuTreeSolver<double>;
 
+GpuTreeSolverConfig gpu_tree_config(const GravityConfig& g) {
+  GpuTreeSolverConfig c;
+  c.tree.tree.theta = g.theta;
+  c.tree.tree.leaf_capacity = g.leaf_capacity;
+  if (g.multipole_order != 1 && g.multipole_order != 2)
+    throw InputError("gravity.multipole_order = " + std::to_string(g.multipole_order) +
+                     " is not supported by the tree; accepted: 1 (monopole), 2 (quadrupole)");
+  c.tree.tree.multipole = g.multipole_order == 2 ? tree::Multipole::quadrupole : tree::Multipole::monopole;
+  c.tree.softening = g.softening;
+  c.tree.softening_kind = g.softening_kernel;
+  c.tree.math = g.math;
+  if (g.traversal == "coherent")
+    c.traversal = Traversal::coherent;
+  else if (g.traversal == "independent")
+    c.traversal = Traversal::independent;
+  else
+    throw InputError("gravity.traversal = \"" + g.traversal + "\" is not supported; accepted: coherent, independent");
+  c.group_width = g.group_width;  // validated by the solver
+  return c;
+}
+
 }  // namespace orrery::gravity

@@ -24,6 +24,7 @@
 
 #include "orrery/gravity/device_force_solver.hpp"
 #include "orrery/gravity/force_solver.hpp"
+#include "orrery/gravity/gravity_config.hpp"
 #include "orrery/gravity/tree_walk_gpu.hpp"
 #include "orrery/tree/tree_solver.hpp"
 
@@ -86,5 +87,16 @@ class GpuTreeSolver final : public ForceSolver<Real>, public DeviceForceSolver<R
 
 extern template class GpuTreeSolver<float>;
 extern template class GpuTreeSolver<double>;
+
+/// The GPU tree solver a GravityConfig asks for (solver = "tree", backend =
+/// "cuda"): theta, leaf_capacity, multipole_order, softening, softening_kernel,
+/// math, traversal and group_width. Throws InputError naming the key for a
+/// value outside what the solver accepts. Usable as a ForceSolver or a
+/// DeviceForceSolver (device-resident runs).
+GpuTreeSolverConfig gpu_tree_config(const GravityConfig& config);
+template <class Real>
+std::unique_ptr<GpuTreeSolver<Real>> make_gpu_tree_solver(const GravityConfig& config) {
+  return std::make_unique<GpuTreeSolver<Real>>(gpu_tree_config(config));
+}
 
 }  // namespace orrery::gravity

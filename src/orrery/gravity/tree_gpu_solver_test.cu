@@ -195,6 +195,21 @@ TEST(GpuTreeSolver, RejectsInvalidConfigurationNamingTheKey) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("gravity.group_width = 24"), std::string::npos) << e.what();
   }
+  GravityConfig bad;
+  bad.traversal = "warp";
+  EXPECT_THROW(gpu_tree_config(bad), InputError);
+  bad.traversal = "independent";
+  bad.multipole_order = 3;
+  EXPECT_THROW(gpu_tree_config(bad), InputError);
+  GravityConfig good;
+  good.theta = 0.7;
+  good.multipole_order = 2;
+  good.group_width = 16;
+  const GpuTreeSolverConfig gc = gpu_tree_config(good);
+  EXPECT_EQ(gc.tree.tree.theta, 0.7);
+  EXPECT_EQ(gc.tree.tree.multipole, tree::Multipole::quadrupole);
+  EXPECT_EQ(gc.traversal, Traversal::coherent);
+  EXPECT_EQ(gc.group_width, 16);
   SKIP_WITHOUT_GPU();
   GpuTreeSolver<float> s(GpuTreeSolverConfig{});
   Accelerations<float> out(3);
