@@ -22,6 +22,7 @@ struct RenderOptions {
   int resolution = 512;
   std::string colormap = "inferno";
   double decades = 4;
+  double smoothing = 1.0;
   std::vector<double> centre = {0, 0, 0};
 };
 
@@ -34,6 +35,7 @@ void render_command(const RenderOptions& o) {
   p.axis = o.axis[0];
   p.width = o.width;
   p.resolution = o.resolution;
+  p.smoothing = o.smoothing;
   p.centre = {o.centre[0], o.centre[1], o.centre[2]};
   const auto map = render::project_surface_density(snapshot.particles, p);
   render::write_png(o.output, render::density_image(map, colormap, o.decades));
@@ -54,6 +56,7 @@ void add_render_command(CLI::App& app) {
   cmd->add_option("--colormap", o->colormap, "viridis, inferno, magma, cividis or gray")->capture_default_str();
   cmd->add_option("--decades", o->decades, "Dynamic range: decades of surface density below the peak")
       ->capture_default_str();
+  cmd->add_option("--smooth", o->smoothing, "Gaussian smoothing in pixels (0: none)")->capture_default_str();
   cmd->add_option("--centre", o->centre, "Centre of the picture: X Y Z")->expected(3)->capture_default_str();
   cmd->footer(
       "Examples:\n"

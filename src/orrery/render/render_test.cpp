@@ -28,11 +28,11 @@ TEST(SurfaceDensity, ProjectsAlongTheRequestedAxisWithTopRowUp) {
     return std::pair<int, int>(static_cast<int>(k % m.resolution), static_cast<int>(k / m.resolution));
   };
   // z: plane (x, y); x = 0.3 -> column 12 or 13, y = 0.2 -> row from top 3 or 4.
-  const auto [cz, rz] = at(project_surface_density(p, {.axis = 'z', .width = 1.0, .resolution = 16}));
+  const auto [cz, rz] = at(project_surface_density(p, {.axis = 'z', .width = 1.0, .resolution = 16, .smoothing = 0}));
   EXPECT_NEAR(cz, 12.8 - 0.5, 0.6);
   EXPECT_NEAR(rz, 16 - 11.2 - 0.5, 0.6);
   // x: plane (y, z); y = 0.2 -> column ~11, z = -0.35 -> near the bottom.
-  const auto [cx, rx] = at(project_surface_density(p, {.axis = 'x', .width = 1.0, .resolution = 16}));
+  const auto [cx, rx] = at(project_surface_density(p, {.axis = 'x', .width = 1.0, .resolution = 16, .smoothing = 2.0}));
   EXPECT_NEAR(cx, 11.2 - 0.5, 0.6);
   EXPECT_NEAR(rx, 16 - 2.4 - 0.5, 0.6);
 }
@@ -42,6 +42,7 @@ TEST(SurfaceDensity, BadOptionsNameTheFlag) {
   io::testing::expect_input_error([&] { project_surface_density(p, {.axis = 'w'}); }, {"--axis", "w"});
   io::testing::expect_input_error([&] { project_surface_density(p, {.resolution = 3}); }, {"--resolution", "3"});
   io::testing::expect_input_error([&] { project_surface_density(p, {.width = -1}); }, {"--width"});
+  io::testing::expect_input_error([&] { project_surface_density(p, {.smoothing = -1}); }, {"--smooth"});
   io::testing::expect_input_error([] { Colormap::named("jet", "--colormap"); }, {"--colormap", "jet", "viridis"});
 }
 

@@ -30,6 +30,30 @@ double fitting_width(const Particles<double>& p, const std::array<int, 2>& plane
   return extent.empty() || !(extent[k] > 0) ? 1.0 : 2.2 * extent[k];
 }
 
+/// Separable Gaussian blur of an n x n image, sigma in pixels, kernel cut at 3 sigma.
+void smooth(std::vector<double>& image, int n, double sigma) {
+  if (sigma <= 0) return;
+  const int half = std::max(1, static_cast<int>(std::ceil(3 * sigma)));
+  std::vector<double> kernel(2 * half + 1);
+  double sum = 0;
+  for (int k = -half; k <= half; ++k) sum += kernel[k + half] = std::exp(-0.5 * k * k / (sigma * sigma));
+  for (double& w : kernel) w /= sum;
+  std::vector<double> tmp(image.size(), 0.0);
+  for (int pass = 0; pass < 2; ++pass) {  // rows, then columns
+    std::fill(tmp.begin(), tmp.end(), 0.0);
+    for (int r = 0; r < n; ++r)
+      for (int c = 0; c < n; ++c) {
+        const double v = image[static_cast<std::size_t>(r) * n + c];
+        if (v == 0) continue;
+        for (int k = -half; k <= half; ++k) {
+          const int rr = pass == 0 ? r : r + k, cc = pass == 0 ? c + k : c;
+          if (rr >= 0 && rr < n && cc >= 0 && cc < n) tmp[static_cast<std::size_t>(rr) * n + cc] += v * kernel[k + half];
+        }
+      }
+    image.swap(tmp);
+  }
+}
+
 }  // namespace
 
 DensityMap project_surface_density(const Particles<double>& p, ProjectionOptions o) {
@@ -38,6 +62,8 @@ DensityMap project_surface_density(const Particles<double>& p, ProjectionOptions
     throw InputError("--resolution = " + std::to_string(o.resolution) + "; accepted: an integer from 16 to 8192");
   if (o.width < 0 || !std::isfinite(o.width))
     throw InputError("--width = " + std::to_string(o.width) + "; accepted: a number > 0 (0: fit the particles)");
+  if (!(o.smoothing >= 0 && o.smoothing <= 64))
+    throw InputError("--smooth = " + std::to_string(o.smoothing) + "; accepted: a number of pixels from 0 to 64");
   if (o.width == 0) o.width = fitting_width(p, plane, o.centre);
   const int n = o.resolution;
   DensityMap map{n, o.width, std::vector<double>(static_cast<std::size_t>(n) * n, 0.0)};
@@ -59,6 +85,7 @@ DensityMap project_surface_density(const Particles<double>& p, ProjectionOptions
     deposit(c0, r0 + 1, m * (1 - fu) * fv);
     deposit(c0 + 1, r0 + 1, m * fu * fv);
   }
+  smooth(map.sigma, n, o.smoothing);
   for (double& s : map.sigma) s /= cell * cell;
   return map;
 }

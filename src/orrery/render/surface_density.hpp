@@ -6,7 +6,10 @@
 // axes (x: (y, z); y: (z, x)... in right-handed order: x -> (y, z),
 // y -> (z, x), z -> (x, y)), inside a square of side `width` centred on
 // `centre`, and deposited cloud-in-cell on resolution x resolution pixels:
-// each pixel holds mass / pixel area. Mass outside the square is dropped.
+// each pixel holds mass / pixel area, then smoothed with a Gaussian of
+// `smoothing` pixels (so a few thousand particles read as a density, not as
+// dots; the kernel is normalised, so mass is conserved away from the edges).
+// Mass outside the square is dropped.
 #include <array>
 #include <string>
 #include <vector>
@@ -21,6 +24,7 @@ struct ProjectionOptions {
   char axis = 'z';                      // 'x', 'y' or 'z'
   double width = 0;                     // > 0 (code length units); 0: fit 98 % of the particles
   int resolution = 512;                 // pixels per side, 16..8192
+  double smoothing = 1.0;               // Gaussian sigma in pixels, 0..64 (0: none)
   std::array<double, 3> centre{0, 0, 0};
 };
 
