@@ -7,6 +7,7 @@
 #include "orrery/gravity/direct_solver.hpp"
 #include "orrery/gravity/dispatch.hpp"
 #include "orrery/gravity/reference_solver.hpp"
+#include "orrery/tree/tree_solver.hpp"
 #if defined(ORRERY_HAVE_CUDA)
 #include "orrery/cuda/device.hpp"
 #include "orrery/gravity/direct_gpu.hpp"
@@ -43,6 +44,11 @@ std::unique_ptr<ForceSolver<Real>> make_reference(const GravityConfig& c) {
 }
 
 template <class Real>
+std::unique_ptr<ForceSolver<Real>> make_tree_cpu(const GravityConfig& c) {
+  return std::make_unique<tree::TreeSolver<Real>>(tree::tree_solver_config(c));
+}
+
+template <class Real>
 std::unique_ptr<ForceSolver<Real>> make_direct_cpu(const GravityConfig& c) {
   const auto eps = static_cast<Real>(c.softening);
   return with_softening<Real>(c.softening_kernel, eps, [&](auto soft) -> std::unique_ptr<ForceSolver<Real>> {
@@ -56,7 +62,7 @@ std::unique_ptr<ForceSolver<Real>> make_direct_cpu(const GravityConfig& c) {
 constexpr SolverEntry kSolvers[] = {
     ORRERY_SOLVER("reference", "cpu", make_reference),
     ORRERY_SOLVER("direct", "cpu", make_direct_cpu),
-    // ORRERY_SOLVER("tree", "cpu", make_tree_cpu),
+    ORRERY_SOLVER("tree", "cpu", make_tree_cpu),
 #if defined(ORRERY_HAVE_CUDA)
     // CUDA solvers register here, with a device check:
     {"direct", "cuda", &make_direct_cuda<float>, &make_direct_cuda<double>, &cuda::device_available},

@@ -88,6 +88,26 @@ std::vector<KeySpec> build_schema() {
                "Newtonian beyond 2.8 eps).",
                {"plummer", "spline"}, {}, false,
                [](const Value& v, RunConfig& c) { c.gravity.softening_kernel = softening_kind(as_string(v)); }});
+  s.push_back({"gravity.theta", ValueType::real, 0.5,
+               "Opening angle of the tree solver: a cell is used as a whole when the target is farther from its "
+               "centre of mass than size/theta + delta (Barnes' criterion, delta = centre of mass to cell centre). "
+               "Smaller is more accurate and slower; 0 opens every cell (direct summation).",
+               {}, 0.0, false, [](const Value& v, RunConfig& c) { c.gravity.theta = as_real(v); }});
+  s.push_back({"gravity.leaf_capacity", ValueType::integer, std::int64_t{16},
+               "Tree solver: a cell holding more particles than this is split into its children (particles at "
+               "one position stay together in one leaf).",
+               {}, 1.0, false, [](const Value& v, RunConfig& c) { c.gravity.leaf_capacity = static_cast<int>(as_int(v)); }});
+  s.push_back({"gravity.multipole", ValueType::string, std::string("monopole"),
+               "Tree solver: the cell expansion. monopole (mass at the centre of mass, softened like a particle) or "
+               "quadrupole (plus the unsoftened traceless quadrupole).",
+               {"monopole", "quadrupole"}, {}, false,
+               [](const Value& v, RunConfig& c) { c.gravity.multipole_order = as_string(v) == "quadrupole" ? 2 : 1; }});
+  s.push_back({"gravity.math", ValueType::string, std::string("fast"),
+               "Force-kernel arithmetic. exact: IEEE division and square root, explicit fma, no contraction: the "
+               "GPU's accelerations equal the CPU's bit for bit. fast: the GPU may use rsqrt and flush denormals "
+               "(rounding differs, never the tree or the walk). The CPU computes the same in both.",
+               {"fast", "exact"}, {}, false,
+               [](const Value& v, RunConfig& c) { c.gravity.math = as_string(v) == "exact" ? MathMode::exact : MathMode::fast; }});
   // [integration]
   s.push_back({"integration.dt", ValueType::real, 0.0078125, "Fixed time step of the kick-drift-kick leapfrog.", {},
                0.0, true, [](const Value& v, RunConfig& c) { c.integration.dt = as_real(v); }});

@@ -59,6 +59,17 @@ void walk_all(const Octree<Real>& tree, const TreeSolverConfig& c, bool potentia
   }
 }
 
+TreeSolverConfig tree_solver_config(const gravity::GravityConfig& g) {
+  TreeSolverConfig c;
+  c.tree.theta = g.theta;
+  c.tree.leaf_capacity = g.leaf_capacity;
+  c.tree.multipole = g.multipole_order >= 2 ? Multipole::quadrupole : Multipole::monopole;
+  c.softening = g.softening;
+  c.softening_kind = g.softening_kernel;
+  c.math = g.math;
+  return c;
+}
+
 template <class Real>
 TreeSolver<Real>::TreeSolver(const TreeSolverConfig& config) : config_(config) {
   if (!(config.softening >= 0.0))

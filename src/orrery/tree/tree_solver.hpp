@@ -7,6 +7,7 @@
 #include "orrery/core/math_mode.hpp"
 #include "orrery/core/softening.hpp"
 #include "orrery/gravity/force_solver.hpp"
+#include "orrery/gravity/gravity_config.hpp"
 #include "orrery/tree/octree.hpp"
 
 namespace orrery::tree {
@@ -17,6 +18,11 @@ struct TreeSolverConfig {
   SofteningKind softening_kind = SofteningKind::plummer;
   MathMode math = MathMode::fast;
 };
+
+/// The tree solver's parameters from a force configuration (gravity.theta,
+/// gravity.leaf_capacity, gravity.multipole (multipole_order 1 or 2),
+/// gravity.softening, gravity.softening_kernel, gravity.math).
+TreeSolverConfig tree_solver_config(const gravity::GravityConfig& config);
 
 template <class Real>
 class TreeSolver final : public gravity::ForceSolver<Real> {

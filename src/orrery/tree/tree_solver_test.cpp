@@ -4,6 +4,9 @@
 
 #include <cmath>
 
+#include "orrery/core/error.hpp"
+
+#include "orrery/gravity/solver_factory.hpp"
 #include "orrery/tree/test_inputs.hpp"
 
 namespace orrery::tree {
@@ -74,6 +77,30 @@ TEST(TreeSolver, QuadrupoleIsMoreAccurateThanMonopole) {
     ++k;
   }
   EXPECT_LT(err[1], 0.5 * err[0]);
+}
+
+TEST(TreeSolver, MadeByTheFactoryFromTheGravityConfig) {
+  gravity::GravityConfig g;
+  g.solver = "tree";
+  g.theta = 0.7;
+  g.leaf_capacity = 4;
+  g.multipole_order = 2;
+  g.softening = 0.02;
+  g.math = MathMode::exact;
+  const auto c = tree_solver_config(g);
+  EXPECT_EQ(c.tree.theta, 0.7);
+  EXPECT_EQ(c.tree.leaf_capacity, 4);
+  EXPECT_EQ(c.tree.multipole, Multipole::quadrupole);
+  EXPECT_EQ(c.softening, 0.02);
+  EXPECT_EQ(c.math, MathMode::exact);
+  const auto solver = gravity::make_solver<float>(g);
+  EXPECT_EQ(solver->name(), "tree/cpu/quadrupole");
+  const auto p = testing::uniform_cube(500, 4);
+  Accelerations<float> out(p.size());
+  const auto rep = solver->solve(p.sources(), out.view());
+  EXPECT_GT(rep.total.cell_interactions, 0u);
+  g.theta = -1;
+  EXPECT_THROW(gravity::make_solver<float>(g)->solve(p.sources(), out.view()), InputError);
 }
 
 }  // namespace
