@@ -110,13 +110,23 @@ def test_bad_files_give_one_line_and_status_2(tmp_path):
 
 def test_yt_loads_it_as_a_gadget_file(snapshot):
     yt = pytest.importorskip("yt")
-    ds = yt.load(str(snapshot), unit_base={"UnitLength_in_cm": 3.0856775814913673e21, "UnitMass_in_g": 1.98841e43,
-                                          "UnitVelocity_in_cm_per_s": 1e5})
+    # As docs/snapshots.md shows: yt needs the file's units passed as unit_base.
+    with h5py.File(snapshot, "r") as f:
+        unit_base = {k: float(f["Parameters"].attrs[k])
+                     for k in ("UnitLength_in_cm", "UnitMass_in_g", "UnitVelocity_in_cm_per_s")}
+    ds = yt.load(str(snapshot), unit_base=unit_base)
     assert type(ds).__name__ == "GadgetHDF5Dataset"
-    assert ds.all_data()["PartType1", "Masses"].shape == (N,)
+    masses = ds.all_data()["PartType1", "Masses"]
+    assert masses.shape == (N,)
+    # Henon units scaled to 1 kpc and 1e10 Msun by default: the model weighs 1e10 Msun.
+    assert np.isclose(float(masses.sum().in_units("Msun")), 1e10, rtol=1e-4)  # yt's Msun differs by 3e-6
 
 
 def test_pynbody_loads_it_as_a_gadget_file(snapshot):
     pynbody = pytest.importorskip("pynbody")
     s = pynbody.load(str(snapshot))
     assert len(s) == N and len(s.dm) == N
+    # Units from /Parameters (no cosmology: no a or h factors), time from Time_GYR.
+    assert np.isclose(float(s["mass"].in_units("Msol").sum()), 1e10, rtol=1e-5)
+    assert np.isclose(float(s["pos"].units.in_units("kpc")), 1.0)
+    assert float(s.properties["time"].in_units("Gyr")) == 0.0
