@@ -48,14 +48,7 @@ Particles<double> plummer_sphere(std::int64_t count, std::uint64_t seed) {
     const double escape = std::sqrt(2.0) / std::sqrt(std::sqrt(1.0 + r * r));
     const double v = plummer_speed_fraction(rng) * escape;
     const auto nv = isotropic_unit_vector(rng);
-    p.x[i] = a * r * n[0];
-    p.y[i] = a * r * n[1];
-    p.z[i] = a * r * n[2];
-    p.vx[i] = velocity_scale * v * nv[0];
-    p.vy[i] = velocity_scale * v * nv[1];
-    p.vz[i] = velocity_scale * v * nv[2];
-    p.mass[i] = 1.0 / static_cast<double>(count);
-    p.id[i] = static_cast<std::uint64_t>(i) + 1;
+    place_isotropic(p, i, a * r, n, velocity_scale * v, nv, 1.0 / static_cast<double>(count));
   }
   move_to_centre_of_mass(p);
   return p;

@@ -28,6 +28,18 @@ std::array<double, 3> isotropic_unit_vector(Rng& rng) {
   }
 }
 
+void place_isotropic(Particles<double>& p, std::int64_t i, double r, const std::array<double, 3>& n, double v,
+                     const std::array<double, 3>& nv, double mass) {
+  p.x[i] = r * n[0];
+  p.y[i] = r * n[1];
+  p.z[i] = r * n[2];
+  p.vx[i] = v * nv[0];
+  p.vy[i] = v * nv[1];
+  p.vz[i] = v * nv[2];
+  p.mass[i] = mass;
+  p.id[i] = static_cast<std::uint64_t>(i) + 1;
+}
+
 template <class Real>
 void move_to_centre_of_mass(Particles<Real>& p) {
   CompensatedSum m, c[6];

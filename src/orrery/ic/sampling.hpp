@@ -18,6 +18,11 @@ double cube_root_unit(double x);
 /// from the cube: no trigonometric functions).
 std::array<double, 3> isotropic_unit_vector(Rng& rng);
 
+/// Sets particle i of an isotropic model: position r * n, velocity v * nv,
+/// the given mass, ID i + 1 (n and nv unit vectors).
+void place_isotropic(Particles<double>& p, std::int64_t i, double r, const std::array<double, 3>& n, double v,
+                     const std::array<double, 3>& nv, double mass);
+
 /// Moves positions and velocities to the centre-of-mass frame (compensated sums).
 template <class Real>
 void move_to_centre_of_mass(Particles<Real>& p);
