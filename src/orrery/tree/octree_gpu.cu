@@ -11,8 +11,9 @@
 //            stable and the indices go in ascending, so ties are broken by the
 //            original index exactly as the CPU's (key, index) comparison does
 //   gather   the sources into sorted order
-//   levels   for L = 0..20: count_children_kernel (is_split, child_bounds,
-//            non-empty children, chunk sums; the last block to finish scans
+//   levels   for L = 0..20: count_children_kernel (is_split, child_bounds'
+//            ranges found by child_bounds_interleaved, non-empty children,
+//            chunk sums; the last block to finish scans
 //            them and writes the next level's extent, after a capacity
 //            check), write_children_kernel (block scan, child_key, ranges).
 //            The level extents live on the device, so all 21 levels are
@@ -50,6 +51,7 @@
 #include "orrery/cuda/check_cuda.cuh"
 #include "orrery/cuda/memory.hpp"
 #include "orrery/tree/build_steps.hpp"
+#include "orrery/tree/child_bounds_interleaved.hpp"
 #include "orrery/tree/octree_build.hpp"
 
 namespace orrery::tree {
@@ -222,7 +224,7 @@ __global__ void __launch_bounds__(kBlock)
       // Only split nodes search for their children: leaves are most nodes of deep levels.
       if (is_split(keys, first, count, L, cap)) {
         std::int32_t b[9];
-        child_bounds(keys, first, count, t.key[i], L, b);
+        child_bounds_interleaved(keys, first, count, t.key[i], L, b);  // child_bounds' bounds, shorter load chain
         for (int c = 1; c < 8; ++c) inner[std::int64_t(k) * 7 + c - 1] = b[c];
         for (int c = 0; c < 8; ++c) children += b[c + 1] > b[c];
       }

@@ -5,16 +5,20 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
 
 #include "orrery/core/error.hpp"
+#include "orrery/core/rng.hpp"
 #include "orrery/cuda/device.hpp"
 #include "orrery/cuda/memory.hpp"
 #include "orrery/ic/initial_conditions.hpp"
 #include "orrery/ic/plummer.hpp"
+#include "orrery/tree/build_steps.hpp"
+#include "orrery/tree/child_bounds_interleaved.hpp"
 #include "orrery/tree/octree_build.hpp"
 #include "orrery/tree/octree_gpu.hpp"
 #include "orrery/tree/test_inputs.hpp"
@@ -107,6 +111,47 @@ void check_against_cpu(DeviceOctree<Real>& tree, const Particles<float>& input, 
   const Octree<Real> gpu = tree.download();
   EXPECT_EQ(tree.num_nodes(), cpu.num_nodes()) << ctx;
   expect_same_tree(gpu, cpu, ctx);
+}
+
+/// Both searches on one node; false (with a message) when they differ.
+::testing::AssertionResult same_bounds(const std::vector<std::uint64_t>& keys, std::int32_t first,
+                                       std::int32_t count, std::uint64_t key, std::int32_t level) {
+  std::int32_t a[9], b[9];
+  child_bounds(keys.data(), first, count, key, level, a);
+  child_bounds_interleaved(keys.data(), first, count, key, level, b);
+  for (int c = 0; c < 9; ++c)
+    if (a[c] != b[c])
+      return ::testing::AssertionFailure() << "node first " << first << " count " << count << " level " << level
+                                           << ": bound " << c << " is " << b[c] << ", child_bounds says " << a[c];
+  return ::testing::AssertionSuccess();
+}
+
+// Host only (runs without a GPU): the search the level kernel uses gives
+// child_bounds' ranges on every internal node of real trees and on random
+// ranges of random keys, including targets outside the range.
+TEST(ChildBoundsInterleaved, EqualsChildBounds) {
+  auto inputs = testing::structured_inputs();
+  inputs.push_back({"plummer_20000", plummer(20000, 29)});
+  for (const auto& in : inputs) {
+    const Octree<float> t = build_octree(in.particles.sources(), TreeParams{0.5, 1, Multipole::monopole});
+    std::vector<std::uint64_t> keys(t.x.size());
+    for (std::size_t j = 0; j < keys.size(); ++j) keys[j] = position_key(t.x[j], t.y[j], t.z[j], t.cube);
+    for (std::int32_t i = 0; i < t.num_nodes(); ++i)
+      if (t.next[i] != i + 1) ASSERT_TRUE(same_bounds(keys, t.first[i], t.count[i], t.key[i], t.level[i])) << in.name;
+  }
+  Rng r(30);
+  for (int trial = 0; trial < 20000; ++trial) {
+    const std::int32_t n = 1 + static_cast<std::int32_t>(r.next_u64() % 300);
+    const int level = 1 + static_cast<int>(r.next_u64() % (kMaxLevel - 1));  // the root: in the trees above
+    const std::uint64_t span = std::uint64_t(8) << key_shift(level + 1);  // one cell; keys over two
+    std::vector<std::uint64_t> keys(n);
+    for (auto& k : keys) k = r.next_u64() % (2 * span);
+    std::sort(keys.begin(), keys.end());
+    const std::int32_t first = static_cast<std::int32_t>(r.next_u64() % n);
+    const std::int32_t count = 1 + static_cast<std::int32_t>(r.next_u64() % (n - first));
+    const std::uint64_t key = (r.next_u64() % 2) * span;
+    ASSERT_TRUE(same_bounds(keys, first, count, key, level)) << "trial " << trial;
+  }
 }
 
 template <class Real>
