@@ -14,6 +14,7 @@ SETTINGS = ("solver", "backend", "precision", "theta", "leaf_capacity", "multipo
             "softening", "softening_kernel", "math")
 
 _DTYPES = {"single": np.float32, "double": np.float64}
+_MULTIPOLES = {"monopole": 1, "quadrupole": 2}  # the CLI's spelling of multipole orders 1 and 2
 
 
 def config(**settings):
@@ -22,6 +23,11 @@ def config(**settings):
     if unknown:
         raise TypeError(f"unknown setting(s) {sorted(unknown)}; accepted: {', '.join(SETTINGS)}")
     c = _core.GravityConfig()
+    if isinstance(settings.get("multipole"), str):
+        name = settings["multipole"]
+        if name not in _MULTIPOLES:
+            raise ValueError(f'gravity.multipole = "{name}"; accepted: monopole, quadrupole (or 1, 2)')
+        settings["multipole"] = _MULTIPOLES[name]
     for key, value in settings.items():
         if value is not None:
             setattr(c, key, value)

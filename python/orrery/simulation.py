@@ -132,23 +132,21 @@ class Simulation:
         return cls._from_state(arrays, state, merged)
 
     def save_snapshot(self, path, *, fields=True, units="henon"):
-        """Writes an HDF5 snapshot in the CLI's format (GADGET-4 layout),
-        atomically. fields=True also stores Acceleration and Potential at the
-        current positions. units: "henon" or "physical" (metadata only)."""
-        info = _core.SnapshotInfo()
-        g = self.settings
-        info.units = units
-        info.softening = g["softening"]
-        info.softening_kernel = g["softening_kernel"]
-        info.theta = g["theta"] if g["solver"] == "tree" else 0.0
-        info.solver = self._sim.solver_name
-        info.config = _core.config_toml(self._sim.gravity, self.dt)
-        self._sim.save_snapshot(str(path), info, fields)
+        """Writes an HDF5 snapshot in the CLI's format (GADGET-4 layout) with
+        the metadata `orrery run` writes, atomically. fields=True also stores
+        Acceleration and Potential at the current positions. units: "henon"
+        or "physical" (the [units] table: metadata for readers)."""
+        self._sim.save_snapshot(str(path), self._config_toml([f"units.system={units}"]), fields)
 
     def save_checkpoint(self, path):
         """Writes a checkpoint (the CLI's format): everything needed to
-        continue bit-identically with Simulation.load_checkpoint or the CLI."""
-        self._sim.save_checkpoint(str(path), _core.config_toml(self._sim.gravity, self.dt), {})
+        continue bit-identically, with Simulation.load_checkpoint or with
+        `orrery run --restart`."""
+        self._sim.save_checkpoint(str(path), self._config_toml(), {})
+
+    def _config_toml(self, extra=()):
+        """This run's configuration in the CLI's TOML schema."""
+        return _core.config_toml(self._sim.gravity, self.dt, list(extra))
 
     @classmethod
     def load_checkpoint(cls, path, **overrides):

@@ -7,8 +7,9 @@
 
 #include "arrays.hpp"
 #include "bindings.hpp"
-#include "orrery/core/error.hpp"
+#include "orrery/driver/setup.hpp"
 #include "orrery/io/checkpoint.hpp"
+#include "orrery/io/config.hpp"
 
 namespace orrery::python {
 
@@ -71,10 +72,12 @@ nb::tuple read_checkpoint(const std::string& path) {
 }  // namespace
 
 template <class Real>
-void save_snapshot(SimulationHandle<Real>& h, const std::string& path, io::SnapshotInfo info, bool fields) {
+void save_snapshot(SimulationHandle<Real>& h, const std::string& path, const std::string& config, bool fields) {
   const auto claim = h.claim();
   nb::gil_scoped_release release;
   auto& sim = h.sim();
+  const auto run = io::Config::from_string(config, "orrery.Simulation").run_config();
+  io::SnapshotInfo info = driver::snapshot_info(run, sim.solver().name(), config);
   info.time = sim.time();
   info.step = sim.step_count();
   io::SnapshotFields<Real> what;
@@ -98,8 +101,8 @@ void save_checkpoint(SimulationHandle<Real>& h, const std::string& path, const s
   io::write_checkpoint(path, c);
 }
 
-template void save_snapshot<float>(SimulationHandle<float>&, const std::string&, io::SnapshotInfo, bool);
-template void save_snapshot<double>(SimulationHandle<double>&, const std::string&, io::SnapshotInfo, bool);
+template void save_snapshot<float>(SimulationHandle<float>&, const std::string&, const std::string&, bool);
+template void save_snapshot<double>(SimulationHandle<double>&, const std::string&, const std::string&, bool);
 template void save_checkpoint<float>(SimulationHandle<float>&, const std::string&, const std::string&,
                                      const std::map<std::string, std::int64_t>&);
 template void save_checkpoint<double>(SimulationHandle<double>&, const std::string&, const std::string&,
@@ -107,7 +110,6 @@ template void save_checkpoint<double>(SimulationHandle<double>&, const std::stri
 
 void bind_files(nb::module_& m) {
   nb::class_<io::SnapshotInfo>(m, "SnapshotInfo", "Run metadata stored in a snapshot's Header and Parameters.")
-      .def(nb::init<>())
       .def_rw("time", &io::SnapshotInfo::time)
       .def_rw("step", &io::SnapshotInfo::step)
       .def_rw("softening", &io::SnapshotInfo::softening)
@@ -117,17 +119,7 @@ void bind_files(nb::module_& m) {
       .def_rw("config", &io::SnapshotInfo::config)
       .def_rw("version", &io::SnapshotInfo::version)
       .def_rw("precision", &io::SnapshotInfo::precision)
-      .def_prop_rw(
-          "units", [](const io::SnapshotInfo& i) { return i.units.name; },
-          [](io::SnapshotInfo& i, const std::string& name) {
-            if (name == "physical") {
-              i.units = physical_units();
-            } else if (name == "henon") {
-              i.units = henon_units();
-            } else {
-              throw InputError("units = \"" + name + "\"; accepted: henon, physical");
-            }
-          });
+      .def_prop_ro("units", [](const io::SnapshotInfo& i) { return i.units.name; });
   m.def("read_snapshot", &read_snapshot, nb::arg("path"),
         "(arrays dict in float64, SnapshotInfo); InputError (ValueError) for an invalid file.");
   m.def("read_checkpoint", &read_checkpoint, nb::arg("path"),

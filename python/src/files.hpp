@@ -12,10 +12,10 @@
 namespace orrery::python {
 
 /// Writes the simulation's particles (and, with `fields`, accelerations and
-/// potentials at the current positions) with info.time and info.step set
-/// from the simulation.
+/// potentials at the current positions), with the metadata the CLI's run
+/// writes for the run configuration `config` (TOML).
 template <class Real>
-void save_snapshot(SimulationHandle<Real>& h, const std::string& path, io::SnapshotInfo info, bool fields);
+void save_snapshot(SimulationHandle<Real>& h, const std::string& path, const std::string& config, bool fields);
 
 /// Writes a checkpoint of the simulation: particles, state, `config` (the
 /// run's TOML text) and `counters`.

@@ -4,9 +4,11 @@
 // checkpoint the CLI wrote is read back with the CLI's schema and messages.
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
 
 #include "bindings.hpp"
 #include "orrery/io/config.hpp"
@@ -21,9 +23,10 @@ std::string number(double v) {
   return buf;
 }
 
-/// The TOML text of the defaults with these gravity settings and dt. Keys
-/// the schema does not have (yet) are left out rather than invented.
-std::string config_toml(const gravity::GravityConfig& g, double dt) {
+/// The TOML text of the defaults with these gravity settings, dt and the
+/// `extra` "section.key=value" assignments. Gravity keys the schema does not
+/// have (yet) are left out rather than invented.
+std::string config_toml(const gravity::GravityConfig& g, double dt, const std::vector<std::string>& extra) {
   io::Config config = io::Config::defaults();
   const auto put = [&config](const std::string& key, const std::string& value) {
     if (io::find_key(key) != nullptr) config.set(key + "=" + value);
@@ -36,8 +39,9 @@ std::string config_toml(const gravity::GravityConfig& g, double dt) {
   put("gravity.math", std::string(to_string(g.math)));
   put("gravity.theta", number(g.theta));
   put("gravity.leaf_capacity", std::to_string(g.leaf_capacity));
-  put("gravity.multipole_order", std::to_string(g.multipole_order));
+  put("gravity.multipole", g.multipole_order == 2 ? "quadrupole" : "monopole");
   put("integration.dt", number(dt));
+  for (const auto& assignment : extra) config.set(assignment);
   return config.to_toml();
 }
 
@@ -50,7 +54,7 @@ std::pair<gravity::GravityConfig, double> run_settings(const std::string& toml, 
 }  // namespace
 
 void bind_run_config(nb::module_& m) {
-  m.def("config_toml", &config_toml, nb::arg("gravity"), nb::arg("dt"));
+  m.def("config_toml", &config_toml, nb::arg("gravity"), nb::arg("dt"), nb::arg("extra"));
   m.def("run_settings", &run_settings, nb::arg("toml"), nb::arg("source"));
 }
 

@@ -196,7 +196,7 @@ void bind_simulation_of(nb::module_& m) {
             return diag::lagrangian_radii(h.sim().particles(), fractions);
           },
           nb::arg("fractions"))
-      .def("save_snapshot", &save_snapshot<Real>, nb::arg("path"), nb::arg("info"), nb::arg("fields"))
+      .def("save_snapshot", &save_snapshot<Real>, nb::arg("path"), nb::arg("config"), nb::arg("fields"))
       .def("save_checkpoint", &save_checkpoint<Real>, nb::arg("path"), nb::arg("config"), nb::arg("counters"));
 }
 

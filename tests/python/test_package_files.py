@@ -78,5 +78,17 @@ def test_file_errors_name_the_file(tmp_path):
     sim = orrery.Simulation.plummer(10)
     with pytest.raises(ValueError, match="no-such-dir"):
         sim.save_snapshot(tmp_path / "no-such-dir" / "s.h5")
-    with pytest.raises(ValueError, match='units = "cgs"; accepted: henon, physical'):
+    with pytest.raises(ValueError, match='units.system = "cgs" is not accepted; accepted: one of: henon, physical'):
         sim.save_snapshot(tmp_path / "s.h5", units="cgs")
+
+
+def test_settings_survive_a_checkpoint_and_the_cli_spelling_of_multipole_is_accepted(tmp_path):
+    settings = dict(solver="direct", precision="double", softening=0.07, softening_kernel="spline", theta=0.35,
+                    leaf_capacity=5, multipole="quadrupole", math="exact", dt=1 / 32)
+    sim = orrery.Simulation.plummer(20, **settings)
+    assert sim.settings["multipole"] == 2
+    sim.save_checkpoint(tmp_path / "c.orrck")
+    again = orrery.Simulation.load_checkpoint(tmp_path / "c.orrck")
+    assert again.settings == sim.settings and again.dt == 1 / 32
+    with pytest.raises(ValueError, match='gravity.multipole = "octupole"; accepted: monopole, quadrupole'):
+        orrery.Simulation.plummer(20, multipole="octupole")
