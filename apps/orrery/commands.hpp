@@ -13,5 +13,6 @@ void add_config_command(CLI::App& app);  // config.cpp
 void add_ic_command(CLI::App& app);      // ic.cpp
 void add_info_command(CLI::App& app);    // info.cpp
 void add_render_command(CLI::App& app);  // render.cpp
+void add_compare_command(CLI::App& app);  // compare.cpp
 
 }  // namespace orrery::cli

@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   orrery::cli::add_ic_command(app);
   orrery::cli::add_info_command(app);
   orrery::cli::add_render_command(app);
+  orrery::cli::add_compare_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

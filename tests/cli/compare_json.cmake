@@ -1,0 +1,33 @@
+# `orrery compare ... --json`: exit status 0 and one JSON object on stdout
+# with the keys issue 3 names, numbers in range, the yardstick's exact count.
+# cmake -DORRERY=<binary> -DCOUNT=<N> -DWORKDIR=<dir> -P compare_json.cmake
+file(MAKE_DIRECTORY ${WORKDIR})
+execute_process(COMMAND ${ORRERY} compare --set gravity.solver=tree --set initial_conditions.count=${COUNT}
+                        --against reference --json
+                WORKING_DIRECTORY ${WORKDIR} RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT status EQUAL 0)
+  message(FATAL_ERROR "exit status ${status}, expected 0\nstdout: ${out}\nstderr: ${err}")
+endif()
+foreach(key rms_relative_error max_relative_error node_visits cell_interactions particle_interactions seconds)
+  string(JSON value ERROR_VARIABLE missing GET "${out}" ${key})
+  if(missing)
+    message(FATAL_ERROR "no key ${key} in the JSON: ${missing}\n${out}")
+  endif()
+  if(NOT value MATCHES "^[0-9.eE+-]+$")
+    message(FATAL_ERROR "${key} = ${value} is not a number\n${out}")
+  endif()
+endforeach()
+string(JSON rms GET "${out}" rms_relative_error)
+string(JSON worst GET "${out}" max_relative_error)
+string(JSON cells GET "${out}" cell_interactions)
+string(JSON pairs GET "${out}" against_report particle_interactions)
+math(EXPR expected_pairs "${COUNT} * (${COUNT} - 1)")
+if(NOT rms GREATER 0 OR NOT rms LESS 0.005 OR worst LESS rms)
+  message(FATAL_ERROR "errors out of range: rms ${rms}, worst ${worst}\n${out}")
+endif()
+if(NOT cells GREATER 0)
+  message(FATAL_ERROR "the tree made no cell interactions\n${out}")
+endif()
+if(NOT pairs EQUAL expected_pairs)
+  message(FATAL_ERROR "the reference reports ${pairs} pairs, expected ${expected_pairs}\n${out}")
+endif()
