@@ -28,11 +28,17 @@ struct WalkCounts {
 /// test first <= i < first + count: exact, so a target never accepts a cell
 /// that contains it, whatever the rounding of the centre of mass.
 template <class Real>
+ORRERY_HDI bool accepts_node(Real com_x, Real com_y, Real com_z, Real crit2, std::int32_t first, std::int32_t count,
+                             std::int32_t i, Real tx, Real ty, Real tz) {
+  const Real d2 = xm::norm2(xm::sub(com_x, tx), xm::sub(com_y, ty), xm::sub(com_z, tz));
+  const bool member = (first <= i) & (i < first + count);
+  return (d2 > crit2) & !member;
+}
+/// The same test reading node n of the tree (accepts_node takes the node's
+/// values, for a walk that holds them in registers already).
+template <class Real>
 ORRERY_HDI bool accepts(const tree::OctreeView<Real>& t, std::int32_t n, std::int32_t i, Real tx, Real ty, Real tz) {
-  const Real d2 = xm::norm2(xm::sub(t.com_x[n], tx), xm::sub(t.com_y[n], ty), xm::sub(t.com_z[n], tz));
-  const std::int32_t f = t.first[n];
-  const bool member = (f <= i) & (i < f + t.count[n]);
-  return (d2 > t.crit2[n]) & !member;
+  return accepts_node(t.com_x[n], t.com_y[n], t.com_z[n], t.crit2[n], t.first[n], t.count[n], i, tx, ty, tz);
 }
 
 /// The particle-cell interaction of target (tx, ty, tz) with node n.
