@@ -15,6 +15,7 @@
 // against the first canary is reported beside the row.
 //
 // usage: gpu_tree_bench [--out FILE.csv] [--mode quick|full] [--capacity 0|1]
+//                       [--tables divergence,width,math,accuracy,tuning,leaf,scaling,cpu,capacity]
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -481,15 +482,17 @@ class Session {
 }  // namespace orrery::bench
 
 int main(int argc, char** argv) {
-  std::string out = "gpu_tree.csv", mode = "full";
+  std::string out = "gpu_tree.csv", mode = "full",
+              tables = "divergence,width,math,accuracy,tuning,leaf,scaling,cpu,capacity";
   bool capacity = true;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i], v = argv[i + 1];
     if (k == "--out") out = v;
     else if (k == "--mode") mode = v;
     else if (k == "--capacity") capacity = v != "0";
+    else if (k == "--tables") tables = "," + v + ",";
     else {
-      std::fprintf(stderr, "unknown option %s; accepted: --out FILE --mode quick|full --capacity 0|1\n", k.c_str());
+      std::fprintf(stderr, "unknown option %s; accepted: --out FILE --mode quick|full --capacity 0|1 --tables a,b,...\n", k.c_str());
       return 2;
     }
   }
@@ -503,15 +506,17 @@ int main(int argc, char** argv) {
                 info.multiprocessors, info.peak_clock_ghz, double(info.total_bytes) / 1e9, mode.c_str());
     const bool quick = mode == "quick";
     orrery::bench::Session s(out, quick);
-    s.divergence();
-    s.widths();
-    s.exact_cost();
-    s.accuracy();
-    s.tuning();
-    s.leaves();
-    s.scaling(quick ? (std::int64_t(1) << 20) : (std::int64_t(1) << 27));
-    if (!quick) s.cpu_tree();  // the CPU at 1M is seconds of held device time
-    if (capacity) s.capacity();
+    tables = "," + tables + ",";
+    const auto want = [&](const char* t) { return tables.find("," + std::string(t) + ",") != std::string::npos; };
+    if (want("divergence")) s.divergence();
+    if (want("width")) s.widths();
+    if (want("math")) s.exact_cost();
+    if (want("accuracy")) s.accuracy();
+    if (want("tuning")) s.tuning();
+    if (want("leaf")) s.leaves();
+    if (want("scaling")) s.scaling(quick ? (std::int64_t(1) << 24) : (std::int64_t(1) << 27));
+    if (want("cpu") && !quick) s.cpu_tree();  // the CPU at 1M is seconds of held device time
+    if (want("capacity") && capacity) s.capacity();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gpu_tree_bench: %s\n", e.what());
     return 1;

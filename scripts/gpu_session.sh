@@ -13,7 +13,8 @@
 #   tree          the GPU tree walk/solver tests alone, then compute-sanitizer
 #                 memcheck and racecheck on them
 #   bench-tree    bench/gpu_tree_bench -> gpu_tree.csv (ORRERY_BENCH_MODE as above;
-#                 ORRERY_TREE_CAPACITY=0 skips the largest-N ladder)
+#                 ORRERY_TREE_CAPACITY=0 skips the largest-N ladder; ORRERY_TREE_TABLES=a,b
+#                 runs only those tables, see the bench's usage)
 # To add a task: a function task_<name> below and its targets in targets_for.
 #
 # $OUT gets summary.txt (what ran, test summary, bench table), the CSVs, and
@@ -109,7 +110,7 @@ task_tree() {
 task_bench-tree() {
   say "== gpu_tree_bench (mode ${ORRERY_BENCH_MODE:-full})"
   build/cuda/bench/gpu_tree_bench --out "$out/gpu_tree.csv" --mode "${ORRERY_BENCH_MODE:-full}" \
-    --capacity "${ORRERY_TREE_CAPACITY:-1}" 2>&1 | tee "$logs/gpu_tree_bench.log" | tee -a "$summary" || fail "gpu_tree_bench"
+    --capacity "${ORRERY_TREE_CAPACITY:-1}" ${ORRERY_TREE_TABLES:+--tables "$ORRERY_TREE_TABLES"} 2>&1 | tee "$logs/gpu_tree_bench.log" | tee -a "$summary" || fail "gpu_tree_bench"
 }
 
 {

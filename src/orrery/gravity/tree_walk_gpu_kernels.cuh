@@ -5,11 +5,12 @@
 // Choices known before launch (potential, quadrupole, math mode, softening,
 // traversal, group width) are template parameters, dispatched once on the
 // host (DESIGN §2). Inside the coherent walk, per-lane choices are selects;
-// the only branches are group-uniform (the whole group skips a cell term or a
-// leaf that none of its lanes needs) and the walk loop itself.
+// the only branches are group-uniform (the whole group skips a leaf that none
+// of its lanes needs) and the walk loop itself.
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
 
+#include <cstddef>
 #include <cstdint>
 
 #include "orrery/cuda/check_cuda.cuh"
@@ -83,6 +84,28 @@ struct GroupOf<64> {
   using type = TwoWarpGroup;
 };
 
+/// What the coherent walk reads at every node, packed so that a node costs
+/// two vector loads instead of eight scalar ones (the loop is bound by issued
+/// instructions). A copy of the tree's arrays, made before each walk.
+template <class Real>
+struct alignas(4 * sizeof(Real)) NodeBox {
+  Real com_x, com_y, com_z, crit2;
+};
+template <class Real>
+struct alignas(16) NodeSpan {
+  std::int32_t first, count, next;
+  Real mass;
+};
+
+template <class Real>
+__global__ void __launch_bounds__(kWalkBlock)
+    pack_nodes(const tree::OctreeView<Real> t, NodeBox<Real>* box, NodeSpan<Real>* span) {
+  const std::int64_t n = std::int64_t(blockIdx.x) * kWalkBlock + threadIdx.x;
+  if (n >= t.num_nodes) return;  // the tail of the last block
+  box[n] = {t.com_x[n], t.com_y[n], t.com_z[n], t.crit2[n]};
+  span[n] = {t.first[n], t.count[n], t.next[n], t.mass[n]};
+}
+
 template <bool Pot, class Real>
 __device__ void store_target(const DeviceWalkOutput<Real>& out, std::int32_t i, const Accumulator<Real>& a,
                              const WalkCounts& c) {
@@ -111,13 +134,14 @@ __device__ Accumulator<Real> select(bool c, const Accumulator<Real>& a, const Ac
   return {c ? a.ax : b.ax, c ? a.ay : b.ay, c ? a.az : b.az, c ? a.pot : b.pot};
 }
 
-/// The leaf n summed by the lanes with `sum` set, in sorted order (add_leaf's
+/// The leaf `leaf` summed by the lanes with `sum` set, in sorted order (add_leaf's
 /// terms): the group loads kShare particles at a time, coalesced, and
 /// broadcasts each to every lane; the other lanes add with keep = false.
 template <bool Pot, MathMode Mode, class Group, class Real, class Softening>
 __device__ void sum_leaf(const Group& g, Accumulator<Real>& acc, WalkCounts& c, const tree::OctreeView<Real>& t,
-                         const Softening& soft, std::int32_t n, std::int32_t i, Real tx, Real ty, Real tz, bool sum) {
-  const std::int32_t f = t.first[n], e = f + t.count[n];
+                         const Softening& soft, const NodeSpan<Real>& leaf, std::int32_t i, Real tx, Real ty, Real tz,
+                         bool sum) {
+  const std::int32_t f = leaf.first, e = f + leaf.count;
   for (std::int32_t base = f; base < e; base += Group::kShare) {
     const std::int32_t j = base + g.lane();
     const std::int32_t js = j < e ? j : base;  // lanes past the leaf load a valid element, never used
@@ -134,7 +158,8 @@ __device__ void sum_leaf(const Group& g, Accumulator<Real>& acc, WalkCounts& c, 
 
 template <bool Pot, bool Quad, MathMode Mode, int W, class Real, class Softening>
 __global__ void __launch_bounds__(kWalkBlock)
-    coherent_walk(const tree::OctreeView<Real> t, const Softening soft, const DeviceWalkOutput<Real> out) {
+    coherent_walk(const tree::OctreeView<Real> t, const NodeBox<Real>* __restrict__ box,
+                  const NodeSpan<Real>* __restrict__ span, const Softening soft, const DeviceWalkOutput<Real> out) {
   using Group = typename GroupOf<W>::type;
   __shared__ int slots[4 * (kWalkBlock / 64)];
   Group g(slots);
@@ -150,56 +175,83 @@ __global__ void __launch_bounds__(kWalkBlock)
   std::int32_t n = g.min(want);
   while (n < t.num_nodes) {
     ++c.node_visits;
-    const std::int32_t next = t.next[n];
+    const NodeBox<Real> b = box[n];
+    const NodeSpan<Real> sp = span[n];
     const bool mine = want == n;
-    const bool accept = mine & accepts(t, n, i, tx, ty, tz);
-    const bool leaf = next == n + 1;
+    const bool accept = mine & accepts_node(b.com_x, b.com_y, b.com_z, b.crit2, sp.first, sp.count, i, tx, ty, tz);
+    const bool leaf = sp.next == n + 1;
     const bool sum = mine & !accept & leaf;
-    // Group-uniform: skips a cell term no lane accepted. The lanes that did
-    // not accept evaluate it too and keep nothing: a monopole cell is
-    // add_cell's particle term with keep = accept; a quadrupole cell is
-    // add_cell on a copy, selected.
-    if (g.any(accept)) {
-      if constexpr (Quad) {
-        Accumulator<Real> with = acc;
-        add_cell<Pot, Quad, Mode>(with, t, soft, n, tx, ty, tz);
-        acc = select(accept, with, acc);
-      } else {
-        add_particle<Pot, Mode>(acc, soft, tx, ty, tz, t.com_x[n], t.com_y[n], t.com_z[n], t.mass[n], accept);
-      }
-      c.cell_interactions += accept;
+    // The cell term, evaluated by every lane and kept by those that accepted
+    // (a monopole cell is add_cell's particle term with keep = accept; a
+    // quadrupole cell is add_cell on a copy, selected). Not behind a vote:
+    // some lane accepts at most nodes, and with no collective between the
+    // opening test and the term the compiler reuses d^2 and the node's values.
+    if constexpr (Quad) {
+      Accumulator<Real> with = acc;
+      add_cell<Pot, Quad, Mode>(with, t, soft, n, tx, ty, tz);
+      acc = select(accept, with, acc);
+    } else {
+      add_particle<Pot, Mode>(acc, soft, tx, ty, tz, b.com_x, b.com_y, b.com_z, sp.mass, accept);
     }
+    c.cell_interactions += accept;
     // Group-uniform: skips a leaf no lane sums.
-    if (g.any(sum)) sum_leaf<Pot, Mode>(g, acc, c, t, soft, n, i, tx, ty, tz, sum);
-    want = mine ? ((accept | leaf) ? next : n + 1) : want;
+    if (g.any(sum)) sum_leaf<Pot, Mode>(g, acc, c, t, soft, sp, i, tx, ty, tz, sum);
+    want = mine ? ((accept | leaf) ? sp.next : n + 1) : want;
     n = g.min(want);
   }
   if (real) store_target<Pot>(out, i, acc, c);
 }
 
+/// Stream-ordered scratch (cudaMallocAsync), freed in stream order on scope exit.
+template <class T>
+class StreamScratch {
+ public:
+  StreamScratch(std::size_t count, cuda::StreamHandle s) : s_(s) {
+    ORRERY_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&p_), count * sizeof(T), s));
+  }
+  ~StreamScratch() { (void)cudaFreeAsync(p_, s_); }
+  StreamScratch(const StreamScratch&) = delete;
+  StreamScratch& operator=(const StreamScratch&) = delete;
+  T* get() const { return p_; }
+
+ private:
+  T* p_ = nullptr;
+  cuda::StreamHandle s_;
+};
+
+template <bool Pot, bool Quad, MathMode Mode, int W, class Real, class Softening>
+void launch_coherent(const tree::OctreeView<Real>& t, const Softening& soft, const DeviceWalkOutput<Real>& out,
+                     cuda::StreamHandle s) {
+  const auto nodes = static_cast<std::size_t>(t.num_nodes);
+  const StreamScratch<NodeBox<Real>> box(nodes, s);
+  const StreamScratch<NodeSpan<Real>> span(nodes, s);
+  pack_nodes<<<static_cast<unsigned>((nodes + kWalkBlock - 1) / kWalkBlock), kWalkBlock, 0, s>>>(t, box.get(),
+                                                                                                  span.get());
+  ORRERY_CUDA_CHECK_LAUNCH("pack_nodes");
+  const auto blocks = static_cast<unsigned>((t.num_particles + kWalkBlock - 1) / kWalkBlock);
+  coherent_walk<Pot, Quad, Mode, W><<<blocks, kWalkBlock, 0, s>>>(t, box.get(), span.get(), soft, out);
+  ORRERY_CUDA_CHECK_LAUNCH("coherent tree walk");
+}
+
 template <bool Pot, bool Quad, MathMode Mode, class Real, class Softening>
 void launch_walk(const tree::OctreeView<Real>& t, const GpuWalkParams& p, const Softening& soft,
                  const DeviceWalkOutput<Real>& out, cuda::StreamHandle s) {
-  const auto blocks = static_cast<unsigned>((t.num_particles + kWalkBlock - 1) / kWalkBlock);
   if (p.traversal == Traversal::independent) {
+    const auto blocks = static_cast<unsigned>((t.num_particles + kWalkBlock - 1) / kWalkBlock);
     independent_walk<Pot, Quad, Mode><<<blocks, kWalkBlock, 0, s>>>(t, soft, out);
-  } else {
-    switch (p.group_width) {
-      case 8:
-        coherent_walk<Pot, Quad, Mode, 8><<<blocks, kWalkBlock, 0, s>>>(t, soft, out);
-        break;
-      case 16:
-        coherent_walk<Pot, Quad, Mode, 16><<<blocks, kWalkBlock, 0, s>>>(t, soft, out);
-        break;
-      case 32:
-        coherent_walk<Pot, Quad, Mode, 32><<<blocks, kWalkBlock, 0, s>>>(t, soft, out);
-        break;
-      default:  // 64, validated by walk_tree_gpu
-        coherent_walk<Pot, Quad, Mode, 64><<<blocks, kWalkBlock, 0, s>>>(t, soft, out);
-        break;
-    }
+    ORRERY_CUDA_CHECK_LAUNCH("independent tree walk");
+    return;
   }
-  ORRERY_CUDA_CHECK_LAUNCH("tree walk");
+  switch (p.group_width) {
+    case 8:
+      return launch_coherent<Pot, Quad, Mode, 8>(t, soft, out, s);
+    case 16:
+      return launch_coherent<Pot, Quad, Mode, 16>(t, soft, out, s);
+    case 32:
+      return launch_coherent<Pot, Quad, Mode, 32>(t, soft, out, s);
+    default:  // 64, validated by walk_tree_gpu
+      return launch_coherent<Pot, Quad, Mode, 64>(t, soft, out, s);
+  }
 }
 
 template <bool Pot, bool Quad, MathMode Mode, class Real>
