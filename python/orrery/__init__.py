@@ -6,6 +6,7 @@ on the CPU and on NVIDIA GPUs, from Python.
     log = sim.run(2.0, every=0.25)             # diagnostics as a numpy record array
     print(log.relative_energy_error[-1])
     acc, pot, report = orrery.forces(sim.positions, sim.mass, solver="direct")
+    orrery.run("examples/plummer_equilibrium.toml", overrides={"integration.t_end": 1})  # as `orrery run`
 
 The same C++ library as the `orrery` command-line program: the same solvers,
 integrator, initial conditions, snapshots (HDF5, GADGET-4 layout) and
@@ -14,12 +15,13 @@ orrery.plot holds matplotlib helpers (matplotlib is imported only there).
 """
 
 from . import _core, diagnostics, plot
+from ._driver import run
 from .diagnostics import LAGRANGIAN_FRACTIONS
 from .forces import Forces, forces
 from .simulation import Simulation
 
 __all__ = ["Forces", "LAGRANGIAN_FRACTIONS", "Simulation", "available_solvers", "cuda_compiled", "diagnostics",
-           "forces", "initial_condition_kinds", "plot", "read_snapshot"]
+           "forces", "initial_condition_kinds", "plot", "read_snapshot", "run"]
 
 
 def available_solvers():

@@ -25,4 +25,5 @@ NB_MODULE(_core, m) {
   orrery::python::bind_files(m);
   orrery::python::bind_ic(m);
   orrery::python::bind_run_config(m);
+  orrery::python::bind_driver(m);
 }

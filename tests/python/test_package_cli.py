@@ -125,3 +125,34 @@ def test_a_cli_checkpoint_continues_in_python_and_a_python_checkpoint_in_the_cli
     assert finished.step_count == 32
     assert np.array_equal(finished.positions, straight.positions)
     assert np.array_equal(finished.velocities, straight.velocities)
+
+
+def test_orrery_run_writes_what_the_cli_writes(tmp_path):
+    sets = ["initial_conditions.count=200", "integration.t_end=0.25", "output.snapshot_interval=0.125"]
+    cli_run(tmp_path / "cli", *sets)
+    summary = orrery.run(overrides=["initial_conditions.count=256", "initial_conditions.seed=11",
+                                    "gravity.softening=0.02", "integration.dt=0.015625",
+                                    f"output.directory={tmp_path / 'py'}", *sets])
+    assert summary["steps"] == 16 and summary["stopped_by"] == "" and summary["snapshots"] == 3
+    cli, py = cli_diagnostics(tmp_path / "cli/diagnostics.csv"), cli_diagnostics(summary["diagnostics"])
+    assert [{k: v for k, v in r.items() if not k.startswith("wall")} for r in cli] == \
+           [{k: v for k, v in r.items() if not k.startswith("wall")} for r in py]
+    a, b = orrery.read_snapshot(tmp_path / "cli/snapshot_0002.h5"), orrery.read_snapshot(tmp_path / "py/snapshot_0002.h5")
+    assert np.array_equal(a["positions"], b["positions"]) and np.array_equal(a["accelerations"], b["accelerations"])
+
+
+def test_orrery_run_stops_on_sigint_with_a_checkpoint_and_restores_pythons_handler(tmp_path):
+    import os
+    import signal
+    import threading
+
+    before = signal.getsignal(signal.SIGINT)
+    timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    summary = orrery.run(overrides={"initial_conditions.count": 800, "integration.t_end": 1e4,
+                                    "output.directory": tmp_path})
+    timer.join()
+    assert summary["stopped_by"].startswith("signal") and 0 < summary["steps"]
+    assert signal.getsignal(signal.SIGINT) is before
+    resumed = orrery.Simulation.load_checkpoint(summary["checkpoint"])
+    assert resumed.step_count == summary["steps"]

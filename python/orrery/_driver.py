@@ -1,0 +1,36 @@
+"""orrery.run: `orrery run` from Python."""
+
+import signal
+import threading
+
+from . import _core
+
+
+def run(config=None, *, overrides=None, restart=None, on_progress=None):
+    """Runs a simulation exactly as `orrery run` does, with the same outputs.
+
+    config: a TOML configuration file (docs/config.md), or None for the
+    embedded default. overrides: "section.key=value" strings or a dict
+    {"section.key": value}, as --set. restart: a checkpoint to continue (its
+    own configuration unless `config` is given). on_progress: called with a
+    dict (step, total_steps, time, wall_seconds) about twice a second.
+
+    As in the CLI, SIGINT (Ctrl-C) or SIGTERM during the run writes a
+    checkpoint and stops (when called from the main thread; Python's own
+    handlers are restored afterwards), and so do a STOP file in the output
+    directory and integration.wall_limit_minutes. Returns a dict: solver,
+    steps, first_step, time, relative_energy_error, wall_seconds,
+    diagnostics (the CSV path), stopped_by ("" when t_end was reached),
+    checkpoint (the last one written), snapshots (written by this run), config.
+    """
+    if isinstance(overrides, dict):
+        overrides = [f"{key}={value}" for key, value in overrides.items()]
+    overrides = [str(o) for o in (overrides or [])]
+    main = threading.current_thread() is threading.main_thread()
+    saved = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)} if main else {}
+    try:
+        return _core.run(str(config or ""), overrides, str(restart or ""), main, on_progress)
+    finally:
+        for sig, handler in saved.items():
+            if handler is not None:
+                signal.signal(sig, handler)
