@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "orrery/driver/setup.hpp"
 #include "orrery/io/checkpoint.hpp"
 #include "orrery/io/config.hpp"
 #include "orrery/io/snapshot.hpp"
@@ -114,6 +115,30 @@ TEST(DriverRun, StartsFromASnapshotFile) {
   EXPECT_EQ(s.run.steps, 16);
   from_file.config.initial_conditions.path = (dir / "missing.h5").string();
   io::testing::expect_input_error([&] { run(from_file.config, from_file.options); }, {"missing.h5", "no such file"});
+}
+
+}  // namespace
+}  // namespace orrery::driver
+
+namespace orrery::driver {
+namespace {
+
+TEST(DriverSetup, PhysicalUnitsTakeMsunAndKpcAndTheSnapshotSaysSo) {
+  integrate::RunConfig c;
+  c.units.system = "physical";
+  c.initial_conditions.kind = "hernquist";
+  c.initial_conditions.count = 200;
+  c.initial_conditions.mass = 1e12;   // Msun
+  c.initial_conditions.length = 60;   // kpc: scale radius 20 kpc
+  const auto state = initial_state(c);
+  double code_mass = 0;
+  for (const double m : state.particles.mass) code_mass += m;
+  const auto info = snapshot_info(c, "direct", "");
+  EXPECT_NEAR(code_mass * info.units.mass_g / cgs::msun, 1e12, 1e12 * 1e-12);
+  EXPECT_EQ(info.units.length_cm, cgs::kpc);
+  EXPECT_EQ(info.units.velocity_cm_per_s, 1e5);
+  c.units.system = "cgs";
+  io::testing::expect_input_error([&] { initial_state(c); }, {"units.system", "cgs", "henon, physical"});
 }
 
 }  // namespace
