@@ -178,7 +178,7 @@ void crossover(const std::string& prefix, const std::map<std::int64_t, double>& 
   csv << "n,tree_s,direct_s,direct_over_tree\n";
   std::printf("\n== crossover with the CPU direct solver (float, same softening)\n%9s %10s %10s %8s\n", "N", "tree",
               "direct", "ratio");
-  double prev_n = 0, prev_ratio = 0, cross = 0;
+  std::vector<double> ns, ratios;
   for (std::int64_t n = 1024; n <= std::min<std::int64_t>(max_n, 65536); n *= 2) {
     const auto it = tree_seconds.find(n);
     if (it == tree_seconds.end()) break;
@@ -187,17 +187,23 @@ void crossover(const std::string& prefix, const std::map<std::int64_t, double>& 
     const double ratio = direct / it->second;
     csv << n << "," << it->second << "," << direct << "," << ratio << "\n";
     std::printf("%9lld %8.4g s %8.4g s %8.3f\n", static_cast<long long>(n), it->second, direct, ratio);
-    if (cross == 0 && prev_n > 0 && prev_ratio < 1 && ratio >= 1) {
-      // Logarithmic interpolation of the ratio between the two rows.
-      const double f = std::log(1 / prev_ratio) / std::log(ratio / prev_ratio);
-      cross = prev_n * std::pow(double(n) / prev_n, f);
-    }
-    if (cross == 0 && prev_n == 0 && ratio >= 1) cross = -1;  // the tree already wins at the smallest N
-    prev_n = double(n);
-    prev_ratio = ratio;
+    ns.push_back(double(n));
+    ratios.push_back(ratio);
+  }
+  // The crossover is taken after the last row where direct still wins (a
+  // noisy small-N row must not end the search), by logarithmic interpolation
+  // of the ratio to the next row; -1 when the tree wins at every N measured.
+  double cross = -1;
+  for (std::size_t k = ns.size(); k-- > 0;) {
+    if (ratios[k] >= 1) continue;
+    cross = k + 1 < ns.size()
+                ? ns[k] * std::pow(ns[k + 1] / ns[k], std::log(1 / ratios[k]) / std::log(ratios[k + 1] / ratios[k]))
+                : 0;  // direct still wins at the largest N measured
+    break;
   }
   if (cross > 0) std::printf("crossover: the tree beats direct summation above N ~ %.0f\n", cross);
-  if (cross < 0) std::printf("crossover: the tree already wins at N = 1024\n");
+  if (cross < 0) std::printf("crossover: the tree wins at every N measured\n");
+  if (cross == 0) std::printf("crossover: above the largest N measured\n");
   csv << "# crossover_n," << cross << "\n";
 }
 
