@@ -20,6 +20,8 @@ from .diagnostics import LAGRANGIAN_FRACTIONS
 from .forces import Forces, forces
 from .simulation import Simulation
 
+__version__ = _core.__version__
+
 __all__ = ["Forces", "LAGRANGIAN_FRACTIONS", "Simulation", "available_solvers", "cuda_compiled", "diagnostics",
            "forces", "initial_condition_kinds", "plot", "read_snapshot", "run"]
 

@@ -1,4 +1,7 @@
-"""Diagnostics rows as numpy record arrays (one row per measurement)."""
+"""Diagnostics rows as numpy record arrays (one row per measurement), from
+Simulation.run or from the CLI's diagnostics.csv."""
+
+import csv
 
 import numpy as np
 
@@ -20,3 +23,20 @@ def records(rows):
         for name in DTYPE.names:
             out[name][i] = row[name]
     return out
+
+
+# CSV columns of the CLI's log that hold the vector fields of DTYPE.
+_CSV_VECTORS = {"momentum": ("px", "py", "pz"), "angular_momentum": ("lx", "ly", "lz"),
+                "lagrangian_radii": ("r10", "r50", "r90")}
+
+
+def read_csv(path):
+    """The CLI's diagnostics log (diagnostics.csv) as a record array of DTYPE,
+    for orrery.plot. The wall-time columns are left out."""
+    rows = []
+    with open(path, newline="") as f:
+        for line in csv.DictReader(f):
+            row = {name: float(line[name]) for name in DTYPE.names if name not in _CSV_VECTORS}
+            row.update({name: [float(line[c]) for c in columns] for name, columns in _CSV_VECTORS.items()})
+            rows.append(row)
+    return records(rows)

@@ -10,6 +10,7 @@ namespace nb = nanobind;
 
 NB_MODULE(_core, m) {
   m.doc() = "Orrery's C++ core; use the orrery package, not this module directly.";
+  m.attr("__version__") = ORRERY_VERSION;  // the CMake project's version (orrery_io's definition)
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     try {
       std::rethrow_exception(p);
