@@ -45,8 +45,12 @@ Output<Real> snapshot_output(const std::filesystem::path& dir, double interval, 
   out.needs_potential = true;
   out.write = [dir, info = std::move(info), &count, schedule = out.schedule](Simulation<Real>& sim) mutable {
     sim.potentials();  // computed into the accelerations' potential array
-    // Numbered by intervals elapsed: a pure function of the step, so a restarted run continues the numbering.
-    const auto index = schedule.index(sim.step_count(), sim.state().dt);
+    // Numbered by intervals elapsed, a pure function of the step, so a restarted run continues the
+    // numbering. The forced one at the end of a run, off the schedule, takes the next number rather than
+    // overwriting the last scheduled snapshot.
+    const auto step = sim.step_count();
+    const double dt = sim.state().dt;
+    const auto index = schedule.index(step, dt) + (schedule.due(step, dt) ? 0 : 1);
     info.time = sim.time();
     info.step = sim.step_count();
     io::write_snapshot(dir / fmt::format("snapshot_{:04}.h5", index), sim.particles(), info,
@@ -106,7 +110,10 @@ RunSummary run_in(const RunConfig& config, const RunOptions& options,
                                                        static_cast<int>(config.output.checkpoint_keep));
   };
 
-  if (options.handle_signals) io::RunControl::install_signal_handlers();
+  if (options.handle_signals) {
+    io::RunControl::set_signal_flag(false);  // a signal that stopped an earlier run in this process is spent
+    io::RunControl::install_signal_handlers();
+  }
   const auto start = std::chrono::steady_clock::now();
   const auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   integrate::Progress progress;

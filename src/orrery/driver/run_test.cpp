@@ -52,6 +52,15 @@ TEST(DriverRun, WritesDiagnosticsSnapshotsAndAFinalCheckpoint) {
   EXPECT_EQ(io::read_checkpoint<double>(s.checkpoint).state.step, 32);
 }
 
+TEST(DriverRun, TheFinalSnapshotOffTheScheduleDoesNotOverwriteTheLastOne) {
+  ScratchDir dir;
+  auto r = small_run(dir.path(), 0.375);  // snapshots at 0, 0.25, then the end at 0.375
+  const auto s = run(r.config, r.options);
+  EXPECT_EQ(s.snapshots, 3);
+  EXPECT_EQ(io::read_snapshot<double>(dir / "snapshot_0001.h5").info.time, 0.25);
+  EXPECT_EQ(io::read_snapshot<double>(dir / "snapshot_0002.h5").info.time, 0.375);
+}
+
 TEST(DriverRun, RestartFromTheFinalCheckpointContinuesBitIdentically) {
   ScratchDir straight_dir, split_dir;
   auto straight = small_run(straight_dir.path(), 0.5);
