@@ -12,7 +12,6 @@
 #include "bindings.hpp"
 #include "orrery/driver/run.hpp"
 #include "orrery/io/config.hpp"
-#include "orrery/io/run_control.hpp"
 
 namespace orrery::python {
 
@@ -35,7 +34,6 @@ nb::dict run(const std::string& file, const std::vector<std::string>& overrides,
   options.config_toml = config.to_toml();
   options.restart = restart;
   options.handle_signals = handle_signals;
-  io::RunControl::set_signal_flag(false);  // a signal of an earlier run must not stop this one
   using Clock = std::chrono::steady_clock;
   auto next_report = Clock::now();
   driver::RunSummary s;

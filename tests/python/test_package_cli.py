@@ -151,3 +151,23 @@ def test_orrery_run_stops_on_sigint_with_a_checkpoint_and_restores_pythons_handl
     assert signal.getsignal(signal.SIGINT) is before
     resumed = orrery.Simulation.load_checkpoint(summary["checkpoint"])
     assert resumed.step_count == summary["steps"]
+
+
+def test_orrery_compare_json_agrees_with_forces_from_python():
+    import json
+
+    if "tree/cpu" not in orrery.available_solvers():
+        pytest.skip("no tree/cpu solver in this build")
+    require_cli("compare")
+    out = run_cli("compare", "--set", "initial_conditions.count=2000", "--set", "gravity.solver=tree",
+                  "--set", "gravity.theta=0.6", "--against", "reference", "--json").stdout
+    cli = json.loads(out)
+    sim = orrery.Simulation.plummer(2000, seed=1)
+    tree, _, report = orrery.forces(sim.positions, sim.mass, solver="tree", theta=0.6, potential=False)
+    ref, _, ref_report = orrery.forces(sim.positions, sim.mass, solver="reference", potential=False)
+    for key in ("node_visits", "cell_interactions", "particle_interactions"):
+        assert cli[key] == report[key] and cli["against_report"][key] == ref_report[key], key
+    tree, ref = tree.astype(float), ref.astype(float)
+    err = np.linalg.norm(tree - ref, axis=1) / np.linalg.norm(ref, axis=1)
+    assert cli["rms_relative_error"] == pytest.approx(np.sqrt(np.mean(err**2)), rel=1e-5)
+    assert cli["max_relative_error"] == pytest.approx(err.max(), rel=1e-5)
