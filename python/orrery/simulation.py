@@ -115,21 +115,23 @@ class Simulation:
     # ----- files (the CLI's formats)
 
     @classmethod
-    def from_snapshot(cls, path, *, dt=DEFAULT_DT, **settings):
+    def from_snapshot(cls, path, *, dt=None, **settings):
         """A simulation starting from an HDF5 snapshot (the CLI's, or any
-        GADGET-4-layout file with PartType1). Time comes from the file; the
-        gravity settings default to those the file records, and keywords
-        override them. The precision defaults to the file's."""
+        GADGET-4-layout file with PartType1), at the file's time. The gravity
+        settings and dt default to the run configuration the file records
+        (Orrery's snapshots carry it; for other files: the library defaults,
+        dt = DEFAULT_DT); keywords override them. The precision is the file's
+        unless given."""
         arrays, info = _core.read_snapshot(str(path))
-        solver = info.solver.split("/")[0]  # e.g. "tree/cpu/float/monopole"
-        recorded = {"solver": solver if solver in _solver_names() else None, "theta": info.theta or None,
-                    "softening": info.softening, "softening_kernel": info.softening_kernel or None,
-                    "precision": {"float": "single", "double": "double"}.get(info.precision)}
-        merged = {**{k: v for k, v in recorded.items() if v is not None}, **settings}
+        recorded, file_dt = {}, DEFAULT_DT
+        if info.config:
+            gravity, file_dt = _core.run_settings(info.config, f"snapshot {path}")
+            recorded = _gravity.as_dict(gravity)
+        recorded["precision"] = {"float": "single", "double": "double"}[info.precision]
         state = _core.SimulationState()
-        state.dt = dt
+        state.dt = file_dt if dt is None else dt
         state.time_origin = info.time
-        return cls._from_state(arrays, state, merged)
+        return cls._from_state(arrays, state, {**recorded, **settings})
 
     def save_snapshot(self, path, *, fields=True, units="henon"):
         """Writes an HDF5 snapshot in the CLI's format (GADGET-4 layout) with
@@ -260,7 +262,3 @@ class Simulation:
     def __repr__(self):
         return (f"<orrery.Simulation N={self.n} t={self.time:g} step={self.step_count} dt={self.dt:g} "
                 f"solver={self.solver_name}>")
-
-
-def _solver_names():
-    return {s.split("/")[0] for s in _core.available_solvers()}
