@@ -8,9 +8,12 @@
 #include "orrery/cuda/memory.hpp"
 #include "orrery/cuda/stream.hpp"
 #include "orrery/gravity/device_force_solver.hpp"
+#include "orrery/gravity/device_tree_copy.hpp"
 #include "orrery/gravity/direct_gpu.hpp"
 #include "orrery/gravity/direct_gpu_launch.hpp"
 #include "orrery/gravity/direct_gpu_tuning.hpp"
+#include "orrery/gravity/tree_gpu_solver.hpp"
+#include "orrery/gravity/tree_walk_gpu.hpp"
 #include "orrery/integrate/device_simulation.hpp"
 
 #if defined(__CUDA_RUNTIME_H__) || defined(__CUDA_RUNTIME_API_H__) || defined(__DRIVER_TYPES_H__)
