@@ -108,6 +108,16 @@ std::vector<KeySpec> build_schema() {
                "(rounding differs, never the tree or the walk). The CPU computes the same in both.",
                {"fast", "exact"}, {}, false,
                [](const Value& v, RunConfig& c) { c.gravity.math = as_string(v) == "exact" ? MathMode::exact : MathMode::fast; }});
+  s.push_back({"gravity.traversal", ValueType::string, std::string("coherent"),
+               "GPU tree walk (backend cuda, solver tree). coherent: a group of gravity.group_width targets walks "
+               "the tree together, each summing exactly its own walk's terms; independent: one thread per target "
+               "(the baseline). Both give the same bits.",
+               {"coherent", "independent"}, {}, false,
+               [](const Value& v, RunConfig& c) { c.gravity.traversal = as_string(v); }});
+  s.push_back({"gravity.group_width", ValueType::integer, std::int64_t{32},
+               "Coherent GPU tree walk: targets sharing one node index, 8, 16, 32 (one warp; fastest on the H200) "
+               "or 64 (two warps).",
+               {}, 8.0, false, [](const Value& v, RunConfig& c) { c.gravity.group_width = static_cast<int>(as_int(v)); }});
   // [integration]
   s.push_back({"integration.dt", ValueType::real, 0.0078125, "Fixed time step of the kick-drift-kick leapfrog.", {},
                0.0, true, [](const Value& v, RunConfig& c) { c.integration.dt = as_real(v); }});
