@@ -11,6 +11,7 @@
 #if defined(ORRERY_HAVE_CUDA)
 #include "orrery/cuda/device.hpp"
 #include "orrery/gravity/direct_gpu.hpp"
+#include "orrery/gravity/tree_gpu_solver.hpp"
 #endif
 
 namespace orrery::gravity {
@@ -48,6 +49,13 @@ std::unique_ptr<ForceSolver<Real>> make_tree_cpu(const GravityConfig& c) {
   return std::make_unique<tree::TreeSolver<Real>>(tree::tree_solver_config(c));
 }
 
+#if defined(ORRERY_HAVE_CUDA)
+template <class Real>
+std::unique_ptr<ForceSolver<Real>> make_tree_cuda(const GravityConfig& c) {
+  return make_gpu_tree_solver<Real>(c);
+}
+#endif
+
 template <class Real>
 std::unique_ptr<ForceSolver<Real>> make_direct_cpu(const GravityConfig& c) {
   const auto eps = static_cast<Real>(c.softening);
@@ -66,6 +74,7 @@ constexpr SolverEntry kSolvers[] = {
 #if defined(ORRERY_HAVE_CUDA)
     // CUDA solvers register here, with a device check:
     {"direct", "cuda", &make_direct_cuda<float>, &make_direct_cuda<double>, &cuda::device_available},
+    {"tree", "cuda", &make_tree_cuda<float>, &make_tree_cuda<double>, &cuda::device_available},
 #endif
 };
 #undef ORRERY_SOLVER

@@ -13,6 +13,8 @@ add_library(orrery::tree_walk_gpu ALIAS orrery_tree_walk_gpu)
 set_source_files_properties(${walk_dir}/tree_walk_gpu_fast.cu PROPERTIES COMPILE_OPTIONS "-ftz=true")
 target_link_libraries(orrery_tree_walk_gpu PUBLIC orrery::tree orrery::tree_gpu orrery::cuda PRIVATE orrery::flags)
 target_link_libraries(orrery INTERFACE orrery_tree_walk_gpu)
+# The solver factory (orrery_gravity) offers solver = "tree", backend = "cuda".
+target_link_libraries(orrery_gravity PUBLIC orrery_tree_walk_gpu)
 
 if(ORRERY_BUILD_TESTS)
   orrery_add_test(orrery_tree_walk_gpu_test GPU SOURCES ${walk_dir}/tree_walk_gpu_test.cu ${walk_dir}/tree_gpu_solver_test.cu
