@@ -1,6 +1,7 @@
 """orrery.Simulation: particles, a force solver and the leapfrog, from Python."""
 
 import math as _math
+import operator
 
 import numpy as np
 
@@ -164,8 +165,11 @@ class Simulation:
     # ----- running
 
     def step(self, count=1):
-        """Advances `count` steps of dt. Ctrl-C stops between steps (KeyboardInterrupt)."""
-        self._sim.step(int(count))
+        """Advances `count` (an integer >= 0) steps of dt. Ctrl-C stops between steps (KeyboardInterrupt)."""
+        count = operator.index(count)
+        if count < 0:
+            raise ValueError(f"count = {count}; accepted: an integer >= 0")
+        self._sim.step(count)
         return self
 
     def integrate(self, t):

@@ -33,6 +33,10 @@ def test_integrate_stops_at_the_first_multiple_of_dt_at_or_after_t():
     assert sim.step_count == 13
     sim.step(3)
     assert sim.step_count == 16
+    with pytest.raises(ValueError, match="count = -1; accepted: an integer >= 0"):
+        sim.step(-1)
+    with pytest.raises(TypeError):
+        sim.step(2.5)
 
 
 def test_same_seed_gives_identical_runs_and_generators_are_deterministic():
