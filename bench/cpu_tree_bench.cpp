@@ -15,6 +15,7 @@
 //   writes OUT_PREFIX_scaling.csv, OUT_PREFIX_crossover.csv, OUT_PREFIX_accuracy.csv
 //   --max-n     largest N of the scaling table (default 4194304)
 //   --budget-s  stop adding scaling rows once the session has run this long
+//   --scaling-only 1   only the scaling table (a short session)
 //   threads: OMP_NUM_THREADS (default: all cores).
 #include <omp.h>
 
@@ -266,17 +267,19 @@ std::string cpu_model() {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: cpu_tree_bench OUT_PREFIX [--max-n N] [--trials T] [--budget-s S]\n");
+    std::fprintf(stderr, "usage: cpu_tree_bench OUT_PREFIX [--max-n N] [--trials T] [--budget-s S] [--scaling-only 1]\n");
     return 2;
   }
   const std::string prefix = argv[1];
   std::int64_t max_n = 4194304;
   int trials = 3;
   double budget_s = 1e9;
+  bool scaling_only = false;
   for (int i = 2; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--max-n")) max_n = std::atoll(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--trials")) trials = std::max(1, std::atoi(argv[i + 1]));
     else if (!std::strcmp(argv[i], "--budget-s")) budget_s = std::atof(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--scaling-only")) scaling_only = std::atoi(argv[i + 1]) != 0;
     else {
       std::fprintf(stderr, "cpu_tree_bench: unknown option %s\n", argv[i]);
       return 2;
@@ -289,8 +292,10 @@ int main(int argc, char** argv) {
   canary.measure();
   std::map<std::int64_t, double> tree_seconds;
   scaling(prefix, max_n, trials, budget_s, start, canary, tree_seconds);
-  crossover(prefix, tree_seconds, max_n, trials);
-  accuracy(prefix, std::min<std::int64_t>(max_n, 65536), trials);
+  if (!scaling_only) {
+    crossover(prefix, tree_seconds, max_n, trials);
+    accuracy(prefix, std::min<std::int64_t>(max_n, 65536), trials);
+  }
   const double c = canary.measure();
   std::printf("\ncanary drift over the session: %+.1f %% (%.0f s in all)\n", canary.drift(c), since(start));
   return 0;
