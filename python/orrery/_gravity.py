@@ -1,42 +1,44 @@
 """The gravity settings shared by orrery.forces and orrery.Simulation.
 
-Every setting is a keyword whose default (None) means "the library's
-default", read from the C++ GravityConfig, so Python and the CLI cannot drift
-apart. Invalid values raise ValueError with the CLI's message.
+They are the keys of the CLI's [gravity] table (docs/config.md), checked and
+applied by the CLI's own configuration schema in the C++ core: the same
+defaults, accepted values and messages (ValueError). A setting left at None
+takes the default. A key added to the schema is accepted here at once.
 """
 
 import numpy as np
 
 from . import _core
 
-#: The keywords, in the order the docs list them.
-SETTINGS = ("solver", "backend", "precision", "theta", "leaf_capacity", "multipole",
-            "softening", "softening_kernel", "math")
-
 _DTYPES = {"single": np.float32, "double": np.float64}
-_MULTIPOLES = {"monopole": 1, "quadrupole": 2}  # the CLI's spelling of multipole orders 1 and 2
+_MULTIPOLES = {1: "monopole", 2: "quadrupole"}  # Python also takes the multipole order as a number
+
+
+def keys():
+    """The setting names (the keys of the [gravity] table)."""
+    return tuple(_core.gravity_keys())
 
 
 def config(**settings):
     """A _core.GravityConfig from keyword settings (None: the default)."""
-    unknown = set(settings) - set(SETTINGS)
+    unknown = set(settings) - set(keys())
     if unknown:
-        raise TypeError(f"unknown setting(s) {sorted(unknown)}; accepted: {', '.join(SETTINGS)}")
-    c = _core.GravityConfig()
-    if isinstance(settings.get("multipole"), str):
-        name = settings["multipole"]
-        if name not in _MULTIPOLES:
-            raise ValueError(f'gravity.multipole = "{name}"; accepted: monopole, quadrupole (or 1, 2)')
-        settings["multipole"] = _MULTIPOLES[name]
+        raise TypeError(f"unknown setting(s) {sorted(unknown)}; accepted: {', '.join(keys())}")
+    given = {}
     for key, value in settings.items():
-        if value is not None:
-            setattr(c, key, value)
-    return c
+        if value is None:
+            continue
+        if isinstance(value, np.generic):
+            value = value.item()  # numpy scalars as Python numbers
+        if key == "multipole" and not isinstance(value, (str, bool)) and value in _MULTIPOLES:
+            value = _MULTIPOLES[value]
+        given[key] = value
+    return _core.gravity_config(given)
 
 
 def as_dict(c):
-    """The settings of a GravityConfig as a plain dict."""
-    return {key: getattr(c, key) for key in SETTINGS}
+    """The settings of a GravityConfig as a plain dict (multipole as its order, 1 or 2)."""
+    return {key: getattr(c, key) for key in keys()}
 
 
 def dtype(c):

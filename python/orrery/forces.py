@@ -16,7 +16,8 @@ class Forces(NamedTuple):
 
 
 def forces(positions, masses, *, solver=None, backend=None, precision=None, theta=None, leaf_capacity=None,
-           multipole=None, softening=None, softening_kernel=None, math=None, potential=True, per_target=False):
+           multipole=None, softening=None, softening_kernel=None, math=None, traversal=None, group_width=None,
+           potential=True, per_target=False):
     """Accelerations and potentials of N particles on each other (self excluded).
 
     positions: (N, 3) array; masses: (N,) array or a scalar (all equal).
@@ -27,11 +28,14 @@ def forces(positions, masses, *, solver=None, backend=None, precision=None, thet
     solver: "direct" (default), "tree", "reference" (double, compensated sums);
     orrery.available_solvers() lists this build's solver/backend pairs.
     backend: "cpu" (default), "cuda", "auto" (CUDA when a GPU is present).
-    theta, leaf_capacity, multipole (1 monopole, 2 quadrupole): tree settings.
-    softening (Plummer-equivalent eps, default 0.05), softening_kernel
-    ("plummer" or "spline"), math ("fast" or "exact": GPU kernels only).
-    Units: G = 1 code units. Unset (None) settings take the library defaults,
-    the same as the CLI's [gravity] table.
+    theta, leaf_capacity, multipole ("monopole" or 1, "quadrupole" or 2):
+    tree settings. softening (Plummer-equivalent eps, default 0.05),
+    softening_kernel ("plummer" or "spline"), math ("fast" or "exact": GPU
+    kernels only), traversal ("coherent" or "independent") and group_width
+    (8, 16, 32, 64): the GPU tree walk. Units: G = 1 code units. These are
+    the keys of the CLI's [gravity] table (docs/config.md): unset (None)
+    settings take its defaults, and invalid values raise ValueError with
+    the schema's message.
 
     per_target=True adds report["per_target"], an (N, 3) uint64 array of
     (node visits, particle-cell, particle-particle) counts per particle.
@@ -42,7 +46,8 @@ def forces(positions, masses, *, solver=None, backend=None, precision=None, thet
     """
     config = _gravity.config(solver=solver, backend=backend, precision=precision, theta=theta,
                              leaf_capacity=leaf_capacity, multipole=multipole, softening=softening,
-                             softening_kernel=softening_kernel, math=math)
+                             softening_kernel=softening_kernel, math=math, traversal=traversal,
+                             group_width=group_width)
     dtype = _gravity.dtype(config)
     pos = _arrays.rows3("positions", positions, dtype)
     mass = _arrays.column("masses", masses, dtype, pos.shape[0])

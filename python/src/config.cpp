@@ -1,8 +1,11 @@
-// GravityConfig as a Python class, with the enumerations as strings, and
-// what this build provides. Invalid strings raise ValueError (InputError)
-// naming the key as the configuration file spells it.
+// The [gravity] settings from Python keywords, checked and applied by the
+// CLI's configuration schema (io/config_schema.hpp): the same accepted
+// values, the same conversions (e.g. multipole = "quadrupole" -> order 2)
+// and messages in the schema's words. A key added to the schema is a
+// keyword here at once. GravityConfig itself is exposed read-only, with
+// enumerations as strings.
+#include <cstdint>
 #include <string>
-#include <string_view>
 
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
@@ -10,57 +13,81 @@
 #include "bindings.hpp"
 #include "orrery/core/error.hpp"
 #include "orrery/gravity/solver_factory.hpp"
+#include "orrery/io/config_schema.hpp"
 
 namespace orrery::python {
 
 namespace {
 
 using gravity::GravityConfig;
-using gravity::Precision;
 
-[[noreturn]] void reject(std::string_view key, const std::string& value, std::string_view accepted) {
-  throw InputError(std::string(key) + " = \"" + value + "\"; accepted: " + std::string(accepted));
+/// A Python value as the schema type of `spec`; InputError when it is not one.
+io::Value to_value(const io::KeySpec& spec, nb::handle value) {
+  const bool is_bool = nb::isinstance<nb::bool_>(value);
+  switch (spec.type) {
+    case io::ValueType::integer:
+      if (nb::isinstance<nb::int_>(value) && !is_bool) return nb::cast<std::int64_t>(value);
+      break;
+    case io::ValueType::real:
+      if ((nb::isinstance<nb::int_>(value) || nb::isinstance<nb::float_>(value)) && !is_bool) {
+        return nb::cast<double>(value);
+      }
+      break;
+    case io::ValueType::string:
+      if (nb::isinstance<nb::str>(value)) return nb::cast<std::string>(value);
+      break;
+    case io::ValueType::boolean:
+      if (is_bool) return nb::cast<bool>(value);
+      break;
+  }
+  throw InputError(spec.key + " = " + nb::cast<std::string>(nb::repr(value)) + " has the wrong type; accepted: " +
+                   spec.accepted() + " (" + std::string(to_string(spec.type)) + ")");
 }
 
-Precision parse_precision(const std::string& s) {
-  if (s == "single") return Precision::single;
-  if (s == "double") return Precision::double_;
-  reject("gravity.precision", s, "single, double");
+/// The defaults with each {name: value} applied as the key gravity.<name>.
+GravityConfig gravity_config(const nb::dict& settings) {
+  integrate::RunConfig run;
+  for (const auto& [name, value] : settings) {
+    const std::string key = "gravity." + nb::cast<std::string>(name);
+    const io::KeySpec* spec = io::find_key(key);
+    if (spec == nullptr) throw InputError("unknown key " + key + "; did you mean " + io::nearest_key(key) + "?");
+    const io::Value v = to_value(*spec, value);
+    if (!spec->accepts(v)) {
+      throw InputError(key + " = " + io::to_toml(v) + " is not accepted; accepted: " + spec->accepted());
+    }
+    spec->apply(v, run);
+  }
+  return run.gravity;
 }
 
-SofteningKind parse_kernel(const std::string& s) {
-  if (s == "plummer") return SofteningKind::plummer;
-  if (s == "spline") return SofteningKind::spline;
-  reject("gravity.softening_kernel", s, "plummer, spline");
-}
-
-MathMode parse_math(const std::string& s) {
-  if (s == "fast") return MathMode::fast;
-  if (s == "exact") return MathMode::exact;
-  reject("gravity.math", s, "fast, exact");
+/// The keys of the [gravity] table, without the section.
+std::vector<std::string> gravity_keys() {
+  std::vector<std::string> keys;
+  for (const auto& spec : io::config_schema()) {
+    if (spec.section() == "gravity") keys.push_back(spec.key.substr(spec.key.find('.') + 1));
+  }
+  return keys;
 }
 
 }  // namespace
 
 void bind_config(nb::module_& m) {
-  nb::class_<GravityConfig>(m, "GravityConfig", "The [gravity] table of a run: solver, backend and their parameters.")
-      .def(nb::init<>())
-      .def_rw("solver", &GravityConfig::solver)
-      .def_rw("backend", &GravityConfig::backend)
-      .def_prop_rw(
-          "precision", [](const GravityConfig& c) { return std::string(to_string(c.precision)); },
-          [](GravityConfig& c, const std::string& s) { c.precision = parse_precision(s); })
-      .def_rw("softening", &GravityConfig::softening)
-      .def_prop_rw(
-          "softening_kernel", [](const GravityConfig& c) { return std::string(to_string(c.softening_kernel)); },
-          [](GravityConfig& c, const std::string& s) { c.softening_kernel = parse_kernel(s); })
-      .def_prop_rw(
-          "math", [](const GravityConfig& c) { return std::string(to_string(c.math)); },
-          [](GravityConfig& c, const std::string& s) { c.math = parse_math(s); })
-      .def_rw("theta", &GravityConfig::theta)
-      .def_rw("leaf_capacity", &GravityConfig::leaf_capacity)
-      .def_rw("multipole", &GravityConfig::multipole_order);
-
+  nb::class_<GravityConfig>(m, "GravityConfig", "The [gravity] table of a run (read-only; see gravity_config).")
+      .def_ro("solver", &GravityConfig::solver)
+      .def_ro("backend", &GravityConfig::backend)
+      .def_prop_ro("precision", [](const GravityConfig& c) { return std::string(to_string(c.precision)); })
+      .def_ro("softening", &GravityConfig::softening)
+      .def_prop_ro("softening_kernel",
+                   [](const GravityConfig& c) { return std::string(to_string(c.softening_kernel)); })
+      .def_prop_ro("math", [](const GravityConfig& c) { return std::string(to_string(c.math)); })
+      .def_ro("theta", &GravityConfig::theta)
+      .def_ro("leaf_capacity", &GravityConfig::leaf_capacity)
+      .def_ro("multipole", &GravityConfig::multipole_order)
+      .def_ro("traversal", &GravityConfig::traversal)
+      .def_ro("group_width", &GravityConfig::group_width);
+  m.def("gravity_config", &gravity_config, nb::arg("settings"),
+        "A GravityConfig from {key: value} of the [gravity] table (ValueError in the schema's words).");
+  m.def("gravity_keys", &gravity_keys, "The keys of the [gravity] table.");
   m.def("available_solvers", &gravity::available_solvers,
         "\"solver/backend\" for every combination compiled into this build.");
   m.def("cuda_compiled", [] {
