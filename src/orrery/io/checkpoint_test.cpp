@@ -2,7 +2,6 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -123,25 +122,9 @@ TEST(Checkpoint, FullDiskIsACleanErrorAndKeepsTheOldFile) {
   ScratchDir dir;
   const auto old_c = sample_checkpoint<double>(100, 1);
   write_checkpoint(dir / "c.orrck", old_c);
-  const pid_t pid = ::fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    ::signal(SIGXFSZ, SIG_IGN);
-    const rlimit lim{64 * 1024, 64 * 1024};
-    ::setrlimit(RLIMIT_FSIZE, &lim);
-    try {
-      write_checkpoint(dir / "c.orrck", sample_checkpoint<double>(100000, 2));
-    } catch (const InputError& e) {
-      ::_exit(std::string(e.what()).find("c.orrck") != std::string::npos ? 2 : 3);
-    } catch (...) {
-      ::_exit(4);
-    }
-    ::_exit(0);
-  }
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 2);
+  EXPECT_EQ(testing::exit_status_on_full_disk(
+                [&] { write_checkpoint(dir / "c.orrck", sample_checkpoint<double>(100000, 2)); }, "c.orrck"),
+            2);
   expect_same(old_c, read_checkpoint<double>(dir / "c.orrck"));
   EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path()), {}), 1) << "a temporary file was left";
 }

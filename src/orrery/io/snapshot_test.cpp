@@ -2,9 +2,6 @@
 
 #include <gtest/gtest.h>
 #include <hdf5.h>
-#include <signal.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -126,26 +123,9 @@ TEST(Snapshot, FullDiskIsACleanErrorAndKeepsTheOldFile) {
   ScratchDir dir;
   const auto old_particles = random_particles<double>(10, 1);
   write_snapshot(dir / "s.h5", old_particles, sample_info());
-  const pid_t pid = ::fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    ::signal(SIGXFSZ, SIG_IGN);
-    const rlimit lim{64 * 1024, 64 * 1024};
-    ::setrlimit(RLIMIT_FSIZE, &lim);
-    try {
-      write_snapshot(dir / "s.h5", random_particles<double>(100000, 2), sample_info());
-    } catch (const InputError& e) {
-      const std::string msg = e.what();
-      ::_exit(msg.find("s.h5") != std::string::npos ? 2 : 3);
-    } catch (...) {
-      ::_exit(4);
-    }
-    ::_exit(0);
-  }
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 2);
+  EXPECT_EQ(testing::exit_status_on_full_disk(
+                [&] { write_snapshot(dir / "s.h5", random_particles<double>(100000, 2), sample_info()); }, "s.h5"),
+            2);
   expect_same_particles(old_particles, read_snapshot<double>(dir / "s.h5").particles);
   EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path()), {}), 1) << "a temporary file was left";
 }

@@ -3,6 +3,9 @@
 // particle sets, exact comparisons, and a check that a call throws an
 // InputError whose message contains given words.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -74,6 +77,31 @@ inline std::string read_bytes(const std::filesystem::path& p) {
 }
 inline void write_bytes(const std::filesystem::path& p, const std::string& bytes) {
   std::ofstream(p, std::ios::binary | std::ios::trunc) << bytes;
+}
+
+/// Runs `write` in a child process whose files may not grow past 64 KiB (a
+/// full disk, as the writer sees it). Returns the child's exit status: 2 when
+/// `write` threw an InputError naming `file`, 3 for one that does not name it,
+/// 4 for any other exception, 0 when it succeeded.
+template <class F>
+int exit_status_on_full_disk(F&& write, const std::string& file) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::signal(SIGXFSZ, SIG_IGN);
+    const rlimit lim{64 * 1024, 64 * 1024};
+    ::setrlimit(RLIMIT_FSIZE, &lim);
+    try {
+      write();
+    } catch (const InputError& e) {
+      ::_exit(std::string(e.what()).find(file) != std::string::npos ? 2 : 3);
+    } catch (...) {
+      ::_exit(4);
+    }
+    ::_exit(0);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 /// Runs f, expects an InputError whose message contains every word.
