@@ -20,16 +20,8 @@ struct RunOptions {
   std::string restart;
 };
 
-/// The file and --set overrides; on a restart without a file, the checkpoint's own configuration.
-io::Config run_config_of(const RunOptions& o) {
-  if (o.restart.empty() || !o.config_file.empty()) return io::Config::load(o.config_file, o.overrides);
-  io::Config c = io::Config::from_string(driver::checkpoint_toml(o.restart), "checkpoint " + o.restart);
-  for (const auto& assignment : o.overrides) c.set(assignment);
-  return c;
-}
-
 void run_command(const RunOptions& o) {
-  const io::Config config = run_config_of(o);
+  const io::Config config = driver::run_configuration(o.config_file, o.overrides, o.restart);
   driver::RunOptions options;
   options.config_toml = config.to_toml();
   options.restart = o.restart;

@@ -17,19 +17,9 @@ namespace orrery::python {
 
 namespace {
 
-/// As the CLI's `run`: the file and overrides; on a restart without a file,
-/// the checkpoint's own configuration with the overrides applied.
-io::Config run_config_of(const std::string& file, const std::vector<std::string>& overrides,
-                         const std::string& restart) {
-  if (restart.empty() || !file.empty()) return io::Config::load(file, overrides);
-  io::Config c = io::Config::from_string(driver::checkpoint_toml(restart), "checkpoint " + restart);
-  for (const auto& assignment : overrides) c.set(assignment);
-  return c;
-}
-
 nb::dict run(const std::string& file, const std::vector<std::string>& overrides, const std::string& restart,
              bool handle_signals, const nb::object& on_progress) {
-  const io::Config config = run_config_of(file, overrides, restart);
+  const io::Config config = driver::run_configuration(file, overrides, restart);
   driver::RunOptions options;
   options.config_toml = config.to_toml();
   options.restart = restart;

@@ -149,6 +149,14 @@ RunSummary run_in(const RunConfig& config, const RunOptions& options,
 
 }  // namespace
 
+io::Config run_configuration(const std::string& file, const std::vector<std::string>& overrides,
+                             const std::string& restart) {
+  if (restart.empty() || !file.empty()) return io::Config::load(file, overrides);
+  io::Config c = io::Config::from_string(checkpoint_toml(restart), "checkpoint " + restart);
+  for (const auto& assignment : overrides) c.set(assignment);
+  return c;
+}
+
 std::string checkpoint_toml(const std::filesystem::path& checkpoint) {
   return io::checkpoint_precision(checkpoint) == "double" ? io::read_checkpoint<double>(checkpoint).config
                                                           : io::read_checkpoint<float>(checkpoint).config;

@@ -14,9 +14,11 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "orrery/integrate/run.hpp"
 #include "orrery/integrate/run_config.hpp"
+#include "orrery/io/config.hpp"
 
 namespace orrery::driver {
 
@@ -33,6 +35,13 @@ struct RunSummary {
   std::filesystem::path checkpoint;     // the last checkpoint written
   int snapshots = 0;                    // written by this run
 };
+
+/// The configuration of `orrery run [CONFIG] [--restart CHECKPOINT] [--set ...]`
+/// (and of orrery.run in Python): the file (empty: the embedded default) with
+/// the overrides; on a restart without a file, the checkpoint's own
+/// configuration with the overrides applied.
+io::Config run_configuration(const std::string& file, const std::vector<std::string>& overrides,
+                             const std::string& restart);
 
 /// The configuration (TOML) a checkpoint was written with, to apply --set to
 /// before restarting. InputError when the file is not a valid checkpoint.
