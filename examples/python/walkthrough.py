@@ -4,7 +4,7 @@
 # Cells are marked `# %%`: open this file in Jupyter (jupytext), VS Code or
 # Spyder and run it cell by cell, or run it whole:
 #
-#     python examples/python/walkthrough.py --n 2048 --out walkthrough-out
+#     python examples/python/walkthrough.py --n 2048 --out orrery-out/walkthrough
 #
 # Units are N-body (Henon) units: G = M = 1, E = -1/4 for the generated
 # models; the crossing time of a Plummer sphere is about 2 sqrt(2) ~ 2.8.
@@ -19,10 +19,10 @@ import orrery
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--n", type=int, default=4096, help="number of particles")
-parser.add_argument("--out", default="walkthrough-out", help="folder for the figures and files")
+parser.add_argument("--out", default="orrery-out/walkthrough", help="folder for the figures and files")
 args, _ = parser.parse_known_args()  # tolerate Jupyter's own arguments
 out = pathlib.Path(args.out)
-out.mkdir(exist_ok=True)
+out.mkdir(parents=True, exist_ok=True)
 print("solvers in this build:", orrery.available_solvers())
 print("initial conditions:   ", orrery.initial_condition_kinds())
 
