@@ -29,6 +29,11 @@ void add_config_command(CLI::App& app) {
   cmd->add_option("--set", o->overrides, "Override a key: --set section.key=value (repeatable)")->type_name("KEY=VALUE");
   cmd->add_flag("--dump", o->dump, "Print the configuration as TOML (the default action)");
   cmd->add_flag("--markdown", o->markdown, "Print the reference of every key as Markdown (docs/config.md)");
+  cmd->footer(
+      "Examples:\n"
+      "  orrery config --dump > my_run.toml       # every key with its default and documentation\n"
+      "  orrery config examples/cold_collapse.toml --set integration.t_end=20\n"
+      "  orrery config --markdown > docs/config.md");
   cmd->callback([o] {
     if (o->markdown) {
       std::fputs(io::schema_markdown().c_str(), stdout);
