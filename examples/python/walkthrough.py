@@ -20,6 +20,7 @@ import orrery
 parser = argparse.ArgumentParser()
 parser.add_argument("--n", type=int, default=4096, help="number of particles")
 parser.add_argument("--out", default="orrery-out/walkthrough", help="folder for the figures and files")
+parser.add_argument("--t-end", type=float, default=4.0, help="simulated time of the run in section 2")
 args, _ = parser.parse_known_args()  # tolerate Jupyter's own arguments
 out = pathlib.Path(args.out)
 out.mkdir(parents=True, exist_ok=True)
@@ -55,7 +56,7 @@ for label, settings in candidates.items():
 # %%
 solver = "tree" if "tree/cpu" in orrery.available_solvers() else "direct"
 sim = orrery.Simulation.plummer(args.n, seed=42, solver=solver, softening=0.01, dt=1 / 128)
-log = sim.run(4.0, every=0.125)
+log = sim.run(args.t_end, every=0.125)
 print(sim)
 print("energy error at the end:", log.relative_energy_error[-1], " virial ratio:", log.virial_ratio[-1])
 print("wall seconds by phase:", {k: round(v, 3) for k, v in sim.timers.items()})

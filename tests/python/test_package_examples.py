@@ -33,7 +33,7 @@ def test_quickstart_runs(tmp_path):
 
 def test_walkthrough_runs_and_writes_its_figure_and_files(tmp_path):
     pytest.importorskip("matplotlib")
-    out = run_example("walkthrough.py", "--n", "400", "--out", str(tmp_path / "wt"), cwd=tmp_path)
+    out = run_example("walkthrough.py", "--n", "400", "--t-end", "1", "--out", str(tmp_path / "wt"), cwd=tmp_path)
     assert "resumed run identical: True" in out
     for name in ("walkthrough.png", "snapshot.h5", "run.orrck"):
         assert (tmp_path / "wt" / name).stat().st_size > 0
