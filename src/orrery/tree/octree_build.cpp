@@ -15,6 +15,11 @@
 namespace orrery::tree {
 namespace {
 
+// Loops shorter than these run on one thread: an OpenMP region costs
+// microseconds, more than a small loop's work (the result is the same).
+constexpr std::int64_t kParallelParticles = 16384;
+constexpr std::int64_t kParallelNodes = 1024;
+
 class PhaseClock {
  public:
   explicit PhaseClock(gravity::SolverReport* r) : report_(r), t0_(now()) {}
@@ -38,7 +43,7 @@ Cube bounding_cube(const SourcesView<Real>& s) {
     hi[a] = -std::numeric_limits<Real>::infinity();
   }
   Real lx = lo[0], ly = lo[1], lz = lo[2], hx = hi[0], hy = hi[1], hz = hi[2];
-#pragma omp parallel for reduction(min : lx, ly, lz) reduction(max : hx, hy, hz)
+#pragma omp parallel for reduction(min : lx, ly, lz) reduction(max : hx, hy, hz) if (s.count >= kParallelParticles)
   for (std::int64_t i = 0; i < s.count; ++i) {
     lx = std::min(lx, s.x[i]);
     ly = std::min(ly, s.y[i]);
@@ -72,7 +77,7 @@ LevelTree build_levels(const std::vector<std::uint64_t>& keys, std::int32_t n, s
     t.child_begin.resize(hi, 0);
     t.num_children.resize(hi, 0);
     bounds.assign(width * 9, 0);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (width >= kParallelNodes)
     for (std::int64_t k = 0; k < width; ++k) {
       const std::int64_t i = lo + k;
       std::int32_t* b = &bounds[k * 9];
@@ -95,7 +100,7 @@ LevelTree build_levels(const std::vector<std::uint64_t>& keys, std::int32_t n, s
     t.level.resize(total, lvl + 1);
     t.first.resize(total);
     t.count.resize(total);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (width >= kParallelNodes)
     for (std::int64_t k = 0; k < width; ++k) {
       const std::int64_t i = lo + k;
       if (t.num_children[i] == 0) continue;
@@ -120,7 +125,7 @@ LevelTree build_levels(const std::vector<std::uint64_t>& keys, std::int32_t n, s
 template <class Real>
 void check_finite(const Real* v, std::int64_t n, const char* field) {
   std::int64_t bad = -1;
-#pragma omp parallel for reduction(max : bad)
+#pragma omp parallel for reduction(max : bad) if (n >= kParallelParticles)
   for (std::int64_t i = 0; i < n; ++i)
     if (!std::isfinite(v[i])) bad = std::max(bad, i);
   if (bad >= 0)
@@ -149,7 +154,7 @@ void validate_tree_input(const SourcesView<Real>& s, const TreeParams& p) {
   check_finite(s.y, s.count, "y");
   check_finite(s.z, s.count, "z");
   std::int64_t bad = -1;
-#pragma omp parallel for reduction(max : bad)
+#pragma omp parallel for reduction(max : bad) if (s.count >= kParallelParticles)
   for (std::int64_t i = 0; i < s.count; ++i)
     if (!(s.mass[i] >= 0) || !std::isfinite(s.mass[i])) bad = std::max(bad, i);
   if (bad >= 0)
@@ -168,7 +173,7 @@ Octree<Real> build_octree(const SourcesView<Real>& s, const TreeParams& params, 
   clock.lap("box");
 
   std::vector<std::uint64_t> keys(n);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n >= kParallelParticles)
   for (std::int32_t i = 0; i < n; ++i) keys[i] = position_key(s.x[i], s.y[i], s.z[i], tree.cube);
   clock.lap("keys");
 
@@ -180,7 +185,7 @@ Octree<Real> build_octree(const SourcesView<Real>& s, const TreeParams& params, 
   tree.y.resize(n);
   tree.z.resize(n);
   tree.m.resize(n);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n >= kParallelParticles)
   for (std::int32_t i = 0; i < n; ++i) {
     const std::int32_t o = tree.order[i];
     tree.x[i] = s.x[o];
@@ -197,12 +202,12 @@ Octree<Real> build_octree(const SourcesView<Real>& s, const TreeParams& params, 
   // Subtree sizes bottom-up, pre-order indices top-down.
   std::vector<std::int32_t> subtree(num_nodes, 1), preorder(num_nodes, 0);
   for (int lvl = num_levels - 1; lvl >= 0; --lvl) {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (lt.level_begin[lvl + 1] - lt.level_begin[lvl] >= kParallelNodes)
     for (std::int64_t i = lt.level_begin[lvl]; i < lt.level_begin[lvl + 1]; ++i)
       for (std::int32_t c = 0; c < lt.num_children[i]; ++c) subtree[i] += subtree[lt.child_begin[i] + c];
   }
   for (int lvl = 0; lvl < num_levels; ++lvl) {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (lt.level_begin[lvl + 1] - lt.level_begin[lvl] >= kParallelNodes)
     for (std::int64_t i = lt.level_begin[lvl]; i < lt.level_begin[lvl + 1]; ++i) {
       std::int32_t at = preorder[i] + 1;
       for (std::int32_t c = 0; c < lt.num_children[i]; ++c) {
@@ -216,7 +221,7 @@ Octree<Real> build_octree(const SourcesView<Real>& s, const TreeParams& params, 
   tree.first.resize(num_nodes);
   tree.count.resize(num_nodes);
   tree.next.resize(num_nodes);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (num_nodes >= kParallelNodes)
   for (std::int64_t i = 0; i < num_nodes; ++i) {
     const std::int32_t d = preorder[i];
     tree.key[d] = lt.key[i];
@@ -231,7 +236,7 @@ Octree<Real> build_octree(const SourcesView<Real>& s, const TreeParams& params, 
   const bool quad = params.multipole == Multipole::quadrupole;
   std::vector<NodeMoments> mo(num_nodes);
   for (int lvl = num_levels - 1; lvl >= 0; --lvl) {
-#pragma omp parallel for schedule(dynamic, 64)
+#pragma omp parallel for schedule(dynamic, 64) if (lt.level_begin[lvl + 1] - lt.level_begin[lvl] >= kParallelNodes)
     for (std::int64_t i = lt.level_begin[lvl]; i < lt.level_begin[lvl + 1]; ++i) {
       const CellGeometry g = cell_geometry(lt.key[i], lt.level[i], tree.cube);
       if (lt.num_children[i] == 0) {
@@ -251,7 +256,7 @@ Octree<Real> build_octree(const SourcesView<Real>& s, const TreeParams& params, 
   tree.com_z.resize(num_nodes);
   tree.crit2.resize(num_nodes);
   if (quad) tree.quad.resize(num_nodes * kQuadComponents);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (num_nodes >= kParallelNodes)
   for (std::int64_t i = 0; i < num_nodes; ++i) {
     const std::int32_t d = preorder[i];
     const CellGeometry g = cell_geometry(lt.key[i], lt.level[i], tree.cube);

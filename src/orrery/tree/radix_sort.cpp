@@ -14,13 +14,16 @@ constexpr int kPasses = 64 / kDigitBits;
 
 using Histogram = std::array<std::int64_t, kBuckets>;
 
+// Fewer keys are sorted on one thread: the passes' barriers would cost more.
+constexpr std::int64_t kParallelKeys = 65536;
+
 /// The bits in which some key differs from keys[0]: a digit with none of
 /// them set is the same for every key and needs no pass.
 std::uint64_t varying_bits(const std::vector<std::uint64_t>& keys) {
   const std::int64_t n = static_cast<std::int64_t>(keys.size());
   const std::uint64_t k0 = keys[0];
   std::uint64_t bits = 0;
-#pragma omp parallel for reduction(| : bits) schedule(static)
+#pragma omp parallel for reduction(| : bits) schedule(static) if (n >= kParallelKeys)
   for (std::int64_t i = 0; i < n; ++i) bits |= keys[i] ^ k0;
   return bits;
 }
@@ -37,7 +40,7 @@ void sort_by_key(const std::vector<std::uint64_t>& keys, std::vector<std::uint64
   const std::uint64_t varying = varying_bits(keys);
   std::vector<std::uint64_t> key_buf(n);
   std::vector<std::int32_t> order_buf(n);
-  const int threads = std::max(1, omp_get_max_threads());
+  const int threads = n >= kParallelKeys ? std::max(1, omp_get_max_threads()) : 1;
   std::vector<Histogram> hist(threads);
   for (int pass = 0; pass < kPasses; ++pass) {
     const int shift = pass * kDigitBits;
