@@ -43,7 +43,10 @@ struct PlummerSoftening {
     const Real rinv = rsqrt<Mode>(s2 > tiny() ? s2 : tiny());
     return {xm::mul(xm::mul(rinv, rinv), rinv), rinv};
   }
-  ORRERY_HD static constexpr Real tiny() { return sizeof(Real) == 4 ? Real(1e-30) : Real(1e-300); }
+  // The smallest r2 the kernels divide by: large enough that 1/tiny^(3/2)
+  // stays finite (float: 1e-24 -> 1e36; double: 1e-200 -> 1e300), so a pair
+  // of coincident particles without softening contributes 0 * finite = 0.
+  ORRERY_HD static constexpr Real tiny() { return sizeof(Real) == 4 ? Real(1e-24) : Real(1e-200); }
 };
 
 /// The cubic-spline kernel of GADGET-2 (Springel 2005, eq. 4), with the
@@ -84,7 +87,10 @@ struct SplineSoftening {
     const Real phi = newton ? rinv : -mul(h_inv, inner ? w_in : w_out);
     return {f, phi};
   }
-  ORRERY_HD static constexpr Real tiny() { return sizeof(Real) == 4 ? Real(1e-30) : Real(1e-300); }
+  // The smallest r2 the kernels divide by: large enough that 1/tiny^(3/2)
+  // stays finite (float: 1e-24 -> 1e36; double: 1e-200 -> 1e300), so a pair
+  // of coincident particles without softening contributes 0 * finite = 0.
+  ORRERY_HD static constexpr Real tiny() { return sizeof(Real) == 4 ? Real(1e-24) : Real(1e-200); }
 };
 
 }  // namespace orrery

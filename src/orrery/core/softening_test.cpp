@@ -38,6 +38,17 @@ TEST(SplineSoftening, NewtonianBeyondHAndContinuous) {
   EXPECT_TRUE(std::isfinite(o.f));
 }
 
+TEST(Softening, CoincidentParticlesWithoutSofteningGiveFiniteFactors) {
+  // eps = 0 and r2 = 0: the pair's separation is 0, so f must be finite for
+  // m * f * 0 to be 0 rather than NaN.
+  EXPECT_TRUE(std::isfinite(PlummerSoftening<float>(0.0f).factors<MathMode::exact>(0.0f).f));
+  EXPECT_TRUE(std::isfinite(PlummerSoftening<double>(0.0).factors<MathMode::exact>(0.0).f));
+  EXPECT_TRUE(std::isfinite(SplineSoftening<float>(0.0f).factors<MathMode::exact>(0.0f).f));
+  EXPECT_TRUE(std::isfinite(SplineSoftening<double>(0.0).factors<MathMode::exact>(0.0).f));
+  const auto f = PlummerSoftening<float>(0.0f).factors<MathMode::exact>(0.0f);
+  EXPECT_EQ(1.0f * f.f * 0.0f, 0.0f);
+}
+
 TEST(SplineSoftening, ZeroSofteningIsNewtonian) {
   const SplineSoftening<float> s(0.0f);
   const auto ff = s.factors<MathMode::exact>(4.0f);
