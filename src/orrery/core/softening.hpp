@@ -43,6 +43,9 @@ struct PlummerSoftening {
     const Real rinv = rsqrt<Mode>(s2 > tiny() ? s2 : tiny());
     return {xm::mul(xm::mul(rinv, rinv), rinv), rinv};
   }
+  /// The squared distance a cell's quadrupole term is evaluated at: the
+  /// expansion of the Plummer potential -m/sqrt(r2 + eps2) is in s2 = r2 + eps2.
+  ORRERY_HD Real quadrupole_s2(Real r2) const { return xm::add(r2, eps2); }
   // The smallest r2 the kernels divide by: large enough that 1/tiny^(3/2)
   // stays finite (float: 1e-24 -> 1e36; double: 1e-200 -> 1e300), so a pair
   // of coincident particles without softening contributes 0 * finite = 0.
@@ -87,6 +90,9 @@ struct SplineSoftening {
     const Real phi = newton ? rinv : -mul(h_inv, inner ? w_in : w_out);
     return {f, phi};
   }
+  /// The spline kernel is Newtonian beyond h, where cells are accepted in
+  /// practice; its quadrupole term is the Newtonian one.
+  ORRERY_HD static Real quadrupole_s2(Real r2) { return r2; }
   // The smallest r2 the kernels divide by: large enough that 1/tiny^(3/2)
   // stays finite (float: 1e-24 -> 1e36; double: 1e-200 -> 1e300), so a pair
   // of coincident particles without softening contributes 0 * finite = 0.

@@ -2,7 +2,7 @@
 // The two interactions of a tree walk, written once for host and device:
 // particle-particle (a source particle, softened) and particle-cell (the
 // cell's monopole, softened like a particle of the cell's mass at its centre
-// of mass, plus optionally its quadrupole, unsoftened). Each adds its terms to
+// of mass, plus optionally its second-order term, softened consistently). Each adds its terms to
 // one target's running sums with orrery::xm arithmetic, in a fixed order, so
 // a target's acceleration is the same bits whichever backend sums it.
 #include "orrery/core/math_mode.hpp"
@@ -35,32 +35,44 @@ ORRERY_HDI void add_particle(Accumulator<Real>& acc, const Softening& soft, Real
   }
 }
 
-/// Adds the unsoftened quadrupole term of a cell with traceless quadrupole q
-/// (QuadIndex order) at separation d = com - target:
-///   a = -Q d / r^5 + 5/2 (d.Q.d) d / r^7,   phi = -1/2 (d.Q.d) / r^5.
-template <bool Pot, MathMode Mode, class Real>
-ORRERY_HDI void add_quadrupole(Accumulator<Real>& acc, const Real* q, Real dx, Real dy, Real dz) {
-  // One name per using-declaration: nvcc 13.0's front end fails (internal
-  // error) on the comma-separated form.
+/// Adds the second-order term of a cell's expansion, with second moment q
+/// (S_ab = sum m d_a d_b about the centre of mass, QuadIndex order), at
+/// separation d = com - target and s2 = soft.quadrupole_s2(|d|^2):
+///   phi = -1/2 [3 d.S.d / s^5 - tr(S) / s^3]
+///   a   = -3 S d / s^5 + 15/2 (d.S.d) d / s^7 - 3/2 tr(S) d / s^5
+/// For Plummer softening this is the exact second-order Taylor term of the
+/// softened potential (s2 = r2 + eps2); with s2 = r2 it is the Newtonian
+/// quadrupole (docs/adr/0005).
+template <bool Pot, MathMode Mode, class Real, class Softening>
+ORRERY_HDI void add_quadrupole(Accumulator<Real>& acc, const Softening& soft, const Real* q, Real dx, Real dy,
+                               Real dz) {
   using tree::kXX;
   using tree::kXY;
   using tree::kXZ;
   using tree::kYY;
   using tree::kYZ;
   using tree::kZZ;
-  const Real r2 = xm::norm2(dx, dy, dz);
-  const Real rinv = rsqrt<Mode>(r2);
-  const Real rinv2 = xm::mul(rinv, rinv);
-  const Real rinv5 = xm::mul(xm::mul(rinv2, rinv2), rinv);
-  const Real qx = xm::fma(q[kXZ], dz, xm::fma(q[kXY], dy, xm::mul(q[kXX], dx)));
-  const Real qy = xm::fma(q[kYZ], dz, xm::fma(q[kYY], dy, xm::mul(q[kXY], dx)));
-  const Real qz = xm::fma(q[kZZ], dz, xm::fma(q[kYZ], dy, xm::mul(q[kXZ], dx)));
-  const Real dqd = xm::fma(dz, qz, xm::fma(dy, qy, xm::mul(dx, qx)));
-  const Real radial = xm::mul(xm::mul(Real(2.5), dqd), xm::mul(rinv5, rinv2));
-  acc.ax = xm::add(acc.ax, xm::fma(radial, dx, -xm::mul(qx, rinv5)));
-  acc.ay = xm::add(acc.ay, xm::fma(radial, dy, -xm::mul(qy, rinv5)));
-  acc.az = xm::add(acc.az, xm::fma(radial, dz, -xm::mul(qz, rinv5)));
-  if constexpr (Pot) acc.pot = xm::fma(Real(-0.5), xm::mul(dqd, rinv5), acc.pot);
+  const Real s2 = soft.quadrupole_s2(xm::norm2(dx, dy, dz));
+  const Real sinv = rsqrt<Mode>(s2);
+  const Real sinv2 = xm::mul(sinv, sinv);
+  const Real sinv3 = xm::mul(sinv2, sinv);
+  const Real sinv5 = xm::mul(sinv3, sinv2);
+  const Real sx = xm::fma(q[kXZ], dz, xm::fma(q[kXY], dy, xm::mul(q[kXX], dx)));
+  const Real sy = xm::fma(q[kYZ], dz, xm::fma(q[kYY], dy, xm::mul(q[kXY], dx)));
+  const Real sz = xm::fma(q[kZZ], dz, xm::fma(q[kYZ], dy, xm::mul(q[kXZ], dx)));
+  const Real dsd = xm::fma(dz, sz, xm::fma(dy, sy, xm::mul(dx, sx)));
+  const Real trace = xm::add(xm::add(q[kXX], q[kYY]), q[kZZ]);
+  // Radial factor 15/2 dSd / s^7 - 3/2 tr(S) / s^5, and -3/s^5 on S d.
+  const Real radial = xm::mul(xm::fma(Real(7.5), xm::mul(dsd, sinv2), xm::mul(Real(-1.5), trace)), sinv5);
+  const Real along = xm::mul(Real(-3), sinv5);
+  acc.ax = xm::add(acc.ax, xm::fma(radial, dx, xm::mul(along, sx)));
+  acc.ay = xm::add(acc.ay, xm::fma(radial, dy, xm::mul(along, sy)));
+  acc.az = xm::add(acc.az, xm::fma(radial, dz, xm::mul(along, sz)));
+  if constexpr (Pot) {
+    // -1/2 (3 dSd / s^5 - tr / s^3) = (1/2 tr - 3/2 dSd / s^2) / s^3
+    const Real p = xm::mul(xm::fma(Real(-1.5), xm::mul(dsd, sinv2), xm::mul(Real(0.5), trace)), sinv3);
+    acc.pot = xm::add(acc.pot, p);
+  }
 }
 
 }  // namespace orrery::gravity

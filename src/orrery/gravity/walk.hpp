@@ -47,7 +47,7 @@ ORRERY_HDI void add_cell(Accumulator<Real>& acc, const tree::OctreeView<Real>& t
                          std::int32_t n, Real tx, Real ty, Real tz) {
   add_particle<Pot, Mode>(acc, soft, tx, ty, tz, t.com_x[n], t.com_y[n], t.com_z[n], t.mass[n], true);
   if constexpr (Quad)
-    add_quadrupole<Pot, Mode>(acc, t.quad + std::int64_t(n) * tree::kQuadComponents, xm::sub(t.com_x[n], tx),
+    add_quadrupole<Pot, Mode>(acc, soft, t.quad + std::int64_t(n) * tree::kQuadComponents, xm::sub(t.com_x[n], tx),
                               xm::sub(t.com_y[n], ty), xm::sub(t.com_z[n], tz));
 }
 

@@ -99,7 +99,7 @@ std::vector<KeySpec> build_schema() {
                {}, 1.0, false, [](const Value& v, RunConfig& c) { c.gravity.leaf_capacity = static_cast<int>(as_int(v)); }});
   s.push_back({"gravity.multipole", ValueType::string, std::string("monopole"),
                "Tree solver: the cell expansion. monopole (mass at the centre of mass, softened like a particle) or "
-               "quadrupole (plus the unsoftened traceless quadrupole).",
+               "quadrupole (plus the second-order term, softened consistently with Plummer softening; docs/adr/0005).",
                {"monopole", "quadrupole"}, {}, false,
                [](const Value& v, RunConfig& c) { c.gravity.multipole_order = as_string(v) == "quadrupole" ? 2 : 1; }});
   s.push_back({"gravity.math", ValueType::string, std::string("fast"),

@@ -71,7 +71,7 @@ ORRERY_HDI std::uint64_t child_key(std::uint64_t key, std::int32_t level, int c)
 struct NodeMoments {
   double mass = 0;
   double cx = 0, cy = 0, cz = 0;       // centre of mass
-  double q[kQuadComponents] = {};      // traceless quadrupole about the centre of mass
+  double q[kQuadComponents] = {};      // second moment about the centre of mass (octree.hpp)
 };
 
 /// Geometric centre and side of the cell (key, level) of cube c.
@@ -90,16 +90,15 @@ ORRERY_HDI CellGeometry cell_geometry(std::uint64_t key, std::int32_t level, con
           xm::mul(c.side, 1.0 / double(std::uint32_t(1) << level))};
 }
 
-/// Adds m * (3 d d^T - |d|^2 I) to q.
+/// Adds m * d d^T to the second moment q.
 ORRERY_HDI void add_quadrupole_term(double q[kQuadComponents], double m, double dx, double dy, double dz) {
-  const double d2 = xm::norm2(dx, dy, dz);
-  const double m3 = xm::mul(3.0, m);
-  q[kXX] = xm::fma(m, xm::fma(3.0, xm::mul(dx, dx), -d2), q[kXX]);
-  q[kYY] = xm::fma(m, xm::fma(3.0, xm::mul(dy, dy), -d2), q[kYY]);
-  q[kZZ] = xm::fma(m, xm::fma(3.0, xm::mul(dz, dz), -d2), q[kZZ]);
-  q[kXY] = xm::fma(m3, xm::mul(dx, dy), q[kXY]);
-  q[kXZ] = xm::fma(m3, xm::mul(dx, dz), q[kXZ]);
-  q[kYZ] = xm::fma(m3, xm::mul(dy, dz), q[kYZ]);
+  const double mx = xm::mul(m, dx), my = xm::mul(m, dy);
+  q[kXX] = xm::fma(mx, dx, q[kXX]);
+  q[kXY] = xm::fma(mx, dy, q[kXY]);
+  q[kXZ] = xm::fma(mx, dz, q[kXZ]);
+  q[kYY] = xm::fma(my, dy, q[kYY]);
+  q[kYZ] = xm::fma(my, dz, q[kYZ]);
+  q[kZZ] = xm::fma(xm::mul(m, dz), dz, q[kZZ]);
 }
 
 /// Centre of mass from the mass and the mass-weighted sums; a massless node

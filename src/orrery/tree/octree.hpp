@@ -28,7 +28,9 @@ struct TreeParams {
   Multipole multipole = Multipole::monopole;
 };
 
-/// Traceless quadrupole about the centre of mass, Q_ab = sum m (3 d_a d_b - d^2 delta_ab).
+/// Second moment about the centre of mass, S_ab = sum m d_a d_b (d = x - com),
+/// stored whole rather than traceless: the softened expansion needs its trace
+/// (gravity/interactions.hpp, docs/adr/0005).
 enum QuadIndex : int { kXX = 0, kXY, kXZ, kYY, kYZ, kZZ, kQuadComponents };
 
 /// Non-owning view of a built tree; pointers are host or device memory alike.
