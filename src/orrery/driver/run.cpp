@@ -17,6 +17,9 @@
 #include "orrery/io/config.hpp"
 #include "orrery/io/run_control.hpp"
 #include "orrery/io/snapshot.hpp"
+#if defined(ORRERY_HAVE_CUDA)
+#include "orrery/integrate/device_simulation_stepper.hpp"
+#endif
 
 namespace orrery::driver {
 namespace {
@@ -35,6 +38,20 @@ void check(const RunConfig& c) {
   if (c.output.checkpoint_keep < 1)
     fail("output.checkpoint_keep", static_cast<double>(c.output.checkpoint_keep), "an integer >= 1");
   unit_system(c.units);
+}
+
+/// backend = "cuda" (or "auto" choosing it): the particles stay on the device
+/// for the whole run and are downloaded only for outputs; otherwise the host
+/// Simulation with the configured ForceSolver.
+template <class Real>
+Simulation<Real> make_simulation(Particles<Real> particles, const gravity::GravityConfig& g,
+                                 const integrate::SimulationState& state) {
+#if defined(ORRERY_HAVE_CUDA)
+  if (auto device = gravity::make_device_solver<Real>(g)) {
+    return Simulation<Real>(std::move(particles), integrate::make_device_stepper<Real>(std::move(device)), state);
+  }
+#endif
+  return Simulation<Real>(std::move(particles), gravity::make_solver<Real>(g), state);
 }
 
 template <class Real>
@@ -90,9 +107,9 @@ RunSummary run_in(const RunConfig& config, const RunOptions& options,
     particles = ic::to_precision<Real>(initial.particles);
     state.time_origin = initial.time;
   }
-  Simulation<Real> sim(std::move(particles), gravity::make_solver<Real>(config.gravity), state);
+  Simulation<Real> sim = make_simulation<Real>(std::move(particles), config.gravity, state);
   summary.first_step = sim.step_count();
-  summary.run.solver = sim.solver().name();
+  summary.run.solver = sim.solver_name();
   io::RunControl control({config.output.checkpoint_minutes, config.integration.wall_limit_minutes, dir / "STOP"});
   std::filesystem::create_directories(dir);
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "orrery/driver/setup.hpp"
+#include "orrery/driver/test_runs.hpp"
 #include "orrery/io/checkpoint.hpp"
 #include "orrery/io/config.hpp"
 #include "orrery/io/snapshot.hpp"
@@ -13,28 +14,8 @@ namespace {
 
 using io::testing::ScratchDir;
 
-struct TestRun {
-  integrate::RunConfig config;
-  RunOptions options;
-};
-
-/// A small, fast run: 64 Plummer particles, direct summation in double.
-TestRun small_run(const std::filesystem::path& dir, double t_end) {
-  io::Config c = io::Config::defaults();
-  c.set("initial_conditions.count=64");
-  c.set("gravity.precision=double");
-  c.set("integration.dt=0.015625");
-  c.set("integration.t_end=" + std::to_string(t_end));
-  c.set("output.directory=" + dir.string());
-  TestRun r{c.run_config(), {}};
-  r.config.output.snapshot_interval = 0.25;
-  r.config.output.checkpoint_minutes = 0;
-  r.options.config_toml = c.to_toml();
-  r.options.handle_signals = false;
-  return r;
-}
-
-Particles<double> final_particles(const RunSummary& s) { return io::read_checkpoint<double>(s.checkpoint).particles; }
+using testing::final_particles;
+using testing::small_run;
 
 TEST(DriverRun, WritesDiagnosticsSnapshotsAndAFinalCheckpoint) {
   ScratchDir dir;

@@ -101,15 +101,30 @@ template class DirectGpuSolver<float, SplineSoftening<float>>;
 template class DirectGpuSolver<double, PlummerSoftening<double>>;
 template class DirectGpuSolver<double, SplineSoftening<double>>;
 
-template <class Real>
-std::unique_ptr<ForceSolver<Real>> make_direct_cuda(const GravityConfig& c) {
+namespace {
+/// The solver `c` asks for, as either of its interfaces (Base).
+template <class Real, class Base>
+std::unique_ptr<Base> make_direct_gpu(const GravityConfig& c) {
   const auto eps = static_cast<Real>(c.softening);
-  return with_softening<Real>(c.softening_kernel, eps, [&](auto soft) -> std::unique_ptr<ForceSolver<Real>> {
+  return with_softening<Real>(c.softening_kernel, eps, [&](auto soft) -> std::unique_ptr<Base> {
     return std::make_unique<DirectGpuSolver<Real, decltype(soft)>>(eps, c.math);
   });
+}
+}  // namespace
+
+template <class Real>
+std::unique_ptr<ForceSolver<Real>> make_direct_cuda(const GravityConfig& c) {
+  return make_direct_gpu<Real, ForceSolver<Real>>(c);
+}
+
+template <class Real>
+std::unique_ptr<DeviceForceSolver<Real>> make_direct_cuda_device(const GravityConfig& c) {
+  return make_direct_gpu<Real, DeviceForceSolver<Real>>(c);
 }
 
 template std::unique_ptr<ForceSolver<float>> make_direct_cuda<float>(const GravityConfig&);
 template std::unique_ptr<ForceSolver<double>> make_direct_cuda<double>(const GravityConfig&);
+template std::unique_ptr<DeviceForceSolver<float>> make_direct_cuda_device<float>(const GravityConfig&);
+template std::unique_ptr<DeviceForceSolver<double>> make_direct_cuda_device<double>(const GravityConfig&);
 
 }  // namespace orrery::gravity

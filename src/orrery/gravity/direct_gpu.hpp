@@ -71,4 +71,11 @@ std::unique_ptr<ForceSolver<Real>> make_direct_cuda(const GravityConfig& config)
 extern template std::unique_ptr<ForceSolver<float>> make_direct_cuda<float>(const GravityConfig&);
 extern template std::unique_ptr<ForceSolver<double>> make_direct_cuda<double>(const GravityConfig&);
 
+/// The same solver for a device-resident simulation (integrate/device_stepper.hpp).
+template <class Real>
+std::unique_ptr<DeviceForceSolver<Real>> make_direct_cuda_device(const GravityConfig& config);
+
+extern template std::unique_ptr<DeviceForceSolver<float>> make_direct_cuda_device<float>(const GravityConfig&);
+extern template std::unique_ptr<DeviceForceSolver<double>> make_direct_cuda_device<double>(const GravityConfig&);
+
 }  // namespace orrery::gravity

@@ -20,6 +20,8 @@ namespace {
 
 template <class Real>
 using SolverMaker = std::unique_ptr<ForceSolver<Real>> (*)(const GravityConfig&);
+template <class Real>
+using DeviceSolverMaker = std::unique_ptr<DeviceForceSolver<Real>> (*)(const GravityConfig&);
 
 struct SolverEntry {
   std::string_view solver;
@@ -27,14 +29,25 @@ struct SolverEntry {
   SolverMaker<float> make_float;
   SolverMaker<double> make_double;
   bool (*available)() = nullptr;  // run-time check (e.g. a device present); null: always
+  // The same solver as a DeviceForceSolver, for device-resident runs; null: host only.
+  DeviceSolverMaker<float> make_device_float = nullptr;
+  DeviceSolverMaker<double> make_device_double = nullptr;
 
+  template <class Real, class F, class D>
+  static auto of_precision(F for_float, D for_double) {
+    if constexpr (sizeof(Real) == 4) {
+      return for_float;
+    } else {
+      return for_double;
+    }
+  }
   template <class Real>
   SolverMaker<Real> maker() const {
-    if constexpr (sizeof(Real) == 4) {
-      return make_float;
-    } else {
-      return make_double;
-    }
+    return of_precision<Real>(make_float, make_double);
+  }
+  template <class Real>
+  DeviceSolverMaker<Real> device_maker() const {
+    return of_precision<Real>(make_device_float, make_device_double);
   }
   bool usable() const { return available == nullptr || available(); }
 };
@@ -52,6 +65,11 @@ std::unique_ptr<ForceSolver<Real>> make_tree_cpu(const GravityConfig& c) {
 #if defined(ORRERY_HAVE_CUDA)
 template <class Real>
 std::unique_ptr<ForceSolver<Real>> make_tree_cuda(const GravityConfig& c) {
+  return make_gpu_tree_solver<Real>(c);
+}
+
+template <class Real>
+std::unique_ptr<DeviceForceSolver<Real>> make_tree_cuda_device(const GravityConfig& c) {
   return make_gpu_tree_solver<Real>(c);
 }
 #endif
@@ -73,8 +91,10 @@ constexpr SolverEntry kSolvers[] = {
     ORRERY_SOLVER("tree", "cpu", make_tree_cpu),
 #if defined(ORRERY_HAVE_CUDA)
     // CUDA solvers register here, with a device check:
-    {"direct", "cuda", &make_direct_cuda<float>, &make_direct_cuda<double>, &cuda::device_available},
-    {"tree", "cuda", &make_tree_cuda<float>, &make_tree_cuda<double>, &cuda::device_available},
+    {"direct", "cuda", &make_direct_cuda<float>, &make_direct_cuda<double>, &cuda::device_available,
+     &make_direct_cuda_device<float>, &make_direct_cuda_device<double>},
+    {"tree", "cuda", &make_tree_cuda<float>, &make_tree_cuda<double>, &cuda::device_available,
+     &make_tree_cuda_device<float>, &make_tree_cuda_device<double>},
 #endif
 };
 #undef ORRERY_SOLVER
@@ -141,5 +161,14 @@ std::unique_ptr<ForceSolver<Real>> make_solver(const GravityConfig& config) {
 
 template std::unique_ptr<ForceSolver<float>> make_solver<float>(const GravityConfig&);
 template std::unique_ptr<ForceSolver<double>> make_solver<double>(const GravityConfig&);
+
+template <class Real>
+std::unique_ptr<DeviceForceSolver<Real>> make_device_solver(const GravityConfig& config) {
+  const auto maker = choose(config).template device_maker<Real>();
+  return maker == nullptr ? nullptr : maker(config);
+}
+
+template std::unique_ptr<DeviceForceSolver<float>> make_device_solver<float>(const GravityConfig&);
+template std::unique_ptr<DeviceForceSolver<double>> make_device_solver<double>(const GravityConfig&);
 
 }  // namespace orrery::gravity

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "orrery/gravity/device_force_solver.hpp"
 #include "orrery/gravity/force_solver.hpp"
 #include "orrery/gravity/gravity_config.hpp"
 
@@ -22,10 +23,19 @@ namespace orrery::gravity {
 template <class Real>
 std::unique_ptr<ForceSolver<Real>> make_solver(const GravityConfig& config);
 
+/// The solver make_solver(config) would choose, as a DeviceForceSolver for a
+/// run whose particles stay on the device; null when that choice is a host
+/// solver (backend cpu, or auto without a usable device). The same
+/// InputErrors as make_solver.
+template <class Real>
+std::unique_ptr<DeviceForceSolver<Real>> make_device_solver(const GravityConfig& config);
+
 /// "solver/backend" for every combination compiled into this build.
 std::vector<std::string> available_solvers();
 
 extern template std::unique_ptr<ForceSolver<float>> make_solver<float>(const GravityConfig&);
 extern template std::unique_ptr<ForceSolver<double>> make_solver<double>(const GravityConfig&);
+extern template std::unique_ptr<DeviceForceSolver<float>> make_device_solver<float>(const GravityConfig&);
+extern template std::unique_ptr<DeviceForceSolver<double>> make_device_solver<double>(const GravityConfig&);
 
 }  // namespace orrery::gravity

@@ -58,6 +58,16 @@ DeviceSimulation<Real>::DeviceSimulation(const Particles<Real>& p,
   if (!solver_) throw InputError("device simulation: no force solver given");
   cuda::select_device(solver_->device());
   stream_ = cuda::Stream();
+  upload(p);
+}
+
+template <class Real>
+void DeviceSimulation<Real>::upload(const Particles<Real>& p) {
+  cuda::select_device(solver_->device());
+  n_ = p.size();
+  ids_ = p.id;
+  have_forces_ = false;
+  have_potential_ = false;
   const auto size = static_cast<std::size_t>(n_);
   for (auto* b : {&x_, &y_, &z_, &vx_, &vy_, &vz_, &m_, &ax_, &ay_, &az_, &pot_}) b->resize(size);
   const auto s = stream_.get();
@@ -68,6 +78,7 @@ DeviceSimulation<Real>::DeviceSimulation(const Particles<Real>& p,
   vy_.upload(whole(p.vy), s);
   vz_.upload(whole(p.vz), s);
   m_.upload(whole(p.mass), s);
+  stream_.synchronize();  // `p` may go away once this returns
 }
 
 template <class Real>
@@ -85,14 +96,14 @@ void DeviceSimulation<Real>::compute_forces(bool with_potential) {
 }
 
 template <class Real>
-void DeviceSimulation<Real>::enqueue_step() {
+void DeviceSimulation<Real>::enqueue_step(bool potential) {
   const auto s = stream_.get();
   if (!have_forces_) compute_forces(false);
   const Real half = static_cast<Real>(0.5 * state_.dt);
   enqueue_axpy3<Real>(n_, vx_.data(), vy_.data(), vz_.data(), ax_.data(), ay_.data(), az_.data(), half, s);
   enqueue_axpy3<Real>(n_, x_.data(), y_.data(), z_.data(), vx_.data(), vy_.data(), vz_.data(),
                      static_cast<Real>(state_.dt), s);
-  compute_forces(false);
+  compute_forces(potential);
   enqueue_axpy3<Real>(n_, vx_.data(), vy_.data(), vz_.data(), ax_.data(), ay_.data(), az_.data(), half, s);
   ++state_.step;
 }
@@ -103,10 +114,10 @@ void DeviceSimulation<Real>::step() {
 }
 
 template <class Real>
-void DeviceSimulation<Real>::run_steps(std::int64_t count) {
+void DeviceSimulation<Real>::run_steps(std::int64_t count, bool potential_at_end) {
   cuda::select_device(solver_->device());
   const auto start = std::chrono::steady_clock::now();
-  for (std::int64_t k = 0; k < count; ++k) enqueue_step();
+  for (std::int64_t k = 0; k < count; ++k) enqueue_step(potential_at_end && k + 1 == count);
   stream_.synchronize();  // device work is asynchronous: time it to completion
   timers_.add("steps", seconds_since(start));
 }

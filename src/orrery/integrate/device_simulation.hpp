@@ -31,8 +31,12 @@ class DeviceSimulation {
 
   /// One kick-drift-kick step of size dt, on the device. Returns when it is done.
   void step();
-  /// `count` steps; synchronises once at the end.
-  void run_steps(std::int64_t count);
+  /// `count` steps; synchronises once at the end. `potential_at_end`: the
+  /// last step's closing force solve also computes the potentials.
+  void run_steps(std::int64_t count, bool potential_at_end = false);
+  /// Replaces the device particles with `particles` (any count; ids as
+  /// given), e.g. a restored checkpoint; the accelerations are then recomputed.
+  void upload(const Particles<Real>& particles);
 
   double time() const { return state_.time_origin + static_cast<double>(state_.step) * state_.dt; }
   std::int64_t step_count() const { return state_.step; }
@@ -52,7 +56,7 @@ class DeviceSimulation {
 
  private:
   void compute_forces(bool with_potential);
-  void enqueue_step();
+  void enqueue_step(bool potential);
   SourcesView<Real> sources() const;
 
   std::int64_t n_;

@@ -10,8 +10,10 @@
 #include "orrery/cuda/device.hpp"
 #include "orrery/gravity/direct_gpu.hpp"
 #include "orrery/gravity/direct_solver.hpp"
+#include "orrery/gravity/solver_factory.hpp"
 #include "orrery/ic/initial_conditions.hpp"
 #include "orrery/ic/plummer.hpp"
+#include "orrery/integrate/device_simulation_stepper.hpp"
 
 namespace orrery::integrate {
 namespace {
@@ -95,6 +97,57 @@ TEST(DeviceSimulation, AccelerationsAndPotentialsOnRequest) {
   EXPECT_LT(max_relative_difference(a.ax, ref.ax), 1e-13);
   EXPECT_LT(max_relative_difference(a.potential, ref.potential), 1e-13);
   EXPECT_GT(gpu.interactions(), 0u);
+}
+
+/// Simulation with the CUDA stepper (what `orrery run` builds for backend =
+/// "cuda") against the host Simulation with the same solver on the CPU, in
+/// exact mode: steps between outputs move no particle data, and the bits agree.
+class DeviceResidentSimulation : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(DeviceResidentSimulation, StepsTransferNothingAndGiveTheCpuBits) {
+  SKIP_WITHOUT_GPU();
+  gravity::GravityConfig g;
+  g.solver = GetParam();
+  g.precision = gravity::Precision::double_;
+  g.math = MathMode::exact;
+  g.softening = 0.05;
+  const auto p = ic::to_precision<double>(ic::plummer_sphere(500, 9));
+  SimulationState state;
+  state.dt = 1.0 / 128;
+  g.backend = "cpu";
+  Simulation<double> cpu(p, gravity::make_solver<double>(g), state);
+  g.backend = "cuda";
+  auto device_solver = gravity::make_device_solver<double>(g);
+  ASSERT_NE(device_solver, nullptr);
+  Simulation<double> gpu(p, make_device_stepper<double>(std::move(device_solver)), state);
+  const auto& stepper = *gpu.device();
+  EXPECT_EQ(stepper.uploads(), 1u);
+
+  for (int k = 0; k < 7; ++k) {
+    cpu.step();
+    gpu.step();
+  }
+  EXPECT_EQ(stepper.uploads(), 1u);
+  EXPECT_EQ(stepper.downloads(), 0u);
+  for (auto m : {&Particles<double>::x, &Particles<double>::vy, &Particles<double>::vz}) {
+    EXPECT_TRUE(bitwise_equal(gpu.particles().*m, cpu.particles().*m));
+  }
+  EXPECT_EQ(gpu.particles().id, cpu.particles().id);
+  EXPECT_EQ(stepper.downloads(), 1u);
+  EXPECT_TRUE(bitwise_equal(gpu.potentials(), cpu.potentials()));
+  EXPECT_TRUE(bitwise_equal(gpu.accelerations().ax, cpu.accelerations().ax));
+  EXPECT_EQ(stepper.downloads(), 2u);
+  EXPECT_NE(gpu.solver_name().find("/cuda"), std::string::npos) << gpu.solver_name();
+}
+
+INSTANTIATE_TEST_SUITE_P(Solvers, DeviceResidentSimulation, ::testing::Values("direct", "tree"));
+
+TEST(DeviceSimulation, HostOnlyConfigurationsHaveNoDeviceSolver) {
+  gravity::GravityConfig g;
+  g.backend = "cpu";
+  EXPECT_EQ(gravity::make_device_solver<float>(g), nullptr);
+  g.solver = "tree";
+  EXPECT_EQ(gravity::make_device_solver<double>(g), nullptr);
 }
 
 TEST(DeviceSimulation, InvalidTimeStepIsAnInputErrorNamingTheKey) {

@@ -15,15 +15,54 @@ Simulation<Real>::Simulation(Particles<Real> particles, std::unique_ptr<gravity:
       accelerations_(static_cast<std::size_t>(particles_.size())),
       solver_(std::move(solver)),
       state_(state) {
+  check_dt();
+  if (!solver_) throw InputError("simulation: no force solver given");
+}
+
+template <class Real>
+Simulation<Real>::Simulation(Particles<Real> particles, std::unique_ptr<DeviceStepper<Real>> device,
+                             SimulationState state)
+    : particles_(std::move(particles)),
+      accelerations_(static_cast<std::size_t>(particles_.size())),
+      device_(std::move(device)),
+      state_(state) {
+  check_dt();
+  if (!device_) throw InputError("simulation: no device stepper given");
+  device_->upload(particles_, state_.dt);  // the host copy stays current until the first step
+}
+
+template <class Real>
+void Simulation<Real>::check_dt() const {
   if (!(state_.dt > 0) || !std::isfinite(state_.dt)) {
     throw InputError("integration.dt = " + std::to_string(state_.dt) + "; accepted: a finite number > 0");
   }
-  if (!solver_) throw InputError("simulation: no force solver given");
+}
+
+template <class Real>
+const gravity::ForceSolver<Real>& Simulation<Real>::solver() const {
+  if (!solver_) throw RuntimeFailure("simulation: " + solver_name() + " is device-resident and has no host ForceSolver");
+  return *solver_;
+}
+
+template <class Real>
+const Particles<Real>& Simulation<Real>::particles() const {
+  if (!host_particles_current_) {
+    device_->download(particles_);
+    host_particles_current_ = true;
+  }
+  return particles_;
 }
 
 template <class Real>
 void Simulation<Real>::compute_forces(bool with_potential) {
   auto timer = timers_.scope("force");
+  if (device_) {
+    device_->download_accelerations(accelerations_, with_potential);
+    interactions_ = device_->interactions();
+    have_forces_ = true;
+    have_potential_ = with_potential;
+    return;
+  }
   gravity::SolveOptions options;
   options.potential = with_potential;
   const auto report = solver_->solve(particles_.sources(), accelerations_.view(with_potential), options);
@@ -51,6 +90,23 @@ void Simulation<Real>::step() {
 
 template <class Real>
 void Simulation<Real>::advance(bool last) {
+  if (device_) {
+    bool potential_wanted = false;
+    const auto next = state_.step + 1;
+    for (const auto& o : outputs_) potential_wanted |= o.needs_potential & (last | o.schedule.due(next, state_.dt));
+    {
+      // The kicks and drift are kernels on the solver's stream, timed with the forces.
+      auto timer = timers_.scope("force");
+      device_->step(potential_wanted);
+      interactions_ = device_->interactions();
+    }
+    ++state_.step;
+    host_particles_current_ = false;
+    have_forces_ = false;
+    have_potential_ = false;
+    run_outputs(last);
+    return;
+  }
   accelerations();
   const Real half = static_cast<Real>(0.5 * state_.dt);
   {

@@ -10,6 +10,14 @@
 //
 // Time is time_origin + step * dt, never accumulated, so it has no drift and
 // is the same in a restarted run.
+//
+// Two engines, one interface. Host: the particles live in particles() and a
+// ForceSolver evaluates them. Device-resident (gravity.backend = "cuda"): a
+// DeviceStepper holds the particles and steps them on the device; the host
+// copies (particles(), accelerations(), potentials()) are caches, marked
+// stale by every step and downloaded on first use, i.e. only when an output
+// (diagnostics, snapshot, checkpoint) reads them. Steps between outputs move
+// no particle data between host and device.
 #include <array>
 #include <cstdint>
 #include <functional>
@@ -20,6 +28,7 @@
 
 #include "orrery/core/particles.hpp"
 #include "orrery/gravity/force_solver.hpp"
+#include "orrery/integrate/device_stepper.hpp"
 #include "orrery/integrate/phase_timers.hpp"
 #include "orrery/integrate/schedule.hpp"
 
@@ -54,6 +63,9 @@ class Simulation {
  public:
   /// dt > 0 (InputError naming integration.dt otherwise).
   Simulation(Particles<Real> particles, std::unique_ptr<gravity::ForceSolver<Real>> solver, SimulationState state);
+  /// Device-resident: uploads `particles` to `device` once; steps run there.
+  /// dt > 0 (InputError naming integration.dt otherwise); a null device is an InputError.
+  Simulation(Particles<Real> particles, std::unique_ptr<DeviceStepper<Real>> device, SimulationState state);
 
   /// One kick-drift-kick step of size dt. Runs the outputs due after it.
   void step();
@@ -72,12 +84,18 @@ class Simulation {
   std::int64_t step_count() const { return state_.step; }
   const SimulationState& state() const { return state_; }
   SimulationState& state() { return state_; }
-  const Particles<Real>& particles() const { return particles_; }
+  /// The particles now (device-resident: downloaded if a step ran since the last download).
+  const Particles<Real>& particles() const;
   /// Accelerations at the current positions; evaluated on first use.
   const Accelerations<Real>& accelerations();
   /// Potentials at the current positions (an extra solve unless the last one had them).
   const std::vector<Real>& potentials();
-  const gravity::ForceSolver<Real>& solver() const { return *solver_; }
+  /// The host force solver. RuntimeFailure for a device-resident simulation
+  /// (use solver_name(), or device()).
+  const gravity::ForceSolver<Real>& solver() const;
+  std::string solver_name() const { return device_ ? device_->solver_name() : solver_->name(); }
+  /// The device engine; null for a host simulation.
+  const DeviceStepper<Real>* device() const { return device_.get(); }
   const PhaseTimers& timers() const { return timers_; }
   PhaseTimers& timers() { return timers_; }
   /// Interactions summed by the solver over the run (for rates in logs).
@@ -88,12 +106,18 @@ class Simulation {
   void advance(bool last);
   void run_outputs(bool force_all);
 
-  Particles<Real> particles_;
+  void check_dt() const;
+
+  // Device-resident: a cache of the device's particles, valid when host_particles_current_.
+  mutable Particles<Real> particles_;
   Accelerations<Real> accelerations_;
-  std::unique_ptr<gravity::ForceSolver<Real>> solver_;
+  std::unique_ptr<gravity::ForceSolver<Real>> solver_;  // null when device_ is set
+  std::unique_ptr<DeviceStepper<Real>> device_;         // null for a host simulation
+  mutable bool host_particles_current_ = true;
   SimulationState state_;
   std::vector<Output<Real>> outputs_;
   PhaseTimers timers_;
+  // accelerations_ holds the accelerations (and potentials) at the current positions.
   bool have_forces_ = false;
   bool have_potential_ = false;
   std::vector<std::int64_t> last_written_;  // per output, the step it last ran at

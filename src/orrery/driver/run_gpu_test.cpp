@@ -1,0 +1,117 @@
+// `orrery run` with gravity.backend = "cuda": the particles stay on the
+// device (integrate/device_stepper.hpp) and, in exact math mode, every output
+// has the bits of the CPU run (DirectGpuSolver exact == DirectSolver,
+// GpuTreeSolver exact == TreeSolver); a restart continues bit-identically.
+// Skipped without a CUDA device.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "orrery/cuda/device.hpp"
+#include "orrery/driver/run.hpp"
+#include "orrery/driver/test_runs.hpp"
+#include "orrery/gravity/dispatch.hpp"
+#include "orrery/io/snapshot.hpp"
+#include "orrery/io/test_files.hpp"
+
+namespace orrery::driver {
+namespace {
+
+using io::testing::ScratchDir;
+using io::testing::expect_same_particles;
+using io::testing::same_bits;
+using testing::final_particles;
+using testing::small_run;
+
+#define SKIP_WITHOUT_GPU() \
+  if (!cuda::device_available()) GTEST_SKIP() << "no CUDA device"
+
+/// The diagnostics rows without the wall-time columns: time ... r90.
+std::vector<std::string> physics_columns(const std::filesystem::path& csv) {
+  constexpr int kPhysicsColumns = 16;
+  std::ifstream in(csv);
+  std::vector<std::string> rows;
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream fields(line);
+    std::string field, kept;
+    for (int k = 0; k < kPhysicsColumns && std::getline(fields, field, ','); ++k) kept += field + ",";
+    rows.push_back(kept);
+  }
+  return rows;
+}
+
+struct Case {
+  std::string solver;  // direct | tree
+  gravity::Precision precision;
+  friend void PrintTo(const Case& c, std::ostream* os) { *os << c.solver << "/" << to_string(c.precision); }
+};
+
+class DriverGpuRun : public ::testing::TestWithParam<Case> {
+ protected:
+  std::vector<std::string> settings(const std::string& backend) const {
+    return {"gravity.solver=" + GetParam().solver, "gravity.precision=" + std::string(to_string(GetParam().precision)),
+            "gravity.backend=" + backend, "gravity.math=exact"};
+  }
+  template <class Real>
+  void expect_same_outputs(const std::filesystem::path& a, const std::filesystem::path& b, const RunSummary& sa,
+                           const RunSummary& sb) const {
+    expect_same_particles(final_particles<Real>(sa), final_particles<Real>(sb));
+    for (const char* name : {"snapshot_0000.h5", "snapshot_0001.h5", "snapshot_0002.h5"}) {
+      const auto x = io::read_snapshot<Real>(a / name), y = io::read_snapshot<Real>(b / name);
+      expect_same_particles(x.particles, y.particles);
+      EXPECT_TRUE(same_bits(x.field.potential, y.field.potential)) << name;
+      EXPECT_TRUE(same_bits(x.field.ax, y.field.ax)) << name;
+      EXPECT_TRUE(same_bits(x.field.az, y.field.az)) << name;
+    }
+    const auto rows_a = physics_columns(sa.run.diagnostics), rows_b = physics_columns(sb.run.diagnostics);
+    EXPECT_GT(rows_a.size(), 2u);
+    EXPECT_EQ(rows_a, rows_b);
+  }
+  template <class Real>
+  void matches_cpu_run() const {
+    ScratchDir cpu_dir, gpu_dir;
+    const auto cpu = small_run(cpu_dir.path(), 0.5, settings("cpu"));
+    const auto gpu = small_run(gpu_dir.path(), 0.5, settings("cuda"));
+    const auto sc = run(cpu.config, cpu.options);
+    const auto sg = run(gpu.config, gpu.options);
+    EXPECT_NE(sg.run.solver.find("/cuda"), std::string::npos) << sg.run.solver;
+    EXPECT_EQ(sg.run.steps, 32);
+    expect_same_outputs<Real>(cpu_dir.path(), gpu_dir.path(), sc, sg);
+  }
+  template <class Real>
+  void restart_is_bit_identical() const {
+    ScratchDir straight_dir, split_dir;
+    const auto straight = small_run(straight_dir.path(), 0.5, settings("cuda"));
+    const auto whole = run(straight.config, straight.options);
+    const auto first = small_run(split_dir.path(), 0.25, settings("cuda"));
+    const auto half = run(first.config, first.options);
+    auto second = small_run(split_dir.path(), 0.5, settings("cuda"));
+    second.options.restart = half.checkpoint;
+    const auto rest = run(second.config, second.options);
+    EXPECT_EQ(rest.first_step, 16);
+    expect_same_particles(final_particles<Real>(whole), final_particles<Real>(rest));
+    const auto x = io::read_snapshot<Real>(straight_dir / "snapshot_0002.h5");
+    const auto y = io::read_snapshot<Real>(split_dir / "snapshot_0002.h5");
+    expect_same_particles(x.particles, y.particles);
+    EXPECT_TRUE(same_bits(x.field.potential, y.field.potential));
+  }
+};
+
+TEST_P(DriverGpuRun, ExactModeOutputsHaveTheCpuRunsBits) {
+  SKIP_WITHOUT_GPU();
+  gravity::with_precision(GetParam().precision, [&](auto real) { matches_cpu_run<decltype(real)>(); });
+}
+
+TEST_P(DriverGpuRun, RestartContinuesBitIdentically) {
+  SKIP_WITHOUT_GPU();
+  gravity::with_precision(GetParam().precision, [&](auto real) { restart_is_bit_identical<decltype(real)>(); });
+}
+
+INSTANTIATE_TEST_SUITE_P(Solvers, DriverGpuRun,
+                         ::testing::Values(Case{"direct", gravity::Precision::double_}, Case{"direct", gravity::Precision::single},
+                                           Case{"tree", gravity::Precision::double_}, Case{"tree", gravity::Precision::single}),
+                         [](const auto& info) { return info.param.solver + "_" + std::string(to_string(info.param.precision)); });
+
+}  // namespace
+}  // namespace orrery::driver

@@ -1,0 +1,62 @@
+#include "orrery/integrate/device_simulation_stepper.hpp"
+
+#include <string>
+#include <utility>
+
+#include "orrery/core/error.hpp"
+#include "orrery/integrate/device_simulation.hpp"
+
+namespace orrery::integrate {
+namespace {
+
+/// DeviceSimulation, created at the first upload (it needs the particles),
+/// re-uploaded in place after that. Only its particles and accelerations are
+/// used: the step count and time are the owning Simulation's.
+template <class Real>
+class DeviceSimulationStepper final : public DeviceStepper<Real> {
+ public:
+  explicit DeviceSimulationStepper(std::unique_ptr<gravity::DeviceForceSolver<Real>> solver)
+      : solver_(std::move(solver)) {
+    if (!solver_) throw InputError("device stepper: no device force solver given");
+    name_ = solver_->name();
+  }
+
+  std::string solver_name() const override { return name_; }
+  std::uint64_t interactions() const override { return sim_ ? sim_->interactions() : 0; }
+
+ private:
+  void do_upload(const Particles<Real>& particles, double dt) override {
+    if (sim_ && sim_->state().dt == dt) {
+      sim_->upload(particles);
+      return;
+    }
+    if (sim_) throw RuntimeFailure("device stepper: the time step changed from " + std::to_string(sim_->state().dt) +
+                                   " to " + std::to_string(dt) + "; a Simulation's dt is fixed");
+    SimulationState state;
+    state.dt = dt;
+    sim_ = std::make_unique<DeviceSimulation<Real>>(particles, std::move(solver_), state);
+  }
+  void do_step(bool potential) override { sim_->run_steps(1, potential); }
+  void do_download(Particles<Real>& out) override { out = sim_->particles(); }
+  void do_download_accelerations(Accelerations<Real>& out, bool potential) override {
+    out = sim_->accelerations(potential);
+  }
+
+  std::unique_ptr<gravity::DeviceForceSolver<Real>> solver_;  // moved into sim_ at the first upload
+  std::unique_ptr<DeviceSimulation<Real>> sim_;
+  std::string name_;
+};
+
+}  // namespace
+
+template <class Real>
+std::unique_ptr<DeviceStepper<Real>> make_device_stepper(std::unique_ptr<gravity::DeviceForceSolver<Real>> solver) {
+  return std::make_unique<DeviceSimulationStepper<Real>>(std::move(solver));
+}
+
+template std::unique_ptr<DeviceStepper<float>> make_device_stepper<float>(
+    std::unique_ptr<gravity::DeviceForceSolver<float>>);
+template std::unique_ptr<DeviceStepper<double>> make_device_stepper<double>(
+    std::unique_ptr<gravity::DeviceForceSolver<double>>);
+
+}  // namespace orrery::integrate
