@@ -51,7 +51,7 @@ template <class Real>
 DeviceSimulation<Real>::DeviceSimulation(const Particles<Real>& p,
                                          std::unique_ptr<gravity::DeviceForceSolver<Real>> solver,
                                          SimulationState state)
-    : n_(p.size()), solver_(std::move(solver)), state_(state), ids_(p.id) {
+    : n_(p.size()), solver_(std::move(solver)), state_(state) {
   if (!(state_.dt > 0) || !std::isfinite(state_.dt)) {
     throw InputError("integration.dt = " + std::to_string(state_.dt) + "; accepted: a finite number > 0");
   }
@@ -77,8 +77,7 @@ void DeviceSimulation<Real>::upload(const Particles<Real>& p) {
   vx_.upload(whole(p.vx), s);
   vy_.upload(whole(p.vy), s);
   vz_.upload(whole(p.vz), s);
-  m_.upload(whole(p.mass), s);
-  stream_.synchronize();  // `p` may go away once this returns
+  m_.upload(whole(p.mass), s);  // each upload returns when its copy is done
 }
 
 template <class Real>

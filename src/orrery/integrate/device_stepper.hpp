@@ -48,7 +48,9 @@ class DeviceStepper {
 
   /// The force solver's name, e.g. "direct/cuda/single/plummer/exact".
   virtual std::string solver_name() const = 0;
-  /// Interactions summed over the run (for rates in logs).
+  /// Interactions summed over the run (for rates in logs). The CUDA stepper
+  /// counts N^2 - N per solve (DeviceForceSolver reports no counts), also
+  /// for the tree: an all-pairs equivalent, not the tree's own count.
   virtual std::uint64_t interactions() const = 0;
 
   /// Host-to-device particle transfers so far.
