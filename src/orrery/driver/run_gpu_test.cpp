@@ -108,10 +108,14 @@ TEST_P(DriverGpuRun, RestartContinuesBitIdentically) {
   gravity::with_precision(GetParam().precision, [&](auto real) { restart_is_bit_identical<decltype(real)>(); });
 }
 
+constexpr auto kSingle = gravity::Precision::single;
+constexpr auto kDouble = gravity::Precision::double_;
 INSTANTIATE_TEST_SUITE_P(Solvers, DriverGpuRun,
-                         ::testing::Values(Case{"direct", gravity::Precision::double_}, Case{"direct", gravity::Precision::single},
-                                           Case{"tree", gravity::Precision::double_}, Case{"tree", gravity::Precision::single}),
-                         [](const auto& info) { return info.param.solver + "_" + std::string(to_string(info.param.precision)); });
+                         ::testing::Values(Case{"direct", kDouble}, Case{"direct", kSingle}, Case{"tree", kDouble},
+                                           Case{"tree", kSingle}),
+                         [](const auto& info) {
+                           return info.param.solver + "_" + std::string(to_string(info.param.precision));
+                         });
 
 }  // namespace
 }  // namespace orrery::driver
