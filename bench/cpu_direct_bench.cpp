@@ -5,8 +5,9 @@
 // solves; the median and the spread (min, max) of interactions/s/core by the
 // wall clock, and the median per second of process CPU time (which a shared
 // machine's other tenants do not dilute; with several threads it includes
-// OpenMP's spinning at barriers). A fixed canary workload (N = 4096, float,
-// per CPU second) is timed before every row and its
+// OpenMP's spinning at barriers). A fixed canary workload (N = 16384, float,
+// per CPU second; N = 4096 was bimodal on the Zen 4 VM, 1.9e9 or 2.55e9 from
+// solve to solve on an idle machine, too short a workload to be a canary) is timed before every row and its
 // drift over the session is reported: on a shared machine a session whose
 // canary drifted by more than --max-drift percent is flagged, and should be
 // repeated rather than quoted. The program rests between rows.
@@ -110,7 +111,7 @@ int main(int argc, char** argv) {
   const auto row = [&](const char* precision, std::int64_t n, bool potential, auto real) {
     using Real = decltype(real);
     std::this_thread::sleep_for(std::chrono::milliseconds(quick ? 100 : 1000));  // rest
-    const double canary = measure<float>(4096, false, 3).cpu_median;
+    const double canary = measure<float>(16384, false, 3).cpu_median;
     canaries.push_back(canary);
     const Sample s = measure<Real>(n, potential, trials);
     const double spread = 100.0 * (s.max - s.min) / s.median;
