@@ -167,4 +167,25 @@ ORRERY_HDI double acceptance_radius2(const NodeMoments& mo, const CellGeometry& 
   return xm::mul(r, r);
 }
 
+/// Writable pointers to the moment arrays of a tree in pre-order (the
+/// OctreeView's moments; quad is null for a monopole tree).
+template <class Real>
+struct MomentArrays {
+  Real *mass, *com_x, *com_y, *com_z, *crit2, *quad;
+};
+
+/// Stores the moments of the node at pre-order index d: rounded once from
+/// double to Real, with its acceptance radius. The one place both builds round.
+template <bool Quad, class Real>
+ORRERY_HDI void store_moments(const MomentArrays<Real>& out, std::int32_t d, const NodeMoments& m,
+                              const CellGeometry& g, double theta) {
+  out.mass[d] = static_cast<Real>(m.mass);
+  out.com_x[d] = static_cast<Real>(m.cx);
+  out.com_y[d] = static_cast<Real>(m.cy);
+  out.com_z[d] = static_cast<Real>(m.cz);
+  out.crit2[d] = static_cast<Real>(acceptance_radius2(m, g, theta));
+  if constexpr (Quad)
+    for (int k = 0; k < kQuadComponents; ++k) out.quad[std::int64_t(d) * kQuadComponents + k] = static_cast<Real>(m.q[k]);
+}
+
 }  // namespace orrery::tree

@@ -256,17 +256,16 @@ Octree<Real> build_octree(const SourcesView<Real>& s, const TreeParams& params, 
   tree.com_z.resize(num_nodes);
   tree.crit2.resize(num_nodes);
   if (quad) tree.quad.resize(num_nodes * kQuadComponents);
+  const MomentArrays<Real> out{tree.mass.data(),  tree.com_x.data(), tree.com_y.data(),
+                               tree.com_z.data(), tree.crit2.data(), tree.quad.data()};
 #pragma omp parallel for schedule(static) if (num_nodes >= kParallelNodes)
   for (std::int64_t i = 0; i < num_nodes; ++i) {
-    const std::int32_t d = preorder[i];
     const CellGeometry g = cell_geometry(lt.key[i], lt.level[i], tree.cube);
-    tree.mass[d] = static_cast<Real>(mo[i].mass);
-    tree.com_x[d] = static_cast<Real>(mo[i].cx);
-    tree.com_y[d] = static_cast<Real>(mo[i].cy);
-    tree.com_z[d] = static_cast<Real>(mo[i].cz);
-    tree.crit2[d] = static_cast<Real>(acceptance_radius2(mo[i], g, params.theta));
-    if (quad)
-      for (int k = 0; k < kQuadComponents; ++k) tree.quad[std::int64_t(d) * kQuadComponents + k] = static_cast<Real>(mo[i].q[k]);
+    if (quad) {
+      store_moments<true>(out, preorder[i], mo[i], g, params.theta);
+    } else {
+      store_moments<false>(out, preorder[i], mo[i], g, params.theta);
+    }
   }
   clock.lap("moments");
   return tree;

@@ -343,7 +343,7 @@ template <class Real>
 struct TreeOut {
   std::uint64_t* key;
   std::int32_t *level, *first, *count, *next;
-  Real *mass, *com_x, *com_y, *com_z, *crit2, *quad;
+  MomentArrays<Real> moments;
 };
 
 /// Every node to its pre-order place: topology, next = preorder + subtree
@@ -361,16 +361,7 @@ __global__ void scatter_kernel(LevelArrays t, const BuildStatus* status, const s
     out.first[d] = t.first[i];
     out.count[d] = t.count[i];
     out.next[d] = d + subtree[i];
-    const CellGeometry g = cell_geometry(t.key[i], t.level[i], *cube);
-    const NodeMoments m = mo[i];
-    out.mass[d] = static_cast<Real>(m.mass);
-    out.com_x[d] = static_cast<Real>(m.cx);
-    out.com_y[d] = static_cast<Real>(m.cy);
-    out.com_z[d] = static_cast<Real>(m.cz);
-    out.crit2[d] = static_cast<Real>(acceptance_radius2(m, g, theta));
-    if constexpr (Quad)
-      for (int k = 0; k < kQuadComponents; ++k)
-        out.quad[std::int64_t(d) * kQuadComponents + k] = static_cast<Real>(m.q[k]);
+    store_moments<Quad>(out.moments, d, mo[i], cell_geometry(t.key[i], t.level[i], *cube), theta);
   }
 }
 
@@ -600,9 +591,12 @@ void DeviceOctree<Real>::Impl::enqueue_top_down(StreamHandle s) {
                                               subtree.data(), preorder.data());
     ORRERY_CUDA_CHECK_LAUNCH("preorder_kernel");
   }
-  const TreeOut<Real> out{key.data(),  level.data(), first.data(), count.data(), next.data(),
-                          mass.data(), com_x.data(), com_y.data(), com_z.data(), crit2.data(),
-                          Quad ? quad.data() : nullptr};
+  const TreeOut<Real> out{key.data(),
+                          level.data(),
+                          first.data(),
+                          count.data(),
+                          next.data(),
+                          {mass.data(), com_x.data(), com_y.data(), com_z.data(), crit2.data(), Quad ? quad.data() : nullptr}};
   scatter_kernel<Quad, Real><<<capped_blocks(node_capacity), kBlock, 0, s>>>(
       level_arrays(), status.data(), subtree.data(), preorder.data(), cube.data(), params.theta, moments.data(), out);
   ORRERY_CUDA_CHECK_LAUNCH("scatter_kernel");
