@@ -15,7 +15,7 @@
 // against the first canary is reported beside the row.
 //
 // usage: gpu_tree_bench [--out FILE.csv] [--mode quick|full] [--capacity 0|1]
-//                       [--tables divergence,width,math,accuracy,tuning,leaf,scaling,cpu,capacity]
+//                       [--tables divergence,width,math,accuracy,tuning,leaf,scaling,cpu,crossover,capacity]
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -35,6 +35,7 @@
 #include "orrery/cuda/check_cuda.cuh"
 #include "orrery/cuda/device.hpp"
 #include "orrery/cuda/memory.hpp"
+#include "orrery/gravity/direct_gpu.hpp"
 #include "orrery/gravity/tree_gpu_solver.hpp"
 #include "orrery/tree/tree_solver.hpp"
 
@@ -436,6 +437,33 @@ class Session {
     std::printf("CPU tree %.4g ms, GPU tree %.4g ms: %.1fx\n", r.cpu_ms, r.t.total_ms, r.cpu_ms / r.t.total_ms);
   }
 
+  /// GPU direct (fast mode, with potential) against the GPU tree (coherent
+  /// W=32, theta 0.5, monopole, with potential) on the same particles, both
+  /// timed on the host clock around solve_device + stream synchronisation.
+  void crossover() {
+    std::printf("\n== GPU direct vs GPU tree, side by side (potentials on)\n");
+    for (std::int64_t n = 8192; n <= (std::int64_t(1) << 18); n *= 2) {
+      DeviceSet p(n);
+      gravity::DirectGpuSolver<float, PlummerSoftening<float>> direct{float(kSoftening)};
+      const auto solve = [&] {
+        direct.solve_device(p.sources(), p.out(), true, nullptr);
+        cuda::synchronize(nullptr);
+      };
+      for (int k = 0; k < 2; ++k) solve();
+      std::vector<double> ms;
+      for (int k = 0; k < (quick_ ? 3 : 11); ++k) {
+        const auto t0 = std::chrono::steady_clock::now();
+        solve();
+        ms.push_back(1e3 * std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      }
+      Csv::Row r = run("crossover", p, config(Traversal::coherent, 32));
+      r.cpu_ms = median(ms);  // this table's cpu_ms column holds the GPU direct time
+      csv_.write(r);
+      std::printf("N %8lld  direct %9.4g ms  tree %8.4g ms  direct/tree %6.3f\n", (long long)n, r.cpu_ms,
+                  r.t.total_ms, r.cpu_ms / r.t.total_ms);
+    }
+  }
+
   /// The largest N that evaluates: float, monopole, no potential, no counters.
   void capacity() {
     std::printf("\n== capacity (float, monopole, no potential, counters off)\n");
@@ -483,7 +511,7 @@ class Session {
 
 int main(int argc, char** argv) {
   std::string out = "gpu_tree.csv", mode = "full",
-              tables = "divergence,width,math,accuracy,tuning,leaf,scaling,cpu,capacity";
+              tables = "divergence,width,math,accuracy,tuning,leaf,scaling,cpu,crossover,capacity";
   bool capacity = true;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i], v = argv[i + 1];
@@ -516,6 +544,7 @@ int main(int argc, char** argv) {
     if (want("leaf")) s.leaves();
     if (want("scaling")) s.scaling(quick ? (std::int64_t(1) << 24) : (std::int64_t(1) << 27));
     if (want("cpu") && !quick) s.cpu_tree();  // the CPU at 1M is seconds of held device time
+    if (want("crossover")) s.crossover();
     if (want("capacity") && capacity) s.capacity();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gpu_tree_bench: %s\n", e.what());

@@ -15,6 +15,8 @@
 #   bench-tree    bench/gpu_tree_bench -> gpu_tree.csv (ORRERY_BENCH_MODE as above;
 #                 ORRERY_TREE_CAPACITY=0 skips the largest-N ladder; ORRERY_TREE_TABLES=a,b
 #                 runs only those tables, see the bench's usage)
+#   bench-cpu-tree  bench/cpu_tree_bench on all host cores (docs/performance/cpu_tree.md's
+#                 16-core session) -> cpu_tree_h200host_{scaling,crossover,accuracy}.csv
 # To add a task: a function task_<name> below and its targets in targets_for.
 #
 # $OUT gets summary.txt (what ran, test summary, bench table), the CSVs, and
@@ -41,6 +43,7 @@ targets_for() {
     bench-direct) echo gpu_direct_bench ;;
     tree) echo orrery_tree_walk_gpu_test ;;
     bench-tree) echo gpu_tree_bench ;;
+    bench-cpu-tree) echo cpu_tree_bench ;;
     *) return 1 ;;
   esac
 }
@@ -113,6 +116,12 @@ task_bench-tree() {
     --capacity "${ORRERY_TREE_CAPACITY:-1}" ${ORRERY_TREE_TABLES:+--tables "$ORRERY_TREE_TABLES"} 2>&1 | tee "$logs/gpu_tree_bench.log" | tee -a "$summary" || fail "gpu_tree_bench"
 }
 
+task_bench-cpu-tree() {
+  say "== cpu_tree_bench ($(nproc) threads)"
+  OMP_NUM_THREADS=$(nproc) OMP_PROC_BIND=close build/cuda/bench/cpu_tree_bench "$out/cpu_tree_h200host" \
+    --max-n 4194304 --trials 3 --budget-s 75 2>&1 | tee "$logs/cpu_tree_bench.log" | tee -a "$summary" || fail "cpu_tree_bench"
+}
+
 {
   echo "gpu_session: tasks: ${tasks[*]}"
   # The device copy has no .git: the caller passes ORRERY_COMMIT=$(git rev-parse HEAD).
@@ -125,7 +134,7 @@ task_bench-tree() {
 
 targets=()
 for t in "${tasks[@]}"; do
-  tg=$(targets_for "$t") || { fail "unknown task '$t' (accepted: tests sanitize bench-direct tree bench-tree)"; continue; }
+  tg=$(targets_for "$t") || { fail "unknown task '$t' (accepted: tests sanitize bench-direct tree bench-tree bench-cpu-tree)"; continue; }
   targets+=("$tg")
 done
 start=$(date +%s)
