@@ -11,8 +11,10 @@
 // quoted). The program rests 0.5 s between rows. Counters and errors are
 // exact functions of the input: they must be equal between sessions.
 //
-// usage: cpu_tree_bench OUT_PREFIX [--max-n N] [--trials T] [--budget-s S]
+// usage: cpu_tree_bench OUT_PREFIX [--min-n N] [--max-n N] [--trials T] [--budget-s S]
 //   writes OUT_PREFIX_scaling.csv, OUT_PREFIX_crossover.csv, OUT_PREFIX_accuracy.csv
+//   --min-n     smallest N of the scaling table (default 1024; a thread sweep
+//               at one N passes --min-n N --max-n N --scaling-only 1)
 //   --max-n     largest N of the scaling table (default 4194304)
 //   --budget-s  stop adding scaling rows once the session has run this long
 //   --scaling-only 1   only the scaling table (a short session)
@@ -122,7 +124,7 @@ void rest() { std::this_thread::sleep_for(std::chrono::milliseconds(500)); }
 
 const char* kPhases[] = {"box", "keys", "sort", "build", "moments", "walk", "scatter"};
 
-void scaling(const std::string& prefix, std::int64_t max_n, int trials, double budget_s, Clock::time_point start,
+void scaling(const std::string& prefix, std::int64_t min_n, std::int64_t max_n, int trials, double budget_s, Clock::time_point start,
              Canary& canary, std::map<std::int64_t, double>& tree_seconds) {
   std::ofstream csv(prefix + "_scaling.csv");
   csv << "n,nodes,depth,median_s,min_s,max_s,spread";
@@ -134,7 +136,7 @@ void scaling(const std::string& prefix, std::int64_t max_n, int trials, double b
               "median", "spread", "box", "keys", "sort", "build", "mom", "walk", "scat", "visits", "cells", "parts",
               "ms/NlogN", "exp", "canary");
   double prev_n = 0, prev_t = 0;
-  for (std::int64_t n = 1024; n <= max_n; n *= 2) {
+  for (std::int64_t n = min_n; n <= max_n; n *= 2) {
     if (since(start) > budget_s) {
       std::printf("(budget of %.0f s reached: rows above N = %lld not run)\n", budget_s, static_cast<long long>(n / 2));
       break;
@@ -267,16 +269,17 @@ std::string cpu_model() {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: cpu_tree_bench OUT_PREFIX [--max-n N] [--trials T] [--budget-s S] [--scaling-only 1]\n");
+    std::fprintf(stderr, "usage: cpu_tree_bench OUT_PREFIX [--min-n N] [--max-n N] [--trials T] [--budget-s S] [--scaling-only 1]\n");
     return 2;
   }
   const std::string prefix = argv[1];
-  std::int64_t max_n = 4194304;
+  std::int64_t min_n = 1024, max_n = 4194304;
   int trials = 3;
   double budget_s = 1e9;
   bool scaling_only = false;
   for (int i = 2; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--max-n")) max_n = std::atoll(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--min-n")) min_n = std::max<std::int64_t>(1024, std::atoll(argv[i + 1]));
     else if (!std::strcmp(argv[i], "--trials")) trials = std::max(1, std::atoi(argv[i + 1]));
     else if (!std::strcmp(argv[i], "--budget-s")) budget_s = std::atof(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--scaling-only")) scaling_only = std::atoi(argv[i + 1]) != 0;
@@ -291,7 +294,7 @@ int main(int argc, char** argv) {
   Canary canary;
   canary.measure();
   std::map<std::int64_t, double> tree_seconds;
-  scaling(prefix, max_n, trials, budget_s, start, canary, tree_seconds);
+  scaling(prefix, min_n, max_n, trials, budget_s, start, canary, tree_seconds);
   if (!scaling_only) {
     crossover(prefix, tree_seconds, max_n, trials);
     accuracy(prefix, std::min<std::int64_t>(max_n, 65536), trials);

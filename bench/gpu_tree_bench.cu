@@ -15,7 +15,7 @@
 // against the first canary is reported beside the row.
 //
 // usage: gpu_tree_bench [--out FILE.csv] [--mode quick|full] [--capacity 0|1]
-//                       [--tables divergence,width,math,accuracy,tuning,leaf,scaling,cpu,crossover,capacity]
+//                       [--tables divergence,width,math,accuracy,tuning,leaf,variants,scaling,cpu,crossover,capacity,profile]
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -227,7 +227,7 @@ class Csv {
   explicit Csv(const std::string& path) : f_(path) {
     f_ << "table,n,traversal,width,multipole,math,theta,leaf_capacity,softening,trials,total_ms,spread_pct,build_ms,walk_ms,scatter_ms,"
           "box_ms,keys_ms,sort_ms,levels_ms,order_ms,moments_ms,nodes,depth,visits_pp,cells_pp,particles_pp,"
-          "ms_per_nlogn,exponent,err_median,err_p99,err_max,bytes_pp,cpu_ms,canary_drift_pct\n";
+          "ms_per_nlogn,exponent,err_median,err_p99,err_max,bytes_pp,cpu_ms,canary_drift_pct,potential,counters\n";
   }
   struct Row {
     std::string table;
@@ -239,6 +239,7 @@ class Csv {
     double exponent = NAN;
     Errors err{NAN, NAN, NAN};
     double bytes_pp = NAN, cpu_ms = NAN, drift = NAN;
+    bool potential = true;
   };
   void write(const Row& r) {
     const auto ph = [&](const char* name) {
@@ -251,7 +252,7 @@ class Csv {
     char buf[1024];
     std::snprintf(buf, sizeof buf,
                   "%s,%lld,%s,%d,%s,%s,%.2f,%d,%.3g,%d,%.5g,%.3g,%.5g,%.5g,%.5g,%.4g,%.4g,%.4g,%.4g,%.4g,%.4g,%d,%d,%.6g,%.6g,"
-                  "%.6g,%.4g,%.3g,%.4g,%.4g,%.4g,%.4g,%.5g,%.3g\n",
+                  "%.6g,%.4g,%.3g,%.4g,%.4g,%.4g,%.4g,%.5g,%.3g,%d,%d\n",
                   r.table.c_str(), (long long)r.n, std::string(to_string(r.c.traversal)).c_str(), r.c.group_width,
                   std::string(tree::to_string(r.c.tree.tree.multipole)).c_str(),
                   std::string(to_string(r.c.tree.math)).c_str(), r.c.tree.tree.theta, r.c.tree.tree.leaf_capacity, r.c.tree.softening, r.t.trials, r.t.total_ms,
@@ -259,7 +260,7 @@ class Csv {
                   ph("order"), ph("moments"), r.nodes, r.depth, double(tot.node_visits) / n,
                   double(tot.cell_interactions) / n, double(tot.particle_interactions) / n,
                   r.t.total_ms / (n * std::log2(n)), r.exponent, r.err.median, r.err.p99, r.err.max, r.bytes_pp,
-                  r.cpu_ms, r.drift);
+                  r.cpu_ms, r.drift, int(r.potential), int(r.c.counters));
     f_ << buf;
     f_.flush();
   }
@@ -287,6 +288,7 @@ class Session {
     r.table = table;
     r.n = p.n;
     r.c = c;
+    r.potential = !p.pot.empty();
     GpuTreeSolver<float> s(c);
     r.t = time_solver(s, p, 2, trials > 0 ? trials : quick_ ? 3 : trials_for(p.n));
     r.nodes = s.num_nodes();
@@ -437,6 +439,44 @@ class Session {
     std::printf("CPU tree %.4g ms, GPU tree %.4g ms: %.1fx\n", r.cpu_ms, r.t.total_ms, r.cpu_ms / r.t.total_ms);
   }
 
+  /// What a force evaluation costs with and without the potential (computed
+  /// on diagnostic steps only) and the per-target counters, at 1M and 16M.
+  void variants() {
+    std::printf("\n== potential and counters (coherent W=32, theta 0.5, monopole)\n");
+    for (std::int64_t n : {std::int64_t(1) << 20, std::int64_t(1) << 24}) {
+      for (bool pot : {true, false}) {
+        DeviceSet p(n, pot);
+        for (bool counters : {true, false}) {
+          if (pot && !counters) continue;
+          GpuTreeSolverConfig c = config(Traversal::coherent, 32);
+          c.counters = counters;
+          Csv::Row r = run("variants", p, c);
+          csv_.write(r);
+          std::printf("N %9lld potential %-3s counters %-3s  total %8.4g ms (%4.1f%%)  walk %8.4g  build %6.3g\n",
+                      (long long)n, pot ? "on" : "off", counters ? "on" : "off", r.t.total_ms, r.t.spread_pct,
+                      r.t.phase_ms["walk"], r.t.total_ms - r.t.phase_ms["walk"] - r.t.phase_ms["scatter"]);
+        }
+      }
+    }
+  }
+
+  /// One warm-up and one evaluation of each walk variant at 1M, no canary:
+  /// for a profiler (ncu -k regex:coherent_walk), not a timing.
+  void profile() {
+    DeviceSet p(std::int64_t(1) << 20), q(std::int64_t(1) << 20, false);
+    const GpuTreeSolverConfig cs[] = {config(Traversal::coherent, 32),
+                                      config(Traversal::coherent, 32, 0.6, tree::Multipole::quadrupole)};
+    for (const auto& c : cs) {
+      for (DeviceSet* d : {&p, &q}) {
+        GpuTreeSolver<float> s(c);
+        const Timing t = time_solver(s, *d, 1, 1);
+        std::printf("profile: %s theta %.1f potential %d: walk %.4g ms\n",
+                    std::string(tree::to_string(c.tree.tree.multipole)).c_str(), c.tree.tree.theta,
+                    int(!d->pot.empty()), t.phase_ms.at("walk"));
+      }
+    }
+  }
+
   /// GPU direct (fast mode, with potential) against the GPU tree (coherent
   /// W=32, theta 0.5, monopole, with potential) on the same particles, both
   /// timed on the host clock around solve_device + stream synchronisation.
@@ -511,7 +551,7 @@ class Session {
 
 int main(int argc, char** argv) {
   std::string out = "gpu_tree.csv", mode = "full",
-              tables = "divergence,width,math,accuracy,tuning,leaf,scaling,cpu,crossover,capacity";
+              tables = "divergence,width,math,accuracy,tuning,leaf,variants,scaling,cpu,crossover,capacity";
   bool capacity = true;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i], v = argv[i + 1];
@@ -542,6 +582,8 @@ int main(int argc, char** argv) {
     if (want("accuracy")) s.accuracy();
     if (want("tuning")) s.tuning();
     if (want("leaf")) s.leaves();
+    if (want("variants")) s.variants();
+    if (want("profile")) s.profile();  // not in the default list
     if (want("scaling")) s.scaling(quick ? (std::int64_t(1) << 24) : (std::int64_t(1) << 27));
     if (want("cpu") && !quick) s.cpu_tree();  // the CPU at 1M is seconds of held device time
     if (want("crossover")) s.crossover();

@@ -15,6 +15,10 @@
 #   bench-tree    bench/gpu_tree_bench -> gpu_tree.csv (ORRERY_BENCH_MODE as above;
 #                 ORRERY_TREE_CAPACITY=0 skips the largest-N ladder; ORRERY_TREE_TABLES=a,b
 #                 runs only those tables, see the bench's usage)
+#   cpu-threads   cpu_tree_bench at N = 1M on 1, 2, 4, 8 and all host threads (the
+#                 CPU walk's parallel efficiency)
+#   profile       SASS of the float coherent walks (coherent_walk_sass.txt) and Nsight
+#                 Compute sections of each walk variant at 1M (ncu_walk.txt)
 #   bench-cpu-tree  bench/cpu_tree_bench on all host cores (docs/performance/cpu_tree.md's
 #                 16-core session) -> cpu_tree_h200host_{scaling,crossover,accuracy}.csv
 # To add a task: a function task_<name> below and its targets in targets_for.
@@ -44,6 +48,8 @@ targets_for() {
     tree) echo orrery_tree_walk_gpu_test ;;
     bench-tree) echo gpu_tree_bench ;;
     bench-cpu-tree) echo cpu_tree_bench ;;
+    profile) echo gpu_tree_bench ;;
+    cpu-threads) echo cpu_tree_bench ;;
     *) return 1 ;;
   esac
 }
@@ -116,6 +122,39 @@ task_bench-tree() {
     --capacity "${ORRERY_TREE_CAPACITY:-1}" ${ORRERY_TREE_TABLES:+--tables "$ORRERY_TREE_TABLES"} 2>&1 | tee "$logs/gpu_tree_bench.log" | tee -a "$summary" || fail "gpu_tree_bench"
 }
 
+task_profile() {
+  local bin=build/cuda/bench/gpu_tree_bench
+  say "== profile: SASS of the float W=32 coherent walks, then ncu at 1M"
+  cuobjdump -sass "$bin" >"$logs/gpu_tree_bench.sass" 2>&1
+  python3 - "$logs/gpu_tree_bench.sass" >"$out/coherent_walk_sass.txt" <<'PY'
+import re, sys
+# Keep the functions coherent_walk<*, *, fast, 32, float, Plummer>: their whole SASS.
+keep, out = False, []
+for line in open(sys.argv[1]):
+    if "Function :" in line:
+        keep = "coherent_walk" in line and "Li32EfNS_16Plummer" in line and "MathModeE1E" in line
+    if keep:
+        out.append(line.rstrip())
+print("\n".join(out))
+PY
+  say "SASS lines kept: $(wc -l <"$out/coherent_walk_sass.txt")"
+  ncu --clock-control none -k regex:coherent_walk --section SpeedOfLight --section ComputeWorkloadAnalysis \
+    --section WarpStateStats --section Occupancy --section InstructionStats --section SchedulerStats \
+    --section MemoryWorkloadAnalysis --section LaunchStats "$bin" --tables profile --out "$logs/profile.csv" \
+    >"$out/ncu_walk.txt" 2>&1 || fail "ncu (see ncu_walk.txt)"
+  grep -E "profile:|coherent_walk|Duration|Issue Slots Busy|Executed Ipc A|No Eligible|Achieved Occupancy|Registers Per|Warp Cycles Per Issued|L1/TEX Hit|L2 Hit|Compute \(SM\) Thr" \
+    "$out/ncu_walk.txt" | cut -c1-160 | tee -a "$summary"
+}
+
+task_cpu-threads() {
+  say "== cpu_tree_bench thread sweep at N = 1048576"
+  for t in 1 2 4 8 $(nproc); do
+    OMP_NUM_THREADS=$t OMP_PROC_BIND=close build/cuda/bench/cpu_tree_bench "$logs/cpu_threads_$t" \
+      --min-n 1048576 --max-n 1048576 --trials 3 --scaling-only 1 >"$logs/cpu_threads_$t.log" 2>&1 || fail "cpu_tree_bench $t threads"
+    say "threads $t: $(grep -E '^ +1048576' "$logs/cpu_threads_$t.log" | cut -c1-120)"
+  done
+}
+
 task_bench-cpu-tree() {
   say "== cpu_tree_bench ($(nproc) threads)"
   OMP_NUM_THREADS=$(nproc) OMP_PROC_BIND=close build/cuda/bench/cpu_tree_bench "$out/cpu_tree_h200host" \
@@ -134,7 +173,7 @@ task_bench-cpu-tree() {
 
 targets=()
 for t in "${tasks[@]}"; do
-  tg=$(targets_for "$t") || { fail "unknown task '$t' (accepted: tests sanitize bench-direct tree bench-tree bench-cpu-tree)"; continue; }
+  tg=$(targets_for "$t") || { fail "unknown task '$t' (accepted: tests sanitize bench-direct tree bench-tree bench-cpu-tree profile cpu-threads)"; continue; }
   targets+=("$tg")
 done
 start=$(date +%s)

@@ -96,14 +96,25 @@ struct alignas(16) NodeSpan {
   std::int32_t first, count, next;
   Real mass;
 };
+/// A quadrupole tree's second moments (QuadIndex order), padded to whole
+/// vector loads: without it each visit read six scalars from the tree.
+template <class Real>
+struct alignas(8 * sizeof(Real)) NodeQuad {
+  Real q[tree::kQuadComponents];
+  Real pad[8 - tree::kQuadComponents];
+};
 
 template <class Real>
 __global__ void __launch_bounds__(kWalkBlock)
-    pack_nodes(const tree::OctreeView<Real> t, NodeBox<Real>* box, NodeSpan<Real>* span) {
+    pack_nodes(const tree::OctreeView<Real> t, NodeBox<Real>* box, NodeSpan<Real>* span, NodeQuad<Real>* quad) {
   const std::int64_t n = std::int64_t(blockIdx.x) * kWalkBlock + threadIdx.x;
   if (n >= t.num_nodes) return;  // the tail of the last block
   box[n] = {t.com_x[n], t.com_y[n], t.com_z[n], t.crit2[n]};
   span[n] = {t.first[n], t.count[n], t.next[n], t.mass[n]};
+  if (quad == nullptr) return;  // a monopole tree: uniform over the launch
+  NodeQuad<Real> q{};
+  for (int k = 0; k < tree::kQuadComponents; ++k) q.q[k] = t.quad[n * tree::kQuadComponents + k];
+  quad[n] = q;
 }
 
 template <bool Pot, class Real>
@@ -159,7 +170,8 @@ __device__ void sum_leaf(const Group& g, Accumulator<Real>& acc, WalkCounts& c, 
 template <bool Pot, bool Quad, MathMode Mode, int W, class Real, class Softening>
 __global__ void __launch_bounds__(kWalkBlock)
     coherent_walk(const tree::OctreeView<Real> t, const NodeBox<Real>* __restrict__ box,
-                  const NodeSpan<Real>* __restrict__ span, const Softening soft, const DeviceWalkOutput<Real> out) {
+                  const NodeSpan<Real>* __restrict__ span, const NodeQuad<Real>* __restrict__ quad,
+                  const Softening soft, const DeviceWalkOutput<Real> out) {
   using Group = typename GroupOf<W>::type;
   __shared__ int slots[4 * (kWalkBlock / 64)];
   Group g(slots);
@@ -181,17 +193,17 @@ __global__ void __launch_bounds__(kWalkBlock)
     const bool accept = mine & accepts_node(b.com_x, b.com_y, b.com_z, b.crit2, sp.first, sp.count, i, tx, ty, tz);
     const bool leaf = sp.next == n + 1;
     const bool sum = mine & !accept & leaf;
-    // The cell term, evaluated by every lane and kept by those that accepted
-    // (a monopole cell is add_cell's particle term with keep = accept; a
-    // quadrupole cell is add_cell on a copy, selected). Not behind a vote:
-    // some lane accepts at most nodes, and with no collective between the
-    // opening test and the term the compiler reuses d^2 and the node's values.
+    // The cell term (add_cell's), evaluated by every lane and kept by those
+    // that accepted: the monopole through add_particle's keep, the second-order
+    // term on a copy, selected. Not behind a vote: some lane accepts at most
+    // nodes, and with no collective between the opening test and the term the
+    // compiler reuses d^2 and the node's values.
+    add_particle<Pot, Mode>(acc, soft, tx, ty, tz, b.com_x, b.com_y, b.com_z, sp.mass, accept);
     if constexpr (Quad) {
+      const NodeQuad<Real> q = quad[n];
       Accumulator<Real> with = acc;
-      add_cell<Pot, Quad, Mode>(with, t, soft, n, tx, ty, tz);
+      add_quadrupole<Pot, Mode>(with, soft, q.q, xm::sub(b.com_x, tx), xm::sub(b.com_y, ty), xm::sub(b.com_z, tz));
       acc = select(accept, with, acc);
-    } else {
-      add_particle<Pot, Mode>(acc, soft, tx, ty, tz, b.com_x, b.com_y, b.com_z, sp.mass, accept);
     }
     c.cell_interactions += accept;
     // Group-uniform: skips a leaf no lane sums.
@@ -207,9 +219,11 @@ template <class T>
 class StreamScratch {
  public:
   StreamScratch(std::size_t count, cuda::StreamHandle s) : s_(s) {
-    ORRERY_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&p_), count * sizeof(T), s));
+    if (count > 0) ORRERY_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&p_), count * sizeof(T), s));
   }
-  ~StreamScratch() { (void)cudaFreeAsync(p_, s_); }
+  ~StreamScratch() {
+    if (p_ != nullptr) (void)cudaFreeAsync(p_, s_);
+  }
   StreamScratch(const StreamScratch&) = delete;
   StreamScratch& operator=(const StreamScratch&) = delete;
   T* get() const { return p_; }
@@ -225,11 +239,12 @@ void launch_coherent(const tree::OctreeView<Real>& t, const Softening& soft, con
   const auto nodes = static_cast<std::size_t>(t.num_nodes);
   const StreamScratch<NodeBox<Real>> box(nodes, s);
   const StreamScratch<NodeSpan<Real>> span(nodes, s);
-  pack_nodes<<<static_cast<unsigned>((nodes + kWalkBlock - 1) / kWalkBlock), kWalkBlock, 0, s>>>(t, box.get(),
-                                                                                                  span.get());
+  const StreamScratch<NodeQuad<Real>> quad(Quad ? nodes : 0, s);
+  pack_nodes<<<static_cast<unsigned>((nodes + kWalkBlock - 1) / kWalkBlock), kWalkBlock, 0, s>>>(
+      t, box.get(), span.get(), Quad ? quad.get() : nullptr);
   ORRERY_CUDA_CHECK_LAUNCH("pack_nodes");
   const auto blocks = static_cast<unsigned>((t.num_particles + kWalkBlock - 1) / kWalkBlock);
-  coherent_walk<Pot, Quad, Mode, W><<<blocks, kWalkBlock, 0, s>>>(t, box.get(), span.get(), soft, out);
+  coherent_walk<Pot, Quad, Mode, W><<<blocks, kWalkBlock, 0, s>>>(t, box.get(), span.get(), quad.get(), soft, out);
   ORRERY_CUDA_CHECK_LAUNCH("coherent tree walk");
 }
 
