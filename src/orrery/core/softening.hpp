@@ -27,6 +27,14 @@ struct ForceFactors {
   Real phi;
 };
 
+/// 1/sqrt(s2), s2 first raised to `tiny` (the policies' guard). The pair term
+/// and a cell's second-order term both call it: with Plummer softening they
+/// take the same s2, and the compiler then evaluates the square root once.
+template <MathMode Mode, class Real>
+ORRERY_HDI Real guarded_rsqrt(Real s2, Real tiny) {
+  return rsqrt<Mode>(s2 > tiny ? s2 : tiny);
+}
+
 /// Plummer softening: phi = 1/sqrt(r2 + eps2), f = phi^3.
 template <class Real>
 struct PlummerSoftening {
@@ -39,13 +47,15 @@ struct PlummerSoftening {
   ORRERY_HDI ForceFactors<Real> factors(Real r2) const {
     // eps = 0 and r2 = 0 only for coincident distinct particles: guard the
     // division so the result is finite (the pair then contributes 0 * huge).
-    const Real s2 = xm::add(r2, eps2);
-    const Real rinv = rsqrt<Mode>(s2 > tiny() ? s2 : tiny());
+    const Real rinv = guarded_rsqrt<Mode>(xm::add(r2, eps2), tiny());
     return {xm::mul(xm::mul(rinv, rinv), rinv), rinv};
   }
-  /// The squared distance a cell's quadrupole term is evaluated at: the
-  /// expansion of the Plummer potential -m/sqrt(r2 + eps2) is in s2 = r2 + eps2.
-  ORRERY_HD Real quadrupole_s2(Real r2) const { return xm::add(r2, eps2); }
+  /// 1/s for a cell's quadrupole term: the expansion of the Plummer potential
+  /// -m/sqrt(r2 + eps2) is in s2 = r2 + eps2 (the pair term's 1/s).
+  template <MathMode Mode>
+  ORRERY_HDI Real quadrupole_rinv(Real r2) const {
+    return guarded_rsqrt<Mode>(xm::add(r2, eps2), tiny());
+  }
   // The smallest r2 the kernels divide by: large enough that 1/tiny^(3/2)
   // stays finite (float: 1e-24 -> 1e36; double: 1e-200 -> 1e300), so a pair
   // of coincident particles without softening contributes 0 * finite = 0.
@@ -67,7 +77,7 @@ struct SplineSoftening {
   ORRERY_HDI ForceFactors<Real> factors(Real r2) const {
     using namespace xm;
     const Real safe_r2 = r2 > tiny() ? r2 : tiny();
-    const Real rinv = rsqrt<Mode>(safe_r2);
+    const Real rinv = guarded_rsqrt<Mode>(r2, tiny());
     const Real r = mul(safe_r2, rinv);
     const Real newton_f = mul(mul(rinv, rinv), rinv);
     // u = r/h; with eps = 0 h_inv = 0 and u = 0, but then r >= h selects Newton.
@@ -91,8 +101,11 @@ struct SplineSoftening {
     return {f, phi};
   }
   /// The spline kernel is Newtonian beyond h, where cells are accepted in
-  /// practice; its quadrupole term is the Newtonian one.
-  ORRERY_HD static Real quadrupole_s2(Real r2) { return r2; }
+  /// practice; its quadrupole term is the Newtonian one (1/s = 1/r).
+  template <MathMode Mode>
+  ORRERY_HDI Real quadrupole_rinv(Real r2) const {
+    return guarded_rsqrt<Mode>(r2, tiny());
+  }
   // The smallest r2 the kernels divide by: large enough that 1/tiny^(3/2)
   // stays finite (float: 1e-24 -> 1e36; double: 1e-200 -> 1e300), so a pair
   // of coincident particles without softening contributes 0 * finite = 0.

@@ -35,25 +35,32 @@ ORRERY_HDI void add_particle(Accumulator<Real>& acc, const Softening& soft, Real
   }
 }
 
+/// tr(S) of a cell's second moment, summed in the order add_quadrupole's
+/// callers must use (a walk may store it per node).
+template <class Real>
+ORRERY_HDI Real quadrupole_trace(const Real* q) {
+  return xm::add(xm::add(q[tree::kXX], q[tree::kYY]), q[tree::kZZ]);
+}
+
 /// Adds the second-order term of a cell's expansion, with second moment q
-/// (S_ab = sum m d_a d_b about the centre of mass, QuadIndex order), at
-/// separation d = com - target and s2 = soft.quadrupole_s2(|d|^2):
+/// (S_ab = sum m d_a d_b about the centre of mass, QuadIndex order) and its
+/// trace (quadrupole_trace(q)), at separation d = com - target and
+/// 1/s = soft.quadrupole_rinv(|d|^2):
 ///   phi = -1/2 [3 d.S.d / s^5 - tr(S) / s^3]
 ///   a   = -3 S d / s^5 + 15/2 (d.S.d) d / s^7 - 3/2 tr(S) d / s^5
 /// For Plummer softening this is the exact second-order Taylor term of the
 /// softened potential (s2 = r2 + eps2); with s2 = r2 it is the Newtonian
 /// quadrupole (docs/adr/0005).
 template <bool Pot, MathMode Mode, class Real, class Softening>
-ORRERY_HDI void add_quadrupole(Accumulator<Real>& acc, const Softening& soft, const Real* q, Real dx, Real dy,
-                               Real dz) {
+ORRERY_HDI void add_quadrupole(Accumulator<Real>& acc, const Softening& soft, const Real* q, Real trace, Real dx,
+                               Real dy, Real dz) {
   using tree::kXX;
   using tree::kXY;
   using tree::kXZ;
   using tree::kYY;
   using tree::kYZ;
   using tree::kZZ;
-  const Real s2 = soft.quadrupole_s2(xm::norm2(dx, dy, dz));
-  const Real sinv = rsqrt<Mode>(s2);
+  const Real sinv = soft.template quadrupole_rinv<Mode>(xm::norm2(dx, dy, dz));
   const Real sinv2 = xm::mul(sinv, sinv);
   const Real sinv3 = xm::mul(sinv2, sinv);
   const Real sinv5 = xm::mul(sinv3, sinv2);
@@ -61,7 +68,6 @@ ORRERY_HDI void add_quadrupole(Accumulator<Real>& acc, const Softening& soft, co
   const Real sy = xm::fma(q[kYZ], dz, xm::fma(q[kYY], dy, xm::mul(q[kXY], dx)));
   const Real sz = xm::fma(q[kZZ], dz, xm::fma(q[kYZ], dy, xm::mul(q[kXZ], dx)));
   const Real dsd = xm::fma(dz, sz, xm::fma(dy, sy, xm::mul(dx, sx)));
-  const Real trace = xm::add(xm::add(q[kXX], q[kYY]), q[kZZ]);
   // Radial factor 15/2 dSd / s^7 - 3/2 tr(S) / s^5, and -3/s^5 on S d.
   const Real radial = xm::mul(xm::fma(Real(7.5), xm::mul(dsd, sinv2), xm::mul(Real(-1.5), trace)), sinv5);
   const Real along = xm::mul(Real(-3), sinv5);

@@ -84,9 +84,11 @@ struct GroupOf<64> {
   using type = TwoWarpGroup;
 };
 
-/// What the coherent walk reads at every node, packed so that a node costs
-/// two vector loads instead of eight scalar ones (the loop is bound by issued
-/// instructions). A copy of the tree's arrays, made before each walk.
+/// What the coherent walk reads at every node, packed into one record so
+/// that a visit computes one address and issues whole vector loads (the loop
+/// is bound by issued instructions: ncu, 82-86 % of issue slots busy). A copy
+/// of the tree's arrays, made before each walk; a quadrupole tree's record
+/// also holds the second moments and their trace (quadrupole_trace's bits).
 template <class Real>
 struct alignas(4 * sizeof(Real)) NodeBox {
   Real com_x, com_y, com_z, crit2;
@@ -96,25 +98,38 @@ struct alignas(16) NodeSpan {
   std::int32_t first, count, next;
   Real mass;
 };
-/// A quadrupole tree's second moments (QuadIndex order), padded to whole
-/// vector loads: without it each visit read six scalars from the tree.
 template <class Real>
 struct alignas(8 * sizeof(Real)) NodeQuad {
   Real q[tree::kQuadComponents];
-  Real pad[8 - tree::kQuadComponents];
+  Real trace;
+  Real pad;
+};
+template <class Real, bool Quad>
+struct alignas(32) WalkNode {
+  NodeBox<Real> box;
+  NodeSpan<Real> span;
+};
+template <class Real>
+struct WalkNode<Real, true> {  // aligned as NodeQuad
+  NodeBox<Real> box;
+  NodeSpan<Real> span;
+  NodeQuad<Real> quad;
 };
 
-template <class Real>
-__global__ void __launch_bounds__(kWalkBlock)
-    pack_nodes(const tree::OctreeView<Real> t, NodeBox<Real>* box, NodeSpan<Real>* span, NodeQuad<Real>* quad) {
+template <class Real, bool Quad>
+__global__ void __launch_bounds__(kWalkBlock) pack_nodes(const tree::OctreeView<Real> t, WalkNode<Real, Quad>* nodes) {
   const std::int64_t n = std::int64_t(blockIdx.x) * kWalkBlock + threadIdx.x;
   if (n >= t.num_nodes) return;  // the tail of the last block
-  box[n] = {t.com_x[n], t.com_y[n], t.com_z[n], t.crit2[n]};
-  span[n] = {t.first[n], t.count[n], t.next[n], t.mass[n]};
-  if (quad == nullptr) return;  // a monopole tree: uniform over the launch
-  NodeQuad<Real> q{};
-  for (int k = 0; k < tree::kQuadComponents; ++k) q.q[k] = t.quad[n * tree::kQuadComponents + k];
-  quad[n] = q;
+  WalkNode<Real, Quad> r;
+  r.box = {t.com_x[n], t.com_y[n], t.com_z[n], t.crit2[n]};
+  r.span = {t.first[n], t.count[n], t.next[n], t.mass[n]};
+  if constexpr (Quad) {
+    const Real* q = t.quad + n * tree::kQuadComponents;
+    for (int k = 0; k < tree::kQuadComponents; ++k) r.quad.q[k] = q[k];
+    r.quad.trace = quadrupole_trace(q);
+    r.quad.pad = Real(0);
+  }
+  nodes[n] = r;
 }
 
 template <bool Pot, class Real>
@@ -169,8 +184,7 @@ __device__ void sum_leaf(const Group& g, Accumulator<Real>& acc, WalkCounts& c, 
 
 template <bool Pot, bool Quad, MathMode Mode, int W, class Real, class Softening>
 __global__ void __launch_bounds__(kWalkBlock)
-    coherent_walk(const tree::OctreeView<Real> t, const NodeBox<Real>* __restrict__ box,
-                  const NodeSpan<Real>* __restrict__ span, const NodeQuad<Real>* __restrict__ quad,
+    coherent_walk(const tree::OctreeView<Real> t, const WalkNode<Real, Quad>* __restrict__ nodes,
                   const Softening soft, const DeviceWalkOutput<Real> out) {
   using Group = typename GroupOf<W>::type;
   __shared__ int slots[4 * (kWalkBlock / 64)];
@@ -187,8 +201,9 @@ __global__ void __launch_bounds__(kWalkBlock)
   std::int32_t n = g.min(want);
   while (n < t.num_nodes) {
     ++c.node_visits;
-    const NodeBox<Real> b = box[n];
-    const NodeSpan<Real> sp = span[n];
+    const WalkNode<Real, Quad>& node = nodes[n];
+    const NodeBox<Real> b = node.box;
+    const NodeSpan<Real> sp = node.span;
     const bool mine = want == n;
     const bool accept = mine & accepts_node(b.com_x, b.com_y, b.com_z, b.crit2, sp.first, sp.count, i, tx, ty, tz);
     const bool leaf = sp.next == n + 1;
@@ -200,9 +215,10 @@ __global__ void __launch_bounds__(kWalkBlock)
     // compiler reuses d^2 and the node's values.
     add_particle<Pot, Mode>(acc, soft, tx, ty, tz, b.com_x, b.com_y, b.com_z, sp.mass, accept);
     if constexpr (Quad) {
-      const NodeQuad<Real> q = quad[n];
+      const NodeQuad<Real> q = node.quad;
       Accumulator<Real> with = acc;
-      add_quadrupole<Pot, Mode>(with, soft, q.q, xm::sub(b.com_x, tx), xm::sub(b.com_y, ty), xm::sub(b.com_z, tz));
+      add_quadrupole<Pot, Mode>(with, soft, q.q, q.trace, xm::sub(b.com_x, tx), xm::sub(b.com_y, ty),
+                                xm::sub(b.com_z, tz));
       acc = select(accept, with, acc);
     }
     c.cell_interactions += accept;
@@ -237,14 +253,11 @@ template <bool Pot, bool Quad, MathMode Mode, int W, class Real, class Softening
 void launch_coherent(const tree::OctreeView<Real>& t, const Softening& soft, const DeviceWalkOutput<Real>& out,
                      cuda::StreamHandle s) {
   const auto nodes = static_cast<std::size_t>(t.num_nodes);
-  const StreamScratch<NodeBox<Real>> box(nodes, s);
-  const StreamScratch<NodeSpan<Real>> span(nodes, s);
-  const StreamScratch<NodeQuad<Real>> quad(Quad ? nodes : 0, s);
-  pack_nodes<<<static_cast<unsigned>((nodes + kWalkBlock - 1) / kWalkBlock), kWalkBlock, 0, s>>>(
-      t, box.get(), span.get(), Quad ? quad.get() : nullptr);
+  const StreamScratch<WalkNode<Real, Quad>> packed(nodes, s);
+  pack_nodes<<<static_cast<unsigned>((nodes + kWalkBlock - 1) / kWalkBlock), kWalkBlock, 0, s>>>(t, packed.get());
   ORRERY_CUDA_CHECK_LAUNCH("pack_nodes");
   const auto blocks = static_cast<unsigned>((t.num_particles + kWalkBlock - 1) / kWalkBlock);
-  coherent_walk<Pot, Quad, Mode, W><<<blocks, kWalkBlock, 0, s>>>(t, box.get(), span.get(), quad.get(), soft, out);
+  coherent_walk<Pot, Quad, Mode, W><<<blocks, kWalkBlock, 0, s>>>(t, packed.get(), soft, out);
   ORRERY_CUDA_CHECK_LAUNCH("coherent tree walk");
 }
 
