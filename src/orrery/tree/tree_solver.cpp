@@ -17,12 +17,14 @@ void walk_all_impl(const OctreeView<Real>& t, const Softening& soft, Real* ax, R
   constexpr int W = kGroupLanes<Real>;
   const std::int32_t n = static_cast<std::int32_t>(t.num_particles);
   const std::int32_t groups = (n + W - 1) / W;
+  std::vector<WalkNode<Real>> nodes(t.num_nodes);
+  pack_walk_nodes(t, nodes.data());
   // Groups are fixed by the sorted index, not by the thread that runs them:
   // the result does not depend on the schedule (contract 6).
 #pragma omp parallel for schedule(dynamic, 16)
   for (std::int32_t g = 0; g < groups; ++g) {
     const std::int32_t i0 = g * W;
-    walk_group<W, Pot, Quad, Mode>(t, soft, i0, std::min(W, n - i0), ax, ay, az, pot, per_target);
+    walk_group<W, Pot, Quad, Mode>(t, nodes.data(), soft, i0, std::min(W, n - i0), ax, ay, az, pot, per_target);
   }
 }
 
