@@ -28,7 +28,10 @@ class Simulation:
         zero-copy, read-only views of the simulation's own host memory,
         in the run's dtype. x..vz and ax..az follow the simulation as it
         steps (they are views, not snapshots: copy them to keep a value);
-        potential is evaluated at the current positions when read.
+        potential is evaluated at the current positions when read. With
+        backend "cuda" the particles stay on the GPU while a call to step,
+        integrate or run is stepping (device_resident is True); the host
+        memory behind the views is brought up to date when the call returns.
       positions, velocities, accelerations
         new (N, 3) arrays (copies: the library stores columns, not rows).
     Units: G = 1 code units (Henon units for the generators).
@@ -236,6 +239,13 @@ class Simulation:
     def solver_name(self):
         """The solver actually running, e.g. "tree/cpu/float/monopole"."""
         return self._sim.solver_name
+
+    @property
+    def device_resident(self):
+        """True when the particles live on the GPU (backend "cuda", or "auto"
+        choosing it): steps move no particle data; the host arrays are
+        downloaded once at the end of each step/integrate/run call."""
+        return self._sim.device_resident
 
     @property
     def interactions(self):

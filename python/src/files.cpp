@@ -77,7 +77,7 @@ void save_snapshot(SimulationHandle<Real>& h, const std::string& path, const std
   nb::gil_scoped_release release;
   auto& sim = h.sim();
   const auto run = io::Config::from_string(config, "orrery.Simulation").run_config();
-  io::SnapshotInfo info = driver::snapshot_info(run, sim.solver().name(), config);
+  io::SnapshotInfo info = driver::snapshot_info(run, sim.solver_name(), config);
   info.time = sim.time();
   info.step = sim.step_count();
   io::SnapshotFields<Real> what;

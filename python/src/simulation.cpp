@@ -61,11 +61,20 @@ Particles<Real> particles_from(const Rows3<Real>& positions, const Rows3<Real>& 
 
 /// Runs `count` steps with the GIL released, checking for signals between
 /// slices of about 0.1 s. Returns early (raising) on KeyboardInterrupt.
+/// A device-resident simulation's host copies are refreshed once at the end
+/// (and on an interrupt), so the numpy views follow the simulation from call
+/// to call as a host simulation's do, at one download per call.
 template <class Real>
 void run_steps(SimulationHandle<Real>& h, std::int64_t count) {
   using Clock = std::chrono::steady_clock;
   const auto claim = h.claim();
   auto& sim = h.sim();
+  const auto refresh = [&sim] {
+    if (sim.device() == nullptr) return;  // host: the views are the state itself
+    nb::gil_scoped_release release;
+    sim.particles();
+    sim.accelerations();
+  };
   std::int64_t done = 0;
   while (done < count) {
     {
@@ -76,8 +85,12 @@ void run_steps(SimulationHandle<Real>& h, std::int64_t count) {
         ++done;
       } while (done < count && Clock::now() < slice_end);
     }
-    if (PyErr_CheckSignals() != 0) throw nb::python_error();
+    if (PyErr_CheckSignals() != 0) {
+      refresh();
+      throw nb::python_error();
+    }
   }
+  refresh();
 }
 
 template <class Real>
@@ -141,7 +154,8 @@ void bind_simulation_of(nb::module_& m) {
       .def_prop_ro("step_count", [](const Handle& h) { return h.sim().step_count(); })
       .def_prop_ro("state", [](const Handle& h) { return h.sim().state(); })
       .def_prop_ro("gravity", [](const Handle& h) { return h.gravity(); })
-      .def_prop_ro("solver_name", [](const Handle& h) { return h.sim().solver().name(); })
+      .def_prop_ro("solver_name", [](const Handle& h) { return h.sim().solver_name(); })
+      .def_prop_ro("device_resident", [](const Handle& h) { return h.sim().device() != nullptr; })
       .def_prop_ro("interactions", [](const Handle& h) { return h.sim().interactions(); })
       .def_prop_ro("timers",
                    [](const Handle& h) {

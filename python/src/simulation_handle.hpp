@@ -1,7 +1,9 @@
 #pragma once
 // What a Python orrery.Simulation holds: the library's Simulation<Real> and
 // the GravityConfig its solver was made from (for snapshots, checkpoints and
-// repr). The solver comes from the same factory as the CLI's.
+// repr). The simulation is made as the CLI's is (driver::make_simulation):
+// with backend = "cuda" the particles stay on the device between the reads
+// of the Python caller.
 //
 // Work on a simulation runs with the GIL released, so two Python threads
 // could reach the same simulation at once: claim() makes the second one fail
@@ -11,8 +13,8 @@
 
 #include "orrery/core/error.hpp"
 
+#include "orrery/driver/make_simulation.hpp"
 #include "orrery/gravity/gravity_config.hpp"
-#include "orrery/gravity/solver_factory.hpp"
 #include "orrery/integrate/simulation.hpp"
 
 namespace orrery::python {
@@ -22,7 +24,7 @@ class SimulationHandle {
  public:
   SimulationHandle(Particles<Real> particles, const gravity::GravityConfig& gravity,
                    const integrate::SimulationState& state)
-      : gravity_(gravity), sim_(std::move(particles), gravity::make_solver<Real>(gravity), state) {}
+      : gravity_(gravity), sim_(driver::make_simulation<Real>(std::move(particles), gravity, state)) {}
 
   integrate::Simulation<Real>& sim() { return sim_; }
   const integrate::Simulation<Real>& sim() const { return sim_; }

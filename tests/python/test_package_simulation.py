@@ -58,6 +58,9 @@ def test_views_are_zero_copy_read_only_and_follow_the_simulation():
     sim.step()
     assert not np.array_equal(x, before) and np.array_equal(x, sim.positions[:, 0])
     assert np.array_equal(ax, sim.accelerations[:, 0])
+    # On a GPU machine the default backend ("auto") keeps the particles on the
+    # device, and the views still follow the simulation.
+    assert sim.device_resident == ("cuda" in sim.solver_name)
     # (N, 3) rows are copies that the caller owns.
     rows = sim.positions
     assert rows.flags.writeable and rows.flags.c_contiguous and not np.shares_memory(rows, x)

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "orrery/core/error.hpp"
+#include "orrery/driver/make_simulation.hpp"
 #include "orrery/driver/restart.hpp"
 #include "orrery/driver/setup.hpp"
 #include "orrery/gravity/dispatch.hpp"
@@ -17,9 +18,6 @@
 #include "orrery/io/config.hpp"
 #include "orrery/io/run_control.hpp"
 #include "orrery/io/snapshot.hpp"
-#if defined(ORRERY_HAVE_CUDA)
-#include "orrery/integrate/device_simulation_stepper.hpp"
-#endif
 
 namespace orrery::driver {
 namespace {
@@ -38,20 +36,6 @@ void check(const RunConfig& c) {
   if (c.output.checkpoint_keep < 1)
     fail("output.checkpoint_keep", static_cast<double>(c.output.checkpoint_keep), "an integer >= 1");
   unit_system(c.units);
-}
-
-/// backend = "cuda" (or "auto" choosing it): the particles stay on the device
-/// for the whole run and are downloaded only for outputs; otherwise the host
-/// Simulation with the configured ForceSolver.
-template <class Real>
-Simulation<Real> make_simulation(Particles<Real> particles, const gravity::GravityConfig& g,
-                                 const integrate::SimulationState& state) {
-#if defined(ORRERY_HAVE_CUDA)
-  if (auto device = gravity::make_device_solver<Real>(g)) {
-    return Simulation<Real>(std::move(particles), integrate::make_device_stepper<Real>(std::move(device)), state);
-  }
-#endif
-  return Simulation<Real>(std::move(particles), gravity::make_solver<Real>(g), state);
 }
 
 template <class Real>
