@@ -19,6 +19,8 @@
 #                 CPU walk's parallel efficiency)
 #   profile       SASS of the float coherent walks (coherent_walk_sass.txt) and Nsight
 #                 Compute sections of each walk variant at 1M (ncu_walk.txt)
+#   python        the Python package's tests (scripts/python_test.sh on the cuda build:
+#                 the CUDA tests of tests/python run instead of skipping)
 #   bench-cpu-tree  bench/cpu_tree_bench on all host cores (docs/performance/cpu_tree.md's
 #                 16-core session) -> cpu_tree_h200host_{scaling,crossover,accuracy}.csv
 # To add a task: a function task_<name> below and its targets in targets_for.
@@ -50,6 +52,7 @@ targets_for() {
     bench-cpu-tree) echo cpu_tree_bench ;;
     profile) echo gpu_tree_bench ;;
     cpu-threads) echo cpu_tree_bench ;;
+    python) echo orrery_cli ;;
     *) return 1 ;;
   esac
 }
@@ -155,6 +158,12 @@ task_cpu-threads() {
   done
 }
 
+task_python() {
+  say "== pytest tests/python (cuda build)"
+  ORRERY_BUILD_DIR=build/cuda ORRERY_JOBS=$jobs scripts/python_test.sh -rs >"$logs/pytest.log" 2>&1 || fail "pytest (see logs/pytest.log)"
+  grep -E "passed|failed|SKIPPED|FAILED|Error" "$logs/pytest.log" | tail -15 | tee -a "$summary"
+}
+
 task_bench-cpu-tree() {
   say "== cpu_tree_bench ($(nproc) threads)"
   OMP_NUM_THREADS=$(nproc) OMP_PROC_BIND=close build/cuda/bench/cpu_tree_bench "$out/cpu_tree_h200host" \
@@ -173,7 +182,7 @@ task_bench-cpu-tree() {
 
 targets=()
 for t in "${tasks[@]}"; do
-  tg=$(targets_for "$t") || { fail "unknown task '$t' (accepted: tests sanitize bench-direct tree bench-tree bench-cpu-tree profile cpu-threads)"; continue; }
+  tg=$(targets_for "$t") || { fail "unknown task '$t' (accepted: tests sanitize bench-direct tree bench-tree bench-cpu-tree profile cpu-threads python)"; continue; }
   targets+=("$tg")
 done
 start=$(date +%s)
