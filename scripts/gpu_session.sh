@@ -160,7 +160,17 @@ task_cpu-threads() {
 
 task_python() {
   say "== pytest tests/python (cuda build)"
-  ORRERY_BUILD_DIR=build/cuda ORRERY_JOBS=$jobs scripts/python_test.sh -rs >"$logs/pytest.log" 2>&1 || fail "pytest (see logs/pytest.log)"
+  if ! ORRERY_BUILD_DIR=build/cuda ORRERY_JOBS=$jobs scripts/python_test.sh -rs >"$logs/pytest.log" 2>&1; then
+    fail "pytest (see logs/pytest.log)"
+    if grep -q "Segmentation fault\|Fatal Python error" "$logs/pytest.log"; then
+      # A crash: the failing test again under cuda-gdb, for the native backtrace.
+      local t
+      t=$(grep -m1 -oE 'tests/python/[a-z_]+\.py", line [0-9]+ in test_[a-z0-9_]+' "$logs/pytest.log" | sed -E 's/", line [0-9]+ in /::/')
+      say "crash in $t; backtrace:"
+      PYTHONPATH=$PWD/build/cuda/python ORRERY_CLI=$PWD/build/cuda/apps/orrery/orrery timeout 120 \
+        cuda-gdb -batch -ex run -ex bt --args python3 -m pytest -x -q "$t" 2>&1 | grep -E "^#|signal|SIG" | head -30 | tee -a "$summary"
+    fi
+  fi
   grep -E "passed|failed|SKIPPED|FAILED|Error" "$logs/pytest.log" | tail -15 | tee -a "$summary"
 }
 

@@ -1,6 +1,8 @@
 #include "orrery/integrate/device_simulation.hpp"
 
 #include <chrono>
+#include <span>
+#include <vector>
 #include <cmath>
 #include <string>
 
@@ -121,23 +123,37 @@ void DeviceSimulation<Real>::run_steps(std::int64_t count, bool potential_at_end
   timers_.add("steps", seconds_since(start));
 }
 
+namespace {
+/// Sizes `v` to n without reallocating when it already holds n elements.
+template <class T>
+std::span<T> sized(std::vector<T>& v, std::int64_t n) {
+  if (v.size() != static_cast<std::size_t>(n)) v.resize(static_cast<std::size_t>(n));
+  return std::span<T>(v);
+}
+}  // namespace
+
+template <class Real>
+void DeviceSimulation<Real>::download(Particles<Real>& p) const {
+  const auto s = stream_.get();
+  x_.download(sized(p.x, n_), s);
+  y_.download(sized(p.y, n_), s);
+  z_.download(sized(p.z, n_), s);
+  vx_.download(sized(p.vx, n_), s);
+  vy_.download(sized(p.vy, n_), s);
+  vz_.download(sized(p.vz, n_), s);
+  m_.download(sized(p.mass, n_), s);
+  if (p.id != ids_) p.id = ids_;  // equal after the first download: no write, the buffer stays
+}
+
 template <class Real>
 Particles<Real> DeviceSimulation<Real>::particles() const {
   Particles<Real> p(static_cast<std::size_t>(n_));
-  const auto s = stream_.get();
-  x_.download(p.x, s);
-  y_.download(p.y, s);
-  z_.download(p.z, s);
-  vx_.download(p.vx, s);
-  vy_.download(p.vy, s);
-  vz_.download(p.vz, s);
-  m_.download(p.mass, s);
-  p.id = ids_;
+  download(p);
   return p;
 }
 
 template <class Real>
-Accelerations<Real> DeviceSimulation<Real>::accelerations(bool with_potential) {
+void DeviceSimulation<Real>::download_accelerations(Accelerations<Real>& a, bool with_potential) {
   cuda::select_device(solver_->device());
   if (!have_forces_ || (with_potential && !have_potential_)) {
     const auto start = std::chrono::steady_clock::now();
@@ -145,12 +161,17 @@ Accelerations<Real> DeviceSimulation<Real>::accelerations(bool with_potential) {
     stream_.synchronize();
     timers_.add("force", seconds_since(start));
   }
-  Accelerations<Real> a(static_cast<std::size_t>(n_));
   const auto s = stream_.get();
-  ax_.download(a.ax, s);
-  ay_.download(a.ay, s);
-  az_.download(a.az, s);
-  if (with_potential) pot_.download(a.potential, s);
+  ax_.download(sized(a.ax, n_), s);
+  ay_.download(sized(a.ay, n_), s);
+  az_.download(sized(a.az, n_), s);
+  if (with_potential) pot_.download(sized(a.potential, n_), s);
+}
+
+template <class Real>
+Accelerations<Real> DeviceSimulation<Real>::accelerations(bool with_potential) {
+  Accelerations<Real> a(static_cast<std::size_t>(n_));
+  download_accelerations(a, with_potential);
   return a;
 }
 

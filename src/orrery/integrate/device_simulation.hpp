@@ -45,9 +45,16 @@ class DeviceSimulation {
 
   /// A host copy of the particles (ids as given at construction).
   Particles<Real> particles() const;
+  /// The same, written into `out`'s own arrays (resized to N only when their
+  /// size differs): a caller that hands out views of them (the Python
+  /// package) keeps valid views.
+  void download(Particles<Real>& out) const;
   /// A host copy of the accelerations at the current positions; potentials
   /// too when `with_potential` (an extra solve unless the last one had them).
   Accelerations<Real> accelerations(bool with_potential = false);
+  /// The same, into `out`'s own arrays (as download). out.potential is left
+  /// as it is unless `with_potential`.
+  void download_accelerations(Accelerations<Real>& out, bool with_potential = false);
 
   const gravity::DeviceForceSolver<Real>& solver() const { return *solver_; }
   const PhaseTimers& timers() const { return timers_; }

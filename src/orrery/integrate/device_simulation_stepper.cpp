@@ -37,9 +37,10 @@ class DeviceSimulationStepper final : public DeviceStepper<Real> {
     sim_ = std::make_unique<DeviceSimulation<Real>>(particles, std::move(solver_), state);
   }
   void do_step(bool potential) override { sim_->run_steps(1, potential); }
-  void do_download(Particles<Real>& out) override { out = sim_->particles(); }
+  // Into the caller's arrays: Simulation's host copies are viewed zero-copy by the Python package.
+  void do_download(Particles<Real>& out) override { sim_->download(out); }
   void do_download_accelerations(Accelerations<Real>& out, bool potential) override {
-    out = sim_->accelerations(potential);
+    sim_->download_accelerations(out, potential);
   }
 
   std::unique_ptr<gravity::DeviceForceSolver<Real>> solver_;  // moved into sim_ at the first upload
