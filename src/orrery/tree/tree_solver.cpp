@@ -20,8 +20,11 @@ void walk_all_impl(const OctreeView<Real>& t, const Softening& soft, Real* ax, R
   std::vector<WalkNode<Real>> nodes(t.num_nodes);
   pack_walk_nodes(t, nodes.data());
   // Groups are fixed by the sorted index, not by the thread that runs them:
-  // the result does not depend on the schedule (contract 6).
-#pragma omp parallel for schedule(dynamic, 16)
+  // the result does not depend on the schedule (contract 6). Chunks of 64
+  // consecutive groups walk largely the same nodes, which then stay in the
+  // core's L2: 4 % faster than chunks of 16 at N = 1M on 2 threads (Zen 4),
+  // and at 16 threads still 64 chunks a thread, so the tail stays ~1 %.
+#pragma omp parallel for schedule(dynamic, 64)
   for (std::int32_t g = 0; g < groups; ++g) {
     const std::int32_t i0 = g * W;
     walk_group<W, Pot, Quad, Mode>(t, nodes.data(), soft, i0, std::min(W, n - i0), ax, ay, az, pot, per_target);
