@@ -160,14 +160,20 @@ task_cpu-threads() {
 
 task_python() {
   say "== pytest tests/python (cuda build)"
-  if ! ORRERY_BUILD_DIR=build/cuda ORRERY_JOBS=$jobs scripts/python_test.sh -rs >"$logs/pytest.log" 2>&1; then
+  # The device host's python3 is a virtual environment whose wheels bring their
+  # own C++ runtime: without the system libstdc++ first in the process, toml++'s
+  # float parsing inside the module crashed there (istream facets of two
+  # runtimes; session of 2026-11-29). Debian's python3 (CI) needs nothing.
+  local preload=/usr/lib/x86_64-linux-gnu/libstdc++.so.6
+  [ -e "$preload" ] || preload=
+  if ! LD_PRELOAD=$preload ORRERY_BUILD_DIR=build/cuda ORRERY_JOBS=$jobs scripts/python_test.sh -rs >"$logs/pytest.log" 2>&1; then
     fail "pytest (see logs/pytest.log)"
     if grep -q "Segmentation fault\|Fatal Python error" "$logs/pytest.log"; then
       # A crash: the failing test again under cuda-gdb, for the native backtrace.
       local t
       t=$(grep -m1 -oE 'tests/python/[a-z_]+\.py", line [0-9]+ in test_[a-z0-9_]+' "$logs/pytest.log" | sed -E 's/", line [0-9]+ in /::/')
       say "crash in $t; backtrace:"
-      PYTHONPATH=$PWD/build/cuda/python ORRERY_CLI=$PWD/build/cuda/apps/orrery/orrery timeout 120 \
+      LD_PRELOAD=$preload PYTHONPATH=$PWD/build/cuda/python ORRERY_CLI=$PWD/build/cuda/apps/orrery/orrery timeout 120 \
         cuda-gdb -batch -ex run -ex bt --args python3 -m pytest -x -q "$t" 2>&1 | grep -E "^#|signal|SIG" | head -30 | tee -a "$summary"
     fi
   fi
