@@ -349,11 +349,11 @@ class Session {
     DeviceSet p(std::int64_t(1) << 20);
     const Reference ref = reference(p, 4096);
     for (auto mp : {tree::Multipole::monopole, tree::Multipole::quadrupole}) {
-      for (double theta : {0.3, 0.4, 0.5, 0.6, 0.7, 0.8}) {
+      for (double theta : {0.3, 0.4, 0.5, 0.55, 0.6, 0.7, 0.8}) {
         Csv::Row r = run("accuracy", p, config(Traversal::coherent, 32, theta, mp));
         r.err = errors(p, ref);
         csv_.write(r);
-        std::printf("%-10s theta %.1f  total %8.4g ms  err median %.3g p99 %.3g max %.3g\n",
+        std::printf("%-10s theta %.2f  total %8.4g ms  err median %.3g p99 %.3g max %.3g\n",
                     std::string(tree::to_string(mp)).c_str(), theta, r.t.total_ms, r.err.median, r.err.p99,
                     r.err.max);
       }
@@ -374,7 +374,7 @@ class Session {
             Csv::Row r = run("tuning", p, config(Traversal::coherent, 32, theta, mp, MathMode::fast, cap, eps), 5);
             r.err = errors(p, ref);
             csv_.write(r);
-            std::printf("eps %.3f cap %2d %-10s theta %.1f  total %8.4g ms (walk %8.4g)  err median %.3g p99 %.3g\n",
+            std::printf("eps %.3f cap %2d %-10s theta %.2f  total %8.4g ms (walk %8.4g)  err median %.3g p99 %.3g\n",
                         eps, cap, std::string(tree::to_string(mp)).c_str(), theta, r.t.total_ms, r.t.phase_ms["walk"],
                         r.err.median, r.err.p99);
           }
