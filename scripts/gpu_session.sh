@@ -21,6 +21,7 @@
 #                 Compute sections of each walk variant at 1M (ncu_walk.txt)
 #   python        the Python package's tests (scripts/python_test.sh on the cuda build:
 #                 the CUDA tests of tests/python run instead of skipping)
+#   bench-build   bench/gpu_tree_build_bench (the tree build alone, 1M and 16M) -> gpu_tree_build.csv
 #   bench-cpu-tree  bench/cpu_tree_bench on all host cores (docs/performance/cpu_tree.md's
 #                 16-core session) -> cpu_tree_h200host_{scaling,crossover,accuracy}.csv
 # To add a task: a function task_<name> below and its targets in targets_for.
@@ -53,6 +54,7 @@ targets_for() {
     profile) echo gpu_tree_bench ;;
     cpu-threads) echo cpu_tree_bench ;;
     python) echo orrery_cli ;;
+    bench-build) echo gpu_tree_build_bench ;;
     *) return 1 ;;
   esac
 }
@@ -180,6 +182,11 @@ task_python() {
   grep -E "passed|failed|SKIPPED|FAILED|Error" "$logs/pytest.log" | tail -15 | tee -a "$summary"
 }
 
+task_bench-build() {
+  say "== gpu_tree_build_bench"
+  build/cuda/bench/gpu_tree_build_bench --out "$out/gpu_tree_build.csv" 2>&1 | tee "$logs/gpu_tree_build_bench.log" | tee -a "$summary" || fail "gpu_tree_build_bench"
+}
+
 task_bench-cpu-tree() {
   say "== cpu_tree_bench ($(nproc) threads)"
   OMP_NUM_THREADS=$(nproc) OMP_PROC_BIND=close build/cuda/bench/cpu_tree_bench "$out/cpu_tree_h200host" \
@@ -198,7 +205,7 @@ task_bench-cpu-tree() {
 
 targets=()
 for t in "${tasks[@]}"; do
-  tg=$(targets_for "$t") || { fail "unknown task '$t' (accepted: tests sanitize bench-direct tree bench-tree bench-cpu-tree profile cpu-threads python)"; continue; }
+  tg=$(targets_for "$t") || { fail "unknown task '$t' (accepted: tests sanitize bench-direct tree bench-tree bench-cpu-tree profile cpu-threads python bench-build)"; continue; }
   targets+=("$tg")
 done
 start=$(date +%s)
