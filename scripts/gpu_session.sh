@@ -6,7 +6,7 @@
 #
 # usage: [ORRERY_COMMIT=hash] scripts/gpu_session.sh [TASK ...]   (default: tests bench-direct)
 #   tests         build the GPU tests (target orrery_gpu_tests), ctest -L gpu
-#   sanitize      compute-sanitizer memcheck on every GPU test executable
+#   sanitize      compute-sanitizer memcheck and racecheck on every GPU test executable
 #                 (also run after `tests` when ORRERY_SANITIZE=1)
 #   bench-direct  SASS issue-slot count of the direct kernels, then
 #                 bench/gpu_direct_bench (ORRERY_BENCH_MODE=quick|full, default full)
@@ -87,6 +87,12 @@ task_sanitize() {
       say "memcheck $name: clean ($(grep -c '^\[       OK \]' "$logs/memcheck_$name.log") tests ok, $(grep -m1 'ERROR SUMMARY' "$logs/memcheck_$name.log"))"
     else
       fail "memcheck $name (see logs/memcheck_$name.log): $(grep -m1 'ERROR SUMMARY' "$logs/memcheck_$name.log")"
+    fi
+    # Shared-memory races (the direct kernel's tiles, W = 64's slots, the build's block scans).
+    if compute-sanitizer --tool racecheck --error-exitcode 3 --print-limit 20 "$exe" >"$logs/racecheck_$name.log" 2>&1; then
+      say "racecheck $name: clean ($(grep -m1 'RACECHECK SUMMARY' "$logs/racecheck_$name.log"))"
+    else
+      fail "racecheck $name (see logs/racecheck_$name.log): $(grep -m1 'RACECHECK SUMMARY' "$logs/racecheck_$name.log")"
     fi
   done
 }
