@@ -21,7 +21,12 @@
 // down the tree as it does in the scalar walk. Measured on Zen 4, single
 // thread, monopole: 2.7x (N = 65536) and 4.7x (N = 1M) faster than
 // walk_target per target; W = 8 is 15 % slower than 16, W = 32 the same
-// (docs/performance/cpu_tree.md).
+// (docs/performance/cpu_tree.md). Those ratios predate the packed node
+// record (WalkNode) and the per-register leaf skip, which took the N = 1M
+// Plummer walk (theta 0.5, float) from 4.90 to 4.03 s on one thread and from
+// 2.47 to 2.07 s on two (Zen 4, medians of 5, cpu_tree_bench). Tried without
+// gain: prefetching nodes[next], the membership test as one unsigned
+// compare, the register skip for cells (8 % slower).
 #include <algorithm>
 #include <cstdint>
 #include <type_traits>
