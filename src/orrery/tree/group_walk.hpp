@@ -39,6 +39,10 @@ namespace orrery::tree {
 template <class Real>
 inline constexpr int kGroupLanes = 64 / static_cast<int>(sizeof(Real));
 
+/// Lanes per register of the leaf skip (add_leaves): one AVX2 register.
+template <class Real>
+inline constexpr int kSkipLanes = 32 / static_cast<int>(sizeof(Real));
+
 /// The state of the W lanes of a group: one array per quantity. Masks,
 /// counters and indices are integers of the width of Real (all bits set =
 /// true), so that each lane loop runs at one vector width throughout: g++
@@ -155,8 +159,9 @@ inline void add_cells(const OctreeView<Real>& t, const WalkNode<Real>& node, con
 
 /// The particle-particle interactions of the leaf `node`, particle by
 /// particle in sorted order, for the lanes that sum it (each lane's own
-/// particle masked), and their particle counters.
-template <bool Pot, MathMode Mode, int W, class Real, class Softening>
+/// particle masked), and their particle counters. H: lanes per skipped
+/// register (which lanes are skipped changes no value).
+template <bool Pot, MathMode Mode, int W, class Real, class Softening, int H = kSkipLanes<Real>>
 inline void add_leaves(const OctreeView<Real>& t, const WalkNode<Real>& node, const Softening& soft,
                        GroupLanes<W, Real>& __restrict g) {
   using Int = typename GroupLanes<W, Real>::Int;
@@ -174,7 +179,7 @@ inline void add_leaves(const OctreeView<Real>& t, const WalkNode<Real>& node, co
   // (2 % faster overall; the same skip for cells, where only a fourteenth
   // are empty, costs more than it saves). Each lane still adds the
   // particles in sorted order.
-  constexpr int H = 32 / static_cast<int>(sizeof(Real));
+  static_assert(W % H == 0);
   for (int h = 0; h < W; h += H) {
     if (!any_lane<H>(g.take_leaf + h)) continue;
     for (std::int32_t j = first; j < end; ++j) {
@@ -196,8 +201,8 @@ inline void add_leaves(const OctreeView<Real>& t, const WalkNode<Real>& node, co
 /// Walks sorted targets [i0, i0 + lanes), 1 <= lanes <= W, and writes their
 /// sums (sorted order) to ax/ay/az/pot[i0 + l] and their counters to
 /// counts[i0 + l]. pot is written only when Pot. nodes: t's nodes as packed
-/// by pack_walk_nodes.
-template <int W, bool Pot, bool Quad, MathMode Mode, class Real, class Softening>
+/// by pack_walk_nodes. H: add_leaves' lanes per skipped register.
+template <int W, bool Pot, bool Quad, MathMode Mode, class Real, class Softening, int H = kSkipLanes<Real>>
 void walk_group(const OctreeView<Real>& t, const WalkNode<Real>* __restrict nodes, const Softening& soft,
                 std::int32_t i0, int lanes, Real* ax, Real* ay, Real* az, Real* pot,
                 gravity::InteractionCounts* counts) {
@@ -220,7 +225,7 @@ void walk_group(const OctreeView<Real>& t, const WalkNode<Real>* __restrict node
     // Skipping a node no lane interacts with is a branch on the whole group:
     // it saves the interaction, it does not change any lane's value.
     if (any_cell) add_cells<Pot, Quad, Mode>(t, node, soft, n, g);
-    if (any_leaf) add_leaves<Pot, Mode>(t, node, soft, g);
+    if (any_leaf) add_leaves<Pot, Mode, W, Real, Softening, H>(t, node, soft, g);
     // The group's next node is the smallest want, which is n + 1 if any lane
     // descends and next[n] otherwise: a lane that is not at n stopped at a
     // cell whose subtree holds n, so it wants at least next[n]. Written as a

@@ -7,27 +7,68 @@
 #include "orrery/core/error.hpp"
 #include "orrery/tree/group_walk.hpp"
 #include "orrery/tree/octree_build.hpp"
+#include "orrery/tree/walk_isa.hpp"
 
 namespace orrery::tree {
 namespace {
 
+// Sorted targets [i0, i1) in groups of W lanes (group_walk.hpp), the last
+// group padded. W and H change no value and no counter: each lane sums its
+// own walk's terms in its own order, whatever the group (group_walk.hpp).
+template <int W, int H, bool Pot, bool Quad, MathMode Mode, class Real, class Softening>
+void walk_range(const OctreeView<Real>& t, const WalkNode<Real>* nodes, const Softening& soft, std::int32_t i0,
+                std::int32_t i1, Real* ax, Real* ay, Real* az, Real* pot, gravity::InteractionCounts* counts) {
+  for (std::int32_t i = i0; i < i1; i += W)
+    walk_group<W, Pot, Quad, Mode, Real, Softening, H>(t, nodes, soft, i, std::min(W, i1 - i), ax, ay, az, pot, counts);
+}
+
+// The same walk compiled for AVX-512 (docs/adr/0006): `flatten` inlines
+// walk_group and everything it calls (all plain `inline` templates) into this
+// function, so its lane loops are vectorised for the target below, while the
+// out-of-line copies of those functions stay default-ISA (x86-64-v3) code
+// that any caller may link to. Called only when walk_isa_in_use() says the
+// processor has AVX-512 (walk_isa.hpp). One zmm register holds a lane
+// quantity of a group (16 float or 8 double lanes, as in the AVX2 build,
+// where it takes two ymm), and the leaf skip works on whole zmm registers.
+template <class Real>
+inline constexpr int kGroupLanesAvx512 = kGroupLanes<Real>;
+template <class Real>
+inline constexpr int kSkipLanesAvx512 = 64 / static_cast<int>(sizeof(Real));
+
+template <int W, int H, bool Pot, bool Quad, MathMode Mode, class Real, class Softening>
+[[gnu::target("avx512f,avx512vl,avx512bw,avx512dq,prefer-vector-width=512"), gnu::flatten]] void walk_range_avx512(
+    const OctreeView<Real>& t, const WalkNode<Real>* nodes, const Softening& soft, std::int32_t i0, std::int32_t i1,
+    Real* ax, Real* ay, Real* az, Real* pot, gravity::InteractionCounts* counts) {
+  for (std::int32_t i = i0; i < i1; i += W)
+    walk_group<W, Pot, Quad, Mode, Real, Softening, H>(t, nodes, soft, i, std::min(W, i1 - i), ax, ay, az, pot, counts);
+}
+
 template <bool Pot, bool Quad, MathMode Mode, class Real, class Softening>
 void walk_all_impl(const OctreeView<Real>& t, const Softening& soft, Real* ax, Real* ay, Real* az, Real* pot,
                    gravity::InteractionCounts* per_target) {
-  constexpr int W = kGroupLanes<Real>;
+  using WalkRange = void (*)(const OctreeView<Real>&, const WalkNode<Real>*, const Softening&, std::int32_t,
+                             std::int32_t, Real*, Real*, Real*, Real*, gravity::InteractionCounts*);
+  // The instruction set is chosen once per solve; the parallel loop below is
+  // default-ISA code either way.
+  const WalkRange walk =
+      walk_isa_in_use() == WalkIsa::avx512
+          ? &walk_range_avx512<kGroupLanesAvx512<Real>, kSkipLanesAvx512<Real>, Pot, Quad, Mode, Real, Softening>
+          : &walk_range<kGroupLanes<Real>, kSkipLanes<Real>, Pot, Quad, Mode, Real, Softening>;
   const std::int32_t n = static_cast<std::int32_t>(t.num_particles);
-  const std::int32_t groups = (n + W - 1) / W;
   std::vector<WalkNode<Real>> nodes(t.num_nodes);
   pack_walk_nodes(t, nodes.data());
-  // Groups are fixed by the sorted index, not by the thread that runs them:
-  // the result does not depend on the schedule (contract 6). Chunks of 64
-  // consecutive groups walk largely the same nodes, which then stay in the
-  // core's L2: 4 % faster than chunks of 16 at N = 1M on 2 threads (Zen 4),
-  // and at 16 threads still 64 chunks a thread, so the tail stays ~1 %.
-#pragma omp parallel for schedule(dynamic, 64)
-  for (std::int32_t g = 0; g < groups; ++g) {
-    const std::int32_t i0 = g * W;
-    walk_group<W, Pot, Quad, Mode>(t, nodes.data(), soft, i0, std::min(W, n - i0), ax, ay, az, pot, per_target);
+  // Chunks are fixed by the sorted index, not by the thread that runs them:
+  // the result does not depend on the schedule (contract 6). A chunk is 64
+  // groups of the AVX2 walk: consecutive groups walk largely the same nodes,
+  // which then stay in the core's L2: 4 % faster than chunks of 16 groups at
+  // N = 1M on 2 threads (Zen 4), and at 16 threads still 64 chunks a thread,
+  // so the tail stays ~1 %.
+  constexpr std::int32_t kChunk = 64 * kGroupLanes<Real>;
+  const std::int32_t chunks = (n + kChunk - 1) / kChunk;
+#pragma omp parallel for schedule(dynamic, 1)
+  for (std::int32_t c = 0; c < chunks; ++c) {
+    const std::int32_t i0 = c * kChunk;
+    walk(t, nodes.data(), soft, i0, std::min(n, i0 + kChunk), ax, ay, az, pot, per_target);
   }
 }
 
