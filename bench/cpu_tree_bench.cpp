@@ -11,13 +11,16 @@
 // quoted). The program rests 0.5 s between rows. Counters and errors are
 // exact functions of the input: they must be equal between sessions.
 //
-// usage: cpu_tree_bench OUT_PREFIX [--min-n N] [--max-n N] [--trials T] [--budget-s S]
+// usage: cpu_tree_bench OUT_PREFIX [--min-n N] [--max-n N] [--trials T] [--budget-s S] [--isa I]
 //   writes OUT_PREFIX_scaling.csv, OUT_PREFIX_crossover.csv, OUT_PREFIX_accuracy.csv
 //   --min-n     smallest N of the scaling table (default 1024; a thread sweep
 //               at one N passes --min-n N --max-n N --scaling-only 1)
 //   --max-n     largest N of the scaling table (default 4194304)
 //   --budget-s  stop adding scaling rows once the session has run this long
 //   --scaling-only 1   only the scaling table (a short session)
+//   --isa       the walk's instruction set: avx2, avx512 or auto (default auto:
+//               AVX-512 where the processor has it; tree/walk_isa.hpp). Both
+//               give the same bits; the header line says which one ran.
 //   threads: OMP_NUM_THREADS (default: all cores).
 #include <omp.h>
 
@@ -34,11 +37,13 @@
 #include <vector>
 
 #include "bench_stats.hpp"
+#include "orrery/core/error.hpp"
 #include "orrery/gravity/direct_solver.hpp"
 #include "orrery/gravity/reference_solver.hpp"
 #include "orrery/ic/initial_conditions.hpp"
 #include "orrery/ic/plummer.hpp"
 #include "orrery/tree/tree_solver.hpp"
+#include "orrery/tree/walk_isa.hpp"
 
 namespace {
 
@@ -269,7 +274,9 @@ std::string cpu_model() {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: cpu_tree_bench OUT_PREFIX [--min-n N] [--max-n N] [--trials T] [--budget-s S] [--scaling-only 1]\n");
+    std::fprintf(stderr,
+                 "usage: cpu_tree_bench OUT_PREFIX [--min-n N] [--max-n N] [--trials T] [--budget-s S] "
+                 "[--scaling-only 1] [--isa avx2|avx512|auto]\n");
     return 2;
   }
   const std::string prefix = argv[1];
@@ -283,14 +290,29 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--trials")) trials = std::max(1, std::atoi(argv[i + 1]));
     else if (!std::strcmp(argv[i], "--budget-s")) budget_s = std::atof(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--scaling-only")) scaling_only = std::atoi(argv[i + 1]) != 0;
-    else {
+    else if (!std::strcmp(argv[i], "--isa")) {
+      try {
+        orrery::tree::set_walk_isa(orrery::tree::parse_walk_isa(argv[i + 1], "--isa"));
+      } catch (const orrery::InputError& e) {
+        std::fprintf(stderr, "cpu_tree_bench: %s\n", e.what());
+        return 2;
+      }
+    } else {
       std::fprintf(stderr, "cpu_tree_bench: unknown option %s\n", argv[i]);
       return 2;
     }
   }
   const auto start = Clock::now();
-  std::printf("cpu_tree_bench: %s, %d threads (%u hardware), compiler %s\n", cpu_model().c_str(),
-              omp_get_max_threads(), std::thread::hardware_concurrency(), __VERSION__);
+  std::string isa;
+  try {
+    isa = orrery::tree::to_string(orrery::tree::walk_isa_in_use());  // reads ORRERY_CPU_WALK
+  } catch (const orrery::InputError& e) {
+    std::fprintf(stderr, "cpu_tree_bench: %s\n", e.what());
+    return 2;
+  }
+  std::printf("cpu_tree_bench: %s, %d threads (%u hardware), compiler %s, walk %s (AVX-512 %s)\n",
+              cpu_model().c_str(), omp_get_max_threads(), std::thread::hardware_concurrency(), __VERSION__, isa.c_str(),
+              orrery::tree::cpu_supports_avx512_walk() ? "available" : "not available");
   Canary canary;
   canary.measure();
   std::map<std::int64_t, double> tree_seconds;
