@@ -35,7 +35,10 @@
 
 namespace orrery::tree {
 
-/// Lanes per group: two AVX2 registers of float, or of double.
+/// Lanes per group: two AVX2 registers of float, or of double. The AVX-512
+/// build of the walk (tree_solver.cpp, docs/adr/0006) instantiates the same
+/// code with two zmm registers a quantity: W and the skip width H change no
+/// value and no counter.
 template <class Real>
 inline constexpr int kGroupLanes = 64 / static_cast<int>(sizeof(Real));
 
