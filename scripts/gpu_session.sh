@@ -22,6 +22,8 @@
 #   python        the Python package's tests (scripts/python_test.sh on the cuda build:
 #                 the CUDA tests of tests/python run instead of skipping)
 #   bench-build   bench/gpu_tree_build_bench (the tree build alone, 1M and 16M) -> gpu_tree_build.csv
+#   cpu-isa       the CPU tree tests (AVX-512 walk bits on this host), then the 1M walk with
+#                 --isa avx2 and avx512 side by side on all host threads (order alternated)
 #   bench-cpu-tree  bench/cpu_tree_bench on all host cores (docs/performance/cpu_tree.md's
 #                 16-core session) -> cpu_tree_h200host_{scaling,crossover,accuracy}.csv
 # To add a task: a function task_<name> below and its targets in targets_for.
@@ -55,6 +57,7 @@ targets_for() {
     cpu-threads) echo cpu_tree_bench ;;
     python) echo orrery_cli ;;
     bench-build) echo gpu_tree_build_bench ;;
+    cpu-isa) echo cpu_tree_bench orrery_tree_test ;;
     *) return 1 ;;
   esac
 }
@@ -193,6 +196,18 @@ task_bench-build() {
   build/cuda/bench/gpu_tree_build_bench --out "$out/gpu_tree_build.csv" 2>&1 | tee "$logs/gpu_tree_build_bench.log" | tee -a "$summary" || fail "gpu_tree_build_bench"
 }
 
+task_cpu-isa() {
+  say "== orrery_tree_test on this host"
+  build/cuda/src/orrery/tree/orrery_tree_test >"$logs/tree_test.log" 2>&1 || fail "orrery_tree_test (see logs/tree_test.log)"
+  grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[==========\] [0-9]+ tests" "$logs/tree_test.log" | tee -a "$summary"
+  say "== 1M walk, avx2 vs avx512, $(nproc) threads"
+  for isa in avx2 avx512 avx512 avx2; do
+    OMP_NUM_THREADS=$(nproc) OMP_PROC_BIND=close build/cuda/bench/cpu_tree_bench "$logs/isa_$isa" --isa $isa \
+      --min-n 1048576 --max-n 1048576 --trials 5 --scaling-only 1 >"$logs/isa_$isa.log" 2>&1 || fail "cpu_tree_bench --isa $isa"
+    say "$isa: $(grep -E '^ +1048576' "$logs/isa_$isa.log" | cut -c1-110)"
+  done
+}
+
 task_bench-cpu-tree() {
   say "== cpu_tree_bench ($(nproc) threads)"
   OMP_NUM_THREADS=$(nproc) OMP_PROC_BIND=close build/cuda/bench/cpu_tree_bench "$out/cpu_tree_h200host" \
@@ -211,7 +226,7 @@ task_bench-cpu-tree() {
 
 targets=()
 for t in "${tasks[@]}"; do
-  tg=$(targets_for "$t") || { fail "unknown task '$t' (accepted: tests sanitize bench-direct tree bench-tree bench-cpu-tree profile cpu-threads python bench-build)"; continue; }
+  tg=$(targets_for "$t") || { fail "unknown task '$t' (accepted: tests sanitize bench-direct tree bench-tree bench-cpu-tree profile cpu-threads python bench-build cpu-isa)"; continue; }
   targets+=("$tg")
 done
 start=$(date +%s)
