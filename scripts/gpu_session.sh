@@ -227,7 +227,8 @@ task_bench-cpu-tree() {
 targets=()
 for t in "${tasks[@]}"; do
   tg=$(targets_for "$t") || { fail "unknown task '$t' (accepted: tests sanitize bench-direct tree bench-tree bench-cpu-tree profile cpu-threads python bench-build cpu-isa)"; continue; }
-  targets+=("$tg")
+  read -ra more <<<"$tg"
+  targets+=("${more[@]}")
 done
 start=$(date +%s)
 if cmake --preset cuda >"$logs/configure.log" 2>&1 &&
@@ -238,7 +239,7 @@ if cmake --preset cuda >"$logs/configure.log" 2>&1 &&
   done
 else
   fail "configure/build; last lines:"
-  tail -40 "$logs/configure.log" "$logs/build.log" | tee -a "$summary"
+  tail -n 40 "$logs/configure.log" "$logs/build.log" | tee -a "$summary"
 fi
 tar -czf "$out/logs.tar.gz" -C "$logs" . 2>/dev/null
 say "gpu_session: done, status $status"
