@@ -15,6 +15,7 @@
 #include "orrery/tree/octree_build.hpp"
 #include "orrery/tree/test_inputs.hpp"
 #include "orrery/tree/tree_solver.hpp"
+#include "orrery/tree/walk_test_configs.hpp"
 
 namespace orrery::tree {
 namespace {
@@ -39,35 +40,17 @@ void expect_same_as_walk_target(const Octree<Real>& tree, const Softening& soft,
 template <class Real>
 void check_all_configurations(const Particles<float>& input, const std::string& name) {
   const auto p = testing::converted<Real>(input);
-  for (auto mp : {Multipole::monopole, Multipole::quadrupole}) {
-    for (auto kind : {SofteningKind::plummer, SofteningKind::spline}) {
-      for (auto mode : {MathMode::exact, MathMode::fast}) {
-        TreeSolverConfig c;
-        c.tree = {0.6, 8, mp};
-        c.softening = 0.02;
-        c.softening_kind = kind;
-        c.math = mode;
-        const auto tree = build_octree(p.sources(), c.tree);
-        const auto n = static_cast<std::size_t>(p.size());
-        std::vector<Real> ax(n), ay(n), az(n), pot(n);
-        std::vector<gravity::InteractionCounts> counts(n);
-        walk_all(tree, c, true, ax.data(), ay.data(), az.data(), pot.data(), counts.data());
-        const std::string what = name + " " + std::string(to_string(mp)) + " " + std::string(to_string(kind)) + " " +
-                                 std::string(to_string(mode)) + (sizeof(Real) == 4 ? " float" : " double");
-        gravity::with_softening<Real>(kind, Real(c.softening), [&](auto soft) {
-          const bool quad = mp == Multipole::quadrupole;
-          if (mode == MathMode::exact) {
-            quad ? expect_same_as_walk_target<true, MathMode::exact>(tree, soft, ax, ay, az, pot, counts, what)
-                 : expect_same_as_walk_target<false, MathMode::exact>(tree, soft, ax, ay, az, pot, counts, what);
-          } else {
-            quad ? expect_same_as_walk_target<true, MathMode::fast>(tree, soft, ax, ay, az, pot, counts, what)
-                 : expect_same_as_walk_target<false, MathMode::fast>(tree, soft, ax, ay, az, pot, counts, what);
-          }
-          return 0;
-        });
-      }
-    }
-  }
+  testing::for_each_walk_config<Real>(name, [&](const TreeSolverConfig& c, const std::string& what) {
+    const auto tree = build_octree(p.sources(), c.tree);
+    const auto n = static_cast<std::size_t>(p.size());
+    std::vector<Real> ax(n), ay(n), az(n), pot(n);
+    std::vector<gravity::InteractionCounts> counts(n);
+    walk_all(tree, c, true, ax.data(), ay.data(), az.data(), pot.data(), counts.data());
+    testing::with_walk_parameters<Real>(c, [&](auto quad, auto mode, auto soft) {
+      expect_same_as_walk_target<decltype(quad)::value, decltype(mode)::value>(tree, soft, ax, ay, az, pot, counts,
+                                                                                what);
+    });
+  });
 }
 
 TEST(GroupWalk, BitIdenticalToWalkTargetOnStructuredInputs) {

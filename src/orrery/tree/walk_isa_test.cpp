@@ -18,6 +18,7 @@
 #include "orrery/ic/plummer.hpp"
 #include "orrery/tree/test_inputs.hpp"
 #include "orrery/tree/tree_solver.hpp"
+#include "orrery/tree/walk_test_configs.hpp"
 
 namespace orrery::tree {
 namespace {
@@ -75,43 +76,24 @@ void expect_walk_target(const Solved<Real>& s, const Softening& soft, bool poten
 template <class Real>
 void check_all_configurations(const Particles<float>& input, const std::string& name) {
   const auto p = testing::converted<Real>(input);
-  for (auto mp : {Multipole::monopole, Multipole::quadrupole}) {
-    for (auto kind : {SofteningKind::plummer, SofteningKind::spline}) {
-      for (auto mode : {MathMode::exact, MathMode::fast}) {
-        for (bool potential : {false, true}) {
-          TreeSolverConfig c;
-          c.tree = {0.6, 8, mp};
-          c.softening = 0.02;
-          c.softening_kind = kind;
-          c.math = mode;
-          const std::string what = name + " " + std::string(to_string(mp)) + " " + std::string(to_string(kind)) +
-                                   " " + std::string(to_string(mode)) + (sizeof(Real) == 4 ? " float" : " double") +
-                                   (potential ? " potential" : "");
-          const auto wide = solve_with(WalkIsa::avx512, p, c, potential);
-          const auto narrow = solve_with(WalkIsa::avx2, p, c, potential);
-          for (std::int64_t i = 0; i < p.size(); ++i) {
-            ASSERT_TRUE(same_bits(wide.acc.ax[i], narrow.acc.ax[i]) && same_bits(wide.acc.ay[i], narrow.acc.ay[i]) &&
-                        same_bits(wide.acc.az[i], narrow.acc.az[i]) &&
-                        same_bits(wide.acc.potential[i], narrow.acc.potential[i]))
-                << what << " particle " << i << ": " << wide.acc.ax[i] << " vs " << narrow.acc.ax[i];
-            ASSERT_EQ(wide.report.per_target[i], narrow.report.per_target[i]) << what << " particle " << i;
-          }
-          ASSERT_EQ(wide.report.total, narrow.report.total) << what;
-          gravity::with_softening<Real>(kind, Real(c.softening), [&](auto soft) {
-            const bool quad = mp == Multipole::quadrupole;
-            if (mode == MathMode::exact) {
-              quad ? expect_walk_target<true, MathMode::exact>(wide, soft, potential, what)
-                   : expect_walk_target<false, MathMode::exact>(wide, soft, potential, what);
-            } else {
-              quad ? expect_walk_target<true, MathMode::fast>(wide, soft, potential, what)
-                   : expect_walk_target<false, MathMode::fast>(wide, soft, potential, what);
-            }
-            return 0;
-          });
-        }
+  testing::for_each_walk_config<Real>(name, [&](const TreeSolverConfig& c, const std::string& config_name) {
+    for (bool potential : {false, true}) {
+      const std::string what = config_name + (potential ? " potential" : "");
+      const auto wide = solve_with(WalkIsa::avx512, p, c, potential);
+      const auto narrow = solve_with(WalkIsa::avx2, p, c, potential);
+      for (std::int64_t i = 0; i < p.size(); ++i) {
+        ASSERT_TRUE(same_bits(wide.acc.ax[i], narrow.acc.ax[i]) && same_bits(wide.acc.ay[i], narrow.acc.ay[i]) &&
+                    same_bits(wide.acc.az[i], narrow.acc.az[i]) &&
+                    same_bits(wide.acc.potential[i], narrow.acc.potential[i]))
+            << what << " particle " << i << ": " << wide.acc.ax[i] << " vs " << narrow.acc.ax[i];
+        ASSERT_EQ(wide.report.per_target[i], narrow.report.per_target[i]) << what << " particle " << i;
       }
+      ASSERT_EQ(wide.report.total, narrow.report.total) << what;
+      testing::with_walk_parameters<Real>(c, [&](auto quad, auto mode, auto soft) {
+        expect_walk_target<decltype(quad)::value, decltype(mode)::value>(wide, soft, potential, what);
+      });
     }
-  }
+  });
 }
 
 TEST(WalkIsa, Avx512BitIdenticalToAvx2AndWalkTarget) {
