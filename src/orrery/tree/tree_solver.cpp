@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
 #include <vector>
 
 #include "orrery/core/error.hpp"
@@ -42,8 +43,7 @@ template <int W, int H, bool Pot, bool Quad, MathMode Mode, class Real, class So
 [[gnu::target("avx512f,avx512vl,avx512bw,avx512dq,prefer-vector-width=512"), gnu::flatten]] void walk_range_avx512(
     const OctreeView<Real>& t, const WalkNode<Real>* nodes, const Softening& soft, std::int32_t i0, std::int32_t i1,
     Real* ax, Real* ay, Real* az, Real* pot, gravity::InteractionCounts* counts) {
-  for (std::int32_t i = i0; i < i1; i += W)
-    walk_group<W, Pot, Quad, Mode, Real, Softening, H>(t, nodes, soft, i, std::min(W, i1 - i), ax, ay, az, pot, counts);
+  walk_range<W, H, Pot, Quad, Mode>(t, nodes, soft, i0, i1, ax, ay, az, pot, counts);
 }
 
 template <bool Pot, bool Quad, MathMode Mode, class Real, class Softening>
@@ -58,8 +58,9 @@ void walk_all_impl(const OctreeView<Real>& t, const Softening& soft, Real* ax, R
           ? &walk_range_avx512<kGroupLanesAvx512<Real>, kSkipLanesAvx512<Real>, Pot, Quad, Mode, Real, Softening>
           : &walk_range<kGroupLanes<Real>, kSkipLanes<Real>, Pot, Quad, Mode, Real, Softening>;
   const std::int32_t n = static_cast<std::int32_t>(t.num_particles);
-  std::vector<WalkNode<Real>> nodes(t.num_nodes);
-  pack_walk_nodes(t, nodes.data());
+  // Filled by pack_walk_nodes: no zeroing first.
+  const auto nodes = std::make_unique_for_overwrite<WalkNode<Real>[]>(static_cast<std::size_t>(t.num_nodes));
+  pack_walk_nodes(t, nodes.get());
   // Chunks are fixed by the sorted index, not by the thread that runs them:
   // the result does not depend on the schedule (contract 6). A chunk is 64
   // groups of the AVX2 walk: consecutive groups walk largely the same nodes,
@@ -71,7 +72,7 @@ void walk_all_impl(const OctreeView<Real>& t, const Softening& soft, Real* ax, R
 #pragma omp parallel for schedule(dynamic, 1)
   for (std::int32_t c = 0; c < chunks; ++c) {
     const std::int32_t i0 = c * kChunk;
-    walk(t, nodes.data(), soft, i0, std::min(n, i0 + kChunk), ax, ay, az, pot, per_target);
+    walk(t, nodes.get(), soft, i0, std::min(n, i0 + kChunk), ax, ay, az, pot, per_target);
   }
 }
 
