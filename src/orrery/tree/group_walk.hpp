@@ -18,15 +18,11 @@
 // value), g++ if-converts them and turns sqrt, division and fma into their
 // packed IEEE instructions, which round exactly like the scalar ones. The
 // group's next node is a branch (see walk_group), so the processor speculates
-// down the tree as it does in the scalar walk. Measured on Zen 4, single
-// thread, monopole: 2.7x (N = 65536) and 4.7x (N = 1M) faster than
-// walk_target per target; W = 8 is 15 % slower than 16, W = 32 the same
-// (docs/performance/cpu_tree.md). Those ratios predate the packed node
-// record (WalkNode) and the per-register leaf skip, which took the N = 1M
-// Plummer walk (theta 0.5, float) from 4.90 to 4.03 s on one thread and from
-// 2.47 to 2.07 s on two (Zen 4, medians of 5, cpu_tree_bench). Tried without
-// gain: prefetching nodes[next], the membership test as one unsigned
-// compare, the register skip for cells (8 % slower).
+// down the tree as it does in the scalar walk. What each change of this walk
+// bought is measured side by side in docs/performance/cpu_tree.md ("The walk,
+// step by step, on one core"); tried there without gain: prefetching
+// nodes[next], the membership test as one unsigned compare, the register
+// skip for cells.
 #include <algorithm>
 #include <cstdint>
 #include <type_traits>
@@ -64,8 +60,8 @@ struct GroupLanes {
 
 /// What the group's step at a node reads of it, in one record: the
 /// OctreeView's eight [num_nodes] arrays, copied (pack_walk_nodes). A step
-/// then touches one cache line instead of eight; at N = 1M the node arrays
-/// do not fit in L2 and the walk is 14 % faster so (Zen 4, 2 threads).
+/// then touches one cache line instead of eight (at N = 1M the node arrays
+/// do not fit in L2).
 template <class Real>
 struct alignas(sizeof(Real) == 4 ? 32 : 64) WalkNode {
   Real com_x, com_y, com_z, crit2;
@@ -92,7 +88,7 @@ template <int W, class Real>
   const Int leaf = next == n + 1 ? Int(-1) : Int(0);
   const Real cx = node.com_x, cy = node.com_y, cz = node.com_z, crit2 = node.crit2;
   // The three "any" flags as bits of one reduction: one horizontal OR per
-  // step instead of three (2 % faster).
+  // step instead of three.
   Int bits = 0;
 #pragma omp simd reduction(| : bits)
   for (int l = 0; l < W; ++l) {
@@ -179,9 +175,8 @@ inline void add_leaves(const OctreeView<Real>& t, const WalkNode<Real>& node, co
   // One AVX2 register of lanes at a time, skipping a register none of whose
   // lanes sums the leaf: sorted targets are near each other by halves, and
   // at N = 1M a sixth of the halves have no lane at a leaf some lane sums
-  // (2 % faster overall; the same skip for cells, where only a fourteenth
-  // are empty, costs more than it saves). Each lane still adds the
-  // particles in sorted order.
+  // (the same skip for cells, where only a fourteenth are empty, cost more
+  // than it saved). Each lane still adds the particles in sorted order.
   static_assert(W % H == 0);
   for (int h = 0; h < W; h += H) {
     if (!any_lane<H>(g.take_leaf + h)) continue;

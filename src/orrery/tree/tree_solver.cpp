@@ -30,10 +30,8 @@ void walk_range(const OctreeView<Real>& t, const WalkNode<Real>* nodes, const So
 // that any caller may link to. Called only when walk_isa_in_use() says the
 // processor has AVX-512 (walk_isa.hpp). A lane quantity of a group is two
 // zmm registers (32 float or 16 double lanes; the AVX2 build's two ymm hold
-// 16 or 8), and the leaf skip works on whole zmm registers. N = 1M Plummer,
-// theta 0.5, float, one thread, Zen 4 (which splits a zmm operation into
-// two 256-bit halves): AVX2 4.14 s, AVX-512 with one zmm a quantity (W = 16)
-// 3.57 s, with two (W = 32) 3.18 s (medians of 5, cpu_tree_bench).
+// 16 or 8), and the leaf skip works on whole zmm registers: two zmm beat one
+// by 12 % (docs/performance/cpu_tree.md, "The walk, step by step").
 template <class Real>
 inline constexpr int kGroupLanesAvx512 = 2 * kGroupLanes<Real>;
 template <class Real>
@@ -64,9 +62,8 @@ void walk_all_impl(const OctreeView<Real>& t, const Softening& soft, Real* ax, R
   // Chunks are fixed by the sorted index, not by the thread that runs them:
   // the result does not depend on the schedule (contract 6). A chunk is 64
   // groups of the AVX2 walk: consecutive groups walk largely the same nodes,
-  // which then stay in the core's L2: 4 % faster than chunks of 16 groups at
-  // N = 1M on 2 threads (Zen 4), and at 16 threads still 64 chunks a thread,
-  // so the tail stays ~1 %.
+  // which then stay in the core's L2; at N = 1M on 16 threads that is still
+  // 64 chunks a thread, a short tail.
   constexpr std::int32_t kChunk = 64 * kGroupLanes<Real>;
   const std::int32_t chunks = (n + kChunk - 1) / kChunk;
 #pragma omp parallel for schedule(dynamic, 1)
