@@ -86,7 +86,7 @@ struct GroupOf<64> {
 
 /// What the coherent walk reads at every node, packed into one record so
 /// that a visit computes one address and issues whole vector loads (the loop
-/// is bound by issued instructions: ncu, 82-86 % of issue slots busy). A copy
+/// is bound by issued instructions: 81-84 % of issue slots busy, docs/performance/gpu_tree.md). A copy
 /// of the tree's arrays, made before each walk; a quadrupole tree's record
 /// also holds the second moments and their trace (quadrupole_trace's bits).
 template <class Real>
