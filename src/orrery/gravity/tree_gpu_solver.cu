@@ -260,8 +260,11 @@ void GpuTreeSolver<Real>::walk_and_scatter(const tree::OctreeView<Real>& view, c
     w.cell_interactions = st.counts[1].data();
     w.particle_interactions = st.counts[2].data();
   }
+  // A device-built tree lends the walk the memory its build needs only while it runs.
+  const std::span<std::byte> scratch =
+      cfg.build == TreeBuild::device ? st.device_tree.scratch_between_builds() : std::span<std::byte>{};
   const GpuWalkParams params{cfg.traversal, cfg.group_width, cfg.tree.math, cfg.tree.softening_kind,
-                             cfg.tree.softening, pot};
+                             cfg.tree.softening, pot, scratch};
   st.t_walk.start(stream);
   walk_tree_gpu(view, params, w, stream);
   st.t_walk.stop(stream);

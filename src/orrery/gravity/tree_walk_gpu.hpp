@@ -28,7 +28,9 @@
 // particle-cell and particle-particle counts. node_visits is the target's own
 // walk for the independent traversal and its group's (the union of its
 // lanes' walks) for the coherent one: larger by design.
+#include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string_view>
 
 #include "orrery/core/math_mode.hpp"
@@ -54,6 +56,11 @@ struct GpuWalkParams {
   SofteningKind softening_kind = SofteningKind::plummer;
   double softening = 0.05;  // Plummer-equivalent length eps >= 0
   bool potential = true;
+  /// Device memory the coherent walk may use for its per-node records (32
+  /// bytes a node, 64 with quadrupole moments; 64/128 in double) instead of
+  /// allocating them, e.g. DeviceOctree::scratch_between_builds(); ignored
+  /// when smaller than that. Must not overlap the tree or the outputs.
+  std::span<std::byte> scratch = {};
 };
 
 /// Device arrays of num_particles entries, in sorted (tree) order. pot is

@@ -250,14 +250,20 @@ class StreamScratch {
 };
 
 template <bool Pot, bool Quad, MathMode Mode, int W, class Real, class Softening>
-void launch_coherent(const tree::OctreeView<Real>& t, const Softening& soft, const DeviceWalkOutput<Real>& out,
-                     cuda::StreamHandle s) {
+void launch_coherent(const tree::OctreeView<Real>& t, const GpuWalkParams& p, const Softening& soft,
+                     const DeviceWalkOutput<Real>& out, cuda::StreamHandle s) {
+  using Record = WalkNode<Real, Quad>;
   const auto nodes = static_cast<std::size_t>(t.num_nodes);
-  const StreamScratch<WalkNode<Real, Quad>> packed(nodes, s);
-  pack_nodes<<<static_cast<unsigned>((nodes + kWalkBlock - 1) / kWalkBlock), kWalkBlock, 0, s>>>(t, packed.get());
+  // The caller's scratch when it holds the records (cudaMalloc'd memory is
+  // aligned for them); otherwise stream-ordered memory of our own.
+  const bool borrowed = p.scratch.size() >= nodes * sizeof(Record) &&
+                        reinterpret_cast<std::uintptr_t>(p.scratch.data()) % alignof(Record) == 0;
+  const StreamScratch<Record> own(borrowed ? 0 : nodes, s);
+  Record* const records = borrowed ? reinterpret_cast<Record*>(p.scratch.data()) : own.get();
+  pack_nodes<<<static_cast<unsigned>((nodes + kWalkBlock - 1) / kWalkBlock), kWalkBlock, 0, s>>>(t, records);
   ORRERY_CUDA_CHECK_LAUNCH("pack_nodes");
   const auto blocks = static_cast<unsigned>((t.num_particles + kWalkBlock - 1) / kWalkBlock);
-  coherent_walk<Pot, Quad, Mode, W><<<blocks, kWalkBlock, 0, s>>>(t, packed.get(), soft, out);
+  coherent_walk<Pot, Quad, Mode, W><<<blocks, kWalkBlock, 0, s>>>(t, records, soft, out);
   ORRERY_CUDA_CHECK_LAUNCH("coherent tree walk");
 }
 
@@ -272,13 +278,13 @@ void launch_walk(const tree::OctreeView<Real>& t, const GpuWalkParams& p, const 
   }
   switch (p.group_width) {
     case 8:
-      return launch_coherent<Pot, Quad, Mode, 8>(t, soft, out, s);
+      return launch_coherent<Pot, Quad, Mode, 8>(t, p, soft, out, s);
     case 16:
-      return launch_coherent<Pot, Quad, Mode, 16>(t, soft, out, s);
+      return launch_coherent<Pot, Quad, Mode, 16>(t, p, soft, out, s);
     case 32:
-      return launch_coherent<Pot, Quad, Mode, 32>(t, soft, out, s);
+      return launch_coherent<Pot, Quad, Mode, 32>(t, p, soft, out, s);
     default:  // 64, validated by walk_tree_gpu
-      return launch_coherent<Pot, Quad, Mode, 64>(t, soft, out, s);
+      return launch_coherent<Pot, Quad, Mode, 64>(t, p, soft, out, s);
   }
 }
 

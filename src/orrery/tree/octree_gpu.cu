@@ -755,6 +755,12 @@ GpuBuildTimes DeviceOctree<Real>::times() const {
 }
 
 template <class Real>
+std::span<std::byte> DeviceOctree<Real>::scratch_between_builds() const {
+  auto& m = impl_->moments;  // written by the bottom-up pass, read by the top-down one, then dead
+  return {reinterpret_cast<std::byte*>(m.data()), m.bytes()};
+}
+
+template <class Real>
 std::size_t DeviceOctree<Real>::device_bytes() const {
   const Impl& t = *impl_;
   std::size_t b = t.key_in.bytes() + t.key_sorted.bytes() + t.index_in.bytes() + t.order.bytes() + t.sort_temp.bytes() +

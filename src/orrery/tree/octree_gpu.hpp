@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 
 #include "orrery/core/particles.hpp"
 #include "orrery/cuda/stream.hpp"
@@ -78,6 +79,12 @@ class DeviceOctree {
   GpuBuildTimes times() const;
   /// Device bytes held now (tree, sorted sources, and the build's scratch).
   std::size_t device_bytes() const;
+  /// Device memory only a build uses (the double-precision moments of its
+  /// bottom-up pass, at least 80 bytes per node of the last build): free for
+  /// the caller from the end of a build to the next build() on the same
+  /// stream. The GPU walk keeps its node records there instead of allocating
+  /// them (at 1G particles that is the 7.5 GB that decided whether they fit).
+  std::span<std::byte> scratch_between_builds() const;
 
   /// Copies the tree to the host as an Octree (tests, debugging, the CPU
   /// walk over a GPU-built tree). Waits for the build's stream.
