@@ -30,6 +30,7 @@ void DeviceTreeCopy<Real>::upload(const tree::Octree<Real>& t, cuda::StreamHandl
   put(com_z_, t.com_z, s);
   put(crit2_, t.crit2, s);
   put(quad_, t.quad, s);
+  put(crit_rel_, t.crit_rel, s);
   put(x_, t.x, s);
   put(y_, t.y, s);
   put(z_, t.z, s);
@@ -41,13 +42,14 @@ tree::OctreeView<Real> DeviceTreeCopy<Real>::view() const {
   return {num_nodes_,     num_particles_,  key_.data(),   level_.data(), first_.data(),
           count_.data(),  next_.data(),    mass_.data(),  com_x_.data(), com_y_.data(),
           com_z_.data(),  crit2_.data(),   quad_.empty() ? nullptr : quad_.data(),
-          x_.data(),      y_.data(),       z_.data(),     m_.data()};
+          x_.data(),      y_.data(),       z_.data(),     m_.data(),
+          crit_rel_.empty() ? nullptr : crit_rel_.data()};
 }
 
 template <class Real>
 std::size_t DeviceTreeCopy<Real>::device_bytes() const {
   std::size_t b = key_.bytes() + level_.bytes() + first_.bytes() + count_.bytes() + next_.bytes() + order_.bytes();
-  for (const auto* buf : {&mass_, &com_x_, &com_y_, &com_z_, &crit2_, &quad_, &x_, &y_, &z_, &m_}) b += buf->bytes();
+  for (const auto* buf : {&mass_, &com_x_, &com_y_, &com_z_, &crit2_, &quad_, &crit_rel_, &x_, &y_, &z_, &m_}) b += buf->bytes();
   return b;
 }
 

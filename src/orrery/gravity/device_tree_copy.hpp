@@ -29,7 +29,7 @@ class DeviceTreeCopy {
   std::int64_t num_particles_ = 0;
   cuda::DeviceBuffer<std::uint64_t> key_;
   cuda::DeviceBuffer<std::int32_t> level_, first_, count_, next_, order_;
-  cuda::DeviceBuffer<Real> mass_, com_x_, com_y_, com_z_, crit2_, quad_, x_, y_, z_, m_;
+  cuda::DeviceBuffer<Real> mass_, com_x_, com_y_, com_z_, crit2_, quad_, crit_rel_, x_, y_, z_, m_;
 };
 
 extern template class DeviceTreeCopy<float>;

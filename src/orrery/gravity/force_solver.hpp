@@ -13,6 +13,11 @@ namespace orrery::gravity {
 struct SolveOptions {
   bool potential = true;          // compute potentials (else out.potential is ignored)
   bool per_target_counts = false;  // fill SolverReport::per_target
+  // out.ax/ay/az hold the accelerations of the previous evaluation (the
+  // same particles a step earlier). Read, before they are overwritten, by a
+  // tree solver with the relative opening (docs/adr/0007); without them it
+  // bootstraps: a geometric walk at theta supplies them. Ignored otherwise.
+  bool previous_accelerations = false;
 };
 
 template <class Real>

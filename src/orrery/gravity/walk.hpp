@@ -26,19 +26,53 @@ struct WalkCounts {
 /// |target - com|^2 > crit2[n] (Barnes' d > size/theta + delta, squared) and
 /// the target is not one of the cell's particles. Membership is the integer
 /// test first <= i < first + count: exact, so a target never accepts a cell
-/// that contains it, whatever the rounding of the centre of mass.
+/// that contains it, whatever the rounding of the centre of mass. With the
+/// relative opening (Rel, docs/adr/0007) the distance must also exceed
+/// rel = crit_rel[n] * scale (relative_threshold).
+template <bool Rel, class Real>
+ORRERY_HDI bool accepts_node(Real com_x, Real com_y, Real com_z, Real crit2, Real rel, std::int32_t first,
+                             std::int32_t count, std::int32_t i, Real tx, Real ty, Real tz) {
+  const Real d2 = xm::norm2(xm::sub(com_x, tx), xm::sub(com_y, ty), xm::sub(com_z, tz));
+  const bool member = (first <= i) & (i < first + count);
+  bool far = d2 > crit2;
+  if constexpr (Rel) far = far & (d2 > rel);
+  return far & !member;
+}
 template <class Real>
 ORRERY_HDI bool accepts_node(Real com_x, Real com_y, Real com_z, Real crit2, std::int32_t first, std::int32_t count,
                              std::int32_t i, Real tx, Real ty, Real tz) {
-  const Real d2 = xm::norm2(xm::sub(com_x, tx), xm::sub(com_y, ty), xm::sub(com_z, tz));
-  const bool member = (first <= i) & (i < first + count);
-  return (d2 > crit2) & !member;
+  return accepts_node<false>(com_x, com_y, com_z, crit2, Real(0), first, count, i, tx, ty, tz);
 }
-/// The same test reading node n of the tree (accepts_node takes the node's
-/// values, for a walk that holds them in registers already).
+
+/// The relative criterion's per-target factor: 1/sqrt(|a_old|) of the
+/// target's acceleration in the previous evaluation, in double, rounded to
+/// Real (every backend computes these bits). A zero acceleration gives the
+/// largest finite Real: the target then accepts only cells whose coefficient
+/// is zero (massless), or whose product overflows to never.
 template <class Real>
-ORRERY_HDI bool accepts(const tree::OctreeView<Real>& t, std::int32_t n, std::int32_t i, Real tx, Real ty, Real tz) {
-  return accepts_node(t.com_x[n], t.com_y[n], t.com_z[n], t.crit2[n], t.first[n], t.count[n], i, tx, ty, tz);
+ORRERY_HDI Real relative_scale(Real ax, Real ay, Real az) {
+  const double a = xm::sqrt(xm::norm2(double(ax), double(ay), double(az)));
+  const double s = xm::div(1.0, a);
+  constexpr double cap = sizeof(Real) == 4 ? 3.4028234663852886e38 : 1.7976931348623157e308;
+  return static_cast<Real>(s < cap ? s : cap);
+}
+
+/// The relative test's threshold on d^2 at a cell: crit_rel * scale.
+template <class Real>
+ORRERY_HDI Real relative_threshold(Real crit_rel, Real scale) {
+  return xm::mul(crit_rel, scale);
+}
+
+/// The opening test of walk_target: node n of the tree for target i, with
+/// the relative part when the tree has it (a tree-uniform branch). crit2 >= 0
+/// makes d^2 > crit2 imply d^2 > 0, so the geometric tree's test is exactly
+/// accepts_node's.
+template <class Real>
+ORRERY_HDI bool accepts(const tree::OctreeView<Real>& t, std::int32_t n, std::int32_t i, Real tx, Real ty, Real tz,
+                        Real scale) {
+  const Real rel = t.crit_rel != nullptr ? relative_threshold(t.crit_rel[n], scale) : Real(0);
+  return accepts_node<true>(t.com_x[n], t.com_y[n], t.com_z[n], t.crit2[n], rel, t.first[n], t.count[n], i, tx, ty,
+                            tz);
 }
 
 /// The particle-cell interaction of target (tx, ty, tz) with node n.
@@ -62,16 +96,17 @@ ORRERY_HDI void add_leaf(Accumulator<Real>& acc, const tree::OctreeView<Real>& t
   for (std::int32_t j = f; j < e; ++j) add_particle<Pot, Mode>(acc, soft, tx, ty, tz, t.x[j], t.y[j], t.z[j], t.m[j], j != i);
 }
 
-/// The whole walk of sorted target i.
+/// The whole walk of sorted target i; scale is its relative_scale (read only
+/// when the tree has the relative opening; 0 there gives the geometric walk).
 template <bool Pot, bool Quad, MathMode Mode, class Real, class Softening>
 ORRERY_HDI Accumulator<Real> walk_target(const tree::OctreeView<Real>& t, const Softening& soft, std::int32_t i,
-                                         WalkCounts& counts) {
+                                         WalkCounts& counts, Real scale = Real(0)) {
   const Real tx = t.x[i], ty = t.y[i], tz = t.z[i];
   Accumulator<Real> acc;
   std::int32_t n = 0;
   while (n < t.num_nodes) {
     ++counts.node_visits;
-    const bool accept = accepts(t, n, i, tx, ty, tz);
+    const bool accept = accepts(t, n, i, tx, ty, tz, scale);
     const bool leaf = t.next[n] == n + 1;
     // The branch is the walk itself: accepting, summing a leaf and descending
     // are different work, not different values.

@@ -167,23 +167,34 @@ ORRERY_HDI double acceptance_radius2(const NodeMoments& mo, const CellGeometry& 
   return xm::mul(r, r);
 }
 
+/// The relative criterion's coefficient of a cell (OctreeView::crit_rel):
+/// GADGET's mass * side^2 <= tolerance * |a| * d^4 is d^2 >= side *
+/// sqrt(mass / tolerance) / sqrt(|a|), and 1/sqrt(|a|) is the target's part.
+ORRERY_HDI double relative_coefficient(const NodeMoments& mo, const CellGeometry& g, double tolerance) {
+  return xm::mul(g.side, xm::sqrt(xm::div(mo.mass, tolerance)));
+}
+
 /// Writable pointers to the moment arrays of a tree in pre-order (the
-/// OctreeView's moments; quad is null for a monopole tree).
+/// OctreeView's moments; quad is null for a monopole tree, crit_rel unless
+/// the opening is relative).
 template <class Real>
 struct MomentArrays {
   Real *mass, *com_x, *com_y, *com_z, *crit2, *quad;
+  Real* crit_rel = nullptr;
 };
 
 /// Stores the moments of the node at pre-order index d: rounded once from
-/// double to Real, with its acceptance radius. The one place both builds round.
+/// double to Real, with its acceptance radius (and relative coefficient when
+/// out.crit_rel is set). The one place both builds round.
 template <bool Quad, class Real>
 ORRERY_HDI void store_moments(const MomentArrays<Real>& out, std::int32_t d, const NodeMoments& m,
-                              const CellGeometry& g, double theta) {
+                              const CellGeometry& g, double theta, double tolerance) {
   out.mass[d] = static_cast<Real>(m.mass);
   out.com_x[d] = static_cast<Real>(m.cx);
   out.com_y[d] = static_cast<Real>(m.cy);
   out.com_z[d] = static_cast<Real>(m.cz);
   out.crit2[d] = static_cast<Real>(acceptance_radius2(m, g, theta));
+  if (out.crit_rel != nullptr) out.crit_rel[d] = static_cast<Real>(relative_coefficient(m, g, tolerance));
   if constexpr (Quad)
     for (int k = 0; k < kQuadComponents; ++k) out.quad[std::int64_t(d) * kQuadComponents + k] = static_cast<Real>(m.q[k]);
 }

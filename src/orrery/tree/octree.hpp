@@ -22,10 +22,22 @@ constexpr std::string_view to_string(Multipole m) {
   return m == Multipole::monopole ? "monopole" : "quadrupole";
 }
 
+/// Which cells a target accepts (gravity/walk.hpp, docs/adr/0007). geometric:
+/// Barnes' d > side/theta + delta. relative: GADGET's criterion, which also
+/// requires mass * side^2 <= tolerance * |a_old| * d^4 for the target's
+/// acceleration a_old of the previous evaluation, theta then being the
+/// geometric cap (GADGET's ErrTolThetaMax) and the angle of the bootstrap
+/// evaluation that supplies a_old when there is none.
+enum class Opening : std::uint8_t { geometric, relative };
+
+constexpr std::string_view to_string(Opening o) { return o == Opening::geometric ? "geometric" : "relative"; }
+
 struct TreeParams {
   double theta = 0.5;         // opening angle, >= 0 (0 opens every cell: direct summation)
   int leaf_capacity = 16;     // a node with more particles is split (unless at the deepest level)
   Multipole multipole = Multipole::monopole;
+  Opening opening = Opening::geometric;
+  double tolerance = 0.0025;  // relative opening: alpha (GADGET's ErrTolForceAcc), > 0
 };
 
 /// Second moment about the centre of mass, S_ab = sum m d_a d_b (d = x - com),
@@ -57,6 +69,10 @@ struct OctreeView {
   const Real* y = nullptr;
   const Real* z = nullptr;
   const Real* m = nullptr;
+  // Relative opening only (null otherwise), [num_nodes]: side * sqrt(mass /
+  // tolerance); a target with scale s (walk.hpp) accepts the cell only when
+  // also |target - com|^2 > crit_rel * s.
+  const Real* crit_rel = nullptr;
 };
 static_assert(std::is_trivially_copyable_v<OctreeView<float>>);
 
@@ -69,6 +85,7 @@ struct Octree {
   std::vector<std::uint64_t> key;
   std::vector<std::int32_t> level, first, count, next;
   std::vector<Real> mass, com_x, com_y, com_z, crit2, quad;
+  std::vector<Real> crit_rel;              // relative opening only
   std::vector<Real> x, y, z, m;            // sources in sorted order
   std::vector<std::int32_t> order;         // order[sorted] = caller's index
   int depth = 0;                           // deepest level present
@@ -77,7 +94,8 @@ struct Octree {
   OctreeView<Real> view() const {
     return {num_nodes(), static_cast<std::int64_t>(x.size()), key.data(), level.data(), first.data(),
             count.data(), next.data(), mass.data(), com_x.data(), com_y.data(), com_z.data(),
-            crit2.data(), quad.empty() ? nullptr : quad.data(), x.data(), y.data(), z.data(), m.data()};
+            crit2.data(), quad.empty() ? nullptr : quad.data(), x.data(), y.data(), z.data(), m.data(),
+            crit_rel.empty() ? nullptr : crit_rel.data()};
   }
 };
 

@@ -138,6 +138,9 @@ void check_finite(const Real* v, std::int64_t n, const char* field) {
 void validate_tree_params(const TreeParams& p, std::int64_t count) {
   if (!(p.theta >= 0.0) || !std::isfinite(p.theta))
     throw InputError("gravity.theta = " + std::to_string(p.theta) + " is invalid; accepted: a finite number >= 0");
+  if (p.opening == Opening::relative && !(p.tolerance > 0.0 && std::isfinite(p.tolerance)))
+    throw InputError("gravity.tolerance = " + std::to_string(p.tolerance) +
+                     " is invalid for gravity.opening = \"relative\"; accepted: a finite number > 0");
   if (p.leaf_capacity < 1)
     throw InputError("gravity.leaf_capacity = " + std::to_string(p.leaf_capacity) +
                      " is invalid; accepted: an integer >= 1");
@@ -256,15 +259,17 @@ Octree<Real> build_octree(const SourcesView<Real>& s, const TreeParams& params, 
   tree.com_z.resize(num_nodes);
   tree.crit2.resize(num_nodes);
   if (quad) tree.quad.resize(num_nodes * kQuadComponents);
+  if (params.opening == Opening::relative) tree.crit_rel.resize(num_nodes);
   const MomentArrays<Real> out{tree.mass.data(),  tree.com_x.data(), tree.com_y.data(),
-                               tree.com_z.data(), tree.crit2.data(), tree.quad.data()};
+                               tree.com_z.data(), tree.crit2.data(), tree.quad.data(),
+                               tree.crit_rel.empty() ? nullptr : tree.crit_rel.data()};
 #pragma omp parallel for schedule(static) if (num_nodes >= kParallelNodes)
   for (std::int64_t i = 0; i < num_nodes; ++i) {
     const CellGeometry g = cell_geometry(lt.key[i], lt.level[i], tree.cube);
     if (quad) {
-      store_moments<true>(out, preorder[i], mo[i], g, params.theta);
+      store_moments<true>(out, preorder[i], mo[i], g, params.theta, params.tolerance);
     } else {
-      store_moments<false>(out, preorder[i], mo[i], g, params.theta);
+      store_moments<false>(out, preorder[i], mo[i], g, params.theta, params.tolerance);
     }
   }
   clock.lap("moments");

@@ -350,7 +350,8 @@ struct TreeOut {
 /// size, moments rounded to Real, crit2.
 template <bool Quad, class Real>
 __global__ void scatter_kernel(LevelArrays t, const BuildStatus* status, const std::int32_t* subtree,
-                               const std::int32_t* preorder, const Cube* cube, double theta, const NodeMoments* mo,
+                               const std::int32_t* preorder, const Cube* cube, double theta, double tolerance,
+                               const NodeMoments* mo,
                                TreeOut<Real> out) {
   if (status->overflow != 0) return;  // the levels are incomplete: built again
   const std::int32_t num_nodes = status->level_begin[kNumLevelSlots - 1];
@@ -361,7 +362,7 @@ __global__ void scatter_kernel(LevelArrays t, const BuildStatus* status, const s
     out.first[d] = t.first[i];
     out.count[d] = t.count[i];
     out.next[d] = d + subtree[i];
-    store_moments<Quad>(out.moments, d, mo[i], cell_geometry(t.key[i], t.level[i], *cube), theta);
+    store_moments<Quad>(out.moments, d, mo[i], cell_geometry(t.key[i], t.level[i], *cube), theta, tolerance);
   }
 }
 
@@ -425,7 +426,7 @@ struct DeviceOctree<Real>::Impl {
   // The tree in pre-order.
   DeviceBuffer<std::uint64_t> key;
   DeviceBuffer<std::int32_t> level, first, count, next;
-  DeviceBuffer<Real> mass, com_x, com_y, com_z, crit2, quad;
+  DeviceBuffer<Real> mass, com_x, com_y, com_z, crit2, quad, crit_rel;
 
   BuildStatus* host_status = nullptr;  // pinned, for the one readback
   std::array<cudaEvent_t, kNumEvents> events{};
@@ -547,6 +548,7 @@ void DeviceOctree<Real>::Impl::grow_node_buffers() {
     grow(*b, c);
   for (auto* b : {&mass, &com_x, &com_y, &com_z, &crit2}) grow(*b, c);
   if (params.multipole == Multipole::quadrupole) grow(quad, c * kQuadComponents);
+  if (params.opening == Opening::relative) grow(crit_rel, c);
   const std::int64_t widest = std::min<std::int64_t>(num_particles, node_capacity);
   grow(inner, static_cast<std::size_t>(widest) * 7);
   grow(chunk_sum, blocks_for(widest));
@@ -596,9 +598,11 @@ void DeviceOctree<Real>::Impl::enqueue_top_down(StreamHandle s) {
                           first.data(),
                           count.data(),
                           next.data(),
-                          {mass.data(), com_x.data(), com_y.data(), com_z.data(), crit2.data(), Quad ? quad.data() : nullptr}};
+                          {mass.data(), com_x.data(), com_y.data(), com_z.data(), crit2.data(), Quad ? quad.data() : nullptr,
+                           params.opening == Opening::relative ? crit_rel.data() : nullptr}};
   scatter_kernel<Quad, Real><<<capped_blocks(node_capacity), kBlock, 0, s>>>(
-      level_arrays(), status.data(), subtree.data(), preorder.data(), cube.data(), params.theta, moments.data(), out);
+      level_arrays(), status.data(), subtree.data(), preorder.data(), cube.data(), params.theta, params.tolerance, moments.data(),
+      out);
   ORRERY_CUDA_CHECK_LAUNCH("scatter_kernel");
 }
 
@@ -707,7 +711,8 @@ OctreeView<Real> DeviceOctree<Real>::view() const {
   const bool quad = t.params.multipole == Multipole::quadrupole;
   return {t.num_nodes,    t.num_particles, t.key.data(),   t.level.data(), t.first.data(), t.count.data(),
           t.next.data(),  t.mass.data(),   t.com_x.data(), t.com_y.data(), t.com_z.data(), t.crit2.data(),
-          quad ? t.quad.data() : nullptr,  t.x.data(),     t.y.data(),     t.z.data(),     t.m.data()};
+          quad ? t.quad.data() : nullptr,  t.x.data(),     t.y.data(),     t.z.data(),     t.m.data(),
+          t.params.opening == Opening::relative ? t.crit_rel.data() : nullptr};
 }
 
 template <class Real>
@@ -766,7 +771,7 @@ std::size_t DeviceOctree<Real>::device_bytes() const {
   std::size_t b = t.key_in.bytes() + t.key_sorted.bytes() + t.index_in.bytes() + t.order.bytes() + t.sort_temp.bytes() +
                   t.box_partial.bytes() + t.cube.bytes() + t.status.bytes() + t.b_key.bytes() + t.moments.bytes() +
                   t.key.bytes();
-  for (const auto* v : {&t.x, &t.y, &t.z, &t.m, &t.mass, &t.com_x, &t.com_y, &t.com_z, &t.crit2, &t.quad})
+  for (const auto* v : {&t.x, &t.y, &t.z, &t.m, &t.mass, &t.com_x, &t.com_y, &t.com_z, &t.crit2, &t.quad, &t.crit_rel})
     b += v->bytes();
   for (const auto* v : {&t.b_level, &t.b_first, &t.b_count, &t.b_child_begin, &t.b_num_children, &t.inner,
                         &t.chunk_sum, &t.chunk_offset, &t.subtree, &t.preorder, &t.level, &t.first, &t.count, &t.next})
@@ -794,6 +799,7 @@ Octree<Real> DeviceOctree<Real>::download() const {
   copy_to_host(h.com_z, t.com_z.data(), nn, t.stream);
   copy_to_host(h.crit2, t.crit2.data(), nn, t.stream);
   if (t.params.multipole == Multipole::quadrupole) copy_to_host(h.quad, t.quad.data(), nn * kQuadComponents, t.stream);
+  if (t.params.opening == Opening::relative) copy_to_host(h.crit_rel, t.crit_rel.data(), nn, t.stream);
   copy_to_host(h.x, t.x.data(), np, t.stream);
   copy_to_host(h.y, t.y.data(), np, t.stream);
   copy_to_host(h.z, t.z.data(), np, t.stream);
