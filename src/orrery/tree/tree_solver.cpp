@@ -111,6 +111,8 @@ TreeSolverConfig tree_solver_config(const gravity::GravityConfig& g) {
   c.tree.theta = g.theta;
   c.tree.leaf_capacity = g.leaf_capacity;
   c.tree.multipole = g.multipole_order >= 2 ? Multipole::quadrupole : Multipole::monopole;
+  c.tree.opening = g.opening;
+  c.tree.tolerance = g.tolerance;
   c.softening = g.softening;
   c.softening_kind = g.softening_kernel;
   c.math = g.math;
