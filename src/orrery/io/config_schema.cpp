@@ -91,7 +91,8 @@ std::vector<KeySpec> build_schema() {
   s.push_back({"gravity.theta", ValueType::real, 0.5,
                "Opening angle of the tree solver: a cell is used as a whole when the target is farther from its "
                "centre of mass than size/theta + delta (Barnes' criterion, delta = centre of mass to cell centre). "
-               "Smaller is more accurate and slower; 0 opens every cell (direct summation).",
+               "Smaller is more accurate and slower; 0 opens every cell (direct summation). With gravity.opening = "
+               "\"relative\" it is the cap on top of the relative criterion (1.0 recommended).",
                {}, 0.0, false, [](const Value& v, RunConfig& c) { c.gravity.theta = as_real(v); }});
   s.push_back({"gravity.leaf_capacity", ValueType::integer, std::int64_t{16},
                "Tree solver: a cell holding more particles than this is split into its children (particles at "
@@ -102,6 +103,21 @@ std::vector<KeySpec> build_schema() {
                "quadrupole (plus the second-order term, softened consistently with Plummer softening; docs/adr/0005).",
                {"monopole", "quadrupole"}, {}, false,
                [](const Value& v, RunConfig& c) { c.gravity.multipole_order = as_string(v) == "quadrupole" ? 2 : 1; }});
+  s.push_back({"gravity.opening", ValueType::string, std::string("geometric"),
+               "Tree solver: which cells a target uses as a whole. geometric: Barnes' criterion with gravity.theta "
+               "alone. relative: GADGET's relative criterion, which also requires mass * size^2 <= tolerance * "
+               "a_old * d^4 (a_old: the magnitude of the target's acceleration in the previous force evaluation), "
+               "bounding each interaction's error relative to the target's acceleration: fewer interactions for the "
+               "same accuracy. gravity.theta is then the geometric cap (1.0 recommended) and the angle of the first "
+               "evaluation, a geometric one that supplies a_old (docs/adr/0007).",
+               {"geometric", "relative"}, {}, false,
+               [](const Value& v, RunConfig& c) {
+                 c.gravity.opening = as_string(v) == "relative" ? tree::Opening::relative : tree::Opening::geometric;
+               }});
+  s.push_back({"gravity.tolerance", ValueType::real, 0.0025,
+               "Tree solver, opening = \"relative\": alpha, the force error allowed per interaction relative to the "
+               "target's acceleration (GADGET's ErrTolForceAcc). Smaller is more accurate and slower.",
+               {}, 0.0, true, [](const Value& v, RunConfig& c) { c.gravity.tolerance = as_real(v); }});
   s.push_back({"gravity.math", ValueType::string, std::string("fast"),
                "Force-kernel arithmetic. exact: IEEE division and square root, explicit fma, no contraction: the "
                "GPU's accelerations equal the CPU's bit for bit. fast: the GPU may use rsqrt and flush denormals "

@@ -34,6 +34,8 @@ TEST(Config, DefaultsMatchTheRunConfigStructs) {
   EXPECT_EQ(rc.gravity.precision, plain.gravity.precision);
   EXPECT_EQ(rc.gravity.softening, plain.gravity.softening);
   EXPECT_EQ(rc.gravity.softening_kernel, plain.gravity.softening_kernel);
+  EXPECT_EQ(rc.gravity.opening, plain.gravity.opening);
+  EXPECT_EQ(rc.gravity.tolerance, plain.gravity.tolerance);
   EXPECT_EQ(rc.integration.dt, plain.integration.dt);
   EXPECT_EQ(rc.integration.t_end, plain.integration.t_end);
   EXPECT_EQ(rc.output.directory, plain.output.directory);
@@ -110,6 +112,27 @@ TEST(Config, OutOfRangeValuesNameKeyValueAndRange) {
                   "gravity.precision = \"half\" is not accepted; accepted: one of: single, double");
   EXPECT_CONTAINS(error_of([] { Config::defaults().set("integration.t_end=inf"); }), "integration.t_end = inf");
   EXPECT_CONTAINS(error_of([] { Config::defaults().set("integration.t_end"); }), "accepted: --set section.key=value");
+}
+
+TEST(Config, RelativeOpeningKeys) {
+  const auto rc = Config::from_string("[gravity]\nsolver = \"tree\"\nopening = \"relative\"\ntolerance = 0.004\n").run_config();
+  EXPECT_EQ(rc.gravity.opening, tree::Opening::relative);
+  EXPECT_EQ(rc.gravity.tolerance, 0.004);
+  auto c = Config::defaults();
+  c.set("gravity.opening=relative");
+  c.set("gravity.tolerance=1e-3");
+  EXPECT_EQ(c.run_config().gravity.opening, tree::Opening::relative);
+  EXPECT_EQ(c.run_config().gravity.tolerance, 1e-3);
+  EXPECT_EQ(Config::from_string(c.to_toml(), "dump").run_config().gravity.opening, tree::Opening::relative);
+  EXPECT_CONTAINS(error_of([] { Config::defaults().set("gravity.opening=gadget"); }),
+                  "gravity.opening = \"gadget\" is not accepted; accepted: one of: geometric, relative");
+  EXPECT_CONTAINS(error_of([] { Config::from_string("[gravity]\ntolerance = 0\n"); }),
+                  "gravity.tolerance = 0.0 is not accepted; accepted: a number > 0");
+  EXPECT_CONTAINS(error_of([] { Config::defaults().set("gravity.tolerance=-0.002"); }),
+                  "gravity.tolerance = -0.002 is not accepted; accepted: a number > 0");
+  EXPECT_CONTAINS(error_of([] { Config::defaults().set("gravity.tolerance=nan"); }), "gravity.tolerance = nan");
+  EXPECT_CONTAINS(error_of([] { Config::from_string("[gravity]\ntolerance = \"tight\"\n"); }),
+                  "gravity.tolerance = \"tight\" has the wrong type; accepted: a number > 0");
 }
 
 TEST(Config, MissingFileAndSyntaxErrors) {
