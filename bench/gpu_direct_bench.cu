@@ -140,7 +140,7 @@ class Bench {
 
   double canary_drift() {
     gravity::DirectGpuSolver<float, PlummerSoftening<float>> solver(0.01f);
-    const Stats s = time_device([&] { solver.solve_device(canary_.sources(), canary_.out(), true); }, 5);
+    const Stats s = time_device([&] { solver.solve_device(canary_.sources(), canary_.out(), {.potential = true}); }, 5);
     if (canary_first_ == 0) canary_first_ = s.median;
     const double drift = s.median / canary_first_ - 1;
     worst_drift_ = std::max(worst_drift_, std::abs(drift));
@@ -200,7 +200,7 @@ class Bench {
     rest();
     DeviceParticles<Real> p(n);
     gravity::DirectGpuSolver<Real, Softening> solver(Real(0.01));
-    const Stats s = time_device([&] { solver.solve_device(p.sources(), p.out(), pot); }, trials);
+    const Stats s = time_device([&] { solver.solve_device(p.sources(), p.out(), {.potential = pot}); }, trials);
     const auto plan = gravity::gpu::choose_fast_plan<Real>(n, sms_);
     const auto c = plan.config;
     const std::string soft(to_string(Softening::kind));

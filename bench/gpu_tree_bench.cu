@@ -15,7 +15,7 @@
 // against the first canary is reported beside the row.
 //
 // usage: gpu_tree_bench [--out FILE.csv] [--mode quick|full] [--capacity 0|1]
-//                       [--tables divergence,width,math,accuracy,tuning,leaf,variants,scaling,cpu,crossover,capacity,profile]
+//                       [--tables divergence,width,math,accuracy,relative,tuning,leaf,variants,scaling,cpu,crossover,capacity,profile]
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -187,14 +187,25 @@ struct Timing {
   int trials = 0;
 };
 
-Timing time_solver(GpuTreeSolver<float>& s, DeviceSet& p, int warm, int trials) {
-  for (int k = 0; k < warm; ++k) s.solve_device(p.sources(), p.out(), {.potential = !p.pot.empty()});
+/// previous: evaluations after the first read the previous one's
+/// accelerations (a simulation's steady state under the relative opening);
+/// otherwise every evaluation is a first one (with the relative opening: a
+/// bootstrap walk, then the walk).
+Timing time_solver(GpuTreeSolver<float>& s, DeviceSet& p, int warm, int trials, bool previous = false) {
+  bool have = false;
+  const auto options = [&] {
+    const gravity::SolveOptions o{.potential = !p.pot.empty(), .previous_accelerations = previous && have};
+    have = true;
+    return o;
+  };
+  for (int k = 0; k < warm; ++k) s.solve_device(p.sources(), p.out(), options());
   std::vector<double> total;
   std::map<std::string, std::vector<double>> phases;
   Timing t;
   for (int k = 0; k < trials; ++k) {
+    const gravity::SolveOptions o = options();
     const auto t0 = std::chrono::steady_clock::now();
-    t.last = s.solve_device(p.sources(), p.out(), {.potential = !p.pot.empty()});
+    t.last = s.solve_device(p.sources(), p.out(), o);
     total.push_back(1e3 * std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     for (const auto& [name, sec] : t.last.phase_seconds) phases[name].push_back(1e3 * sec);
   }
@@ -227,7 +238,8 @@ class Csv {
   explicit Csv(const std::string& path) : f_(path) {
     f_ << "table,n,traversal,width,multipole,math,theta,leaf_capacity,softening,trials,total_ms,spread_pct,build_ms,walk_ms,scatter_ms,"
           "box_ms,keys_ms,sort_ms,levels_ms,order_ms,moments_ms,nodes,depth,visits_pp,cells_pp,particles_pp,"
-          "ms_per_nlogn,exponent,err_median,err_p99,err_max,bytes_pp,cpu_ms,canary_drift_pct,potential,counters\n";
+          "ms_per_nlogn,exponent,err_median,err_p99,err_max,bytes_pp,cpu_ms,canary_drift_pct,potential,counters,"
+          "opening,tolerance,previous,bootstrap_ms\n";
   }
   struct Row {
     std::string table;
@@ -240,6 +252,7 @@ class Csv {
     Errors err{NAN, NAN, NAN};
     double bytes_pp = NAN, cpu_ms = NAN, drift = NAN;
     bool potential = true;
+    bool previous = false;  // timed with the previous evaluation's accelerations (relative opening)
   };
   void write(const Row& r) {
     const auto ph = [&](const char* name) {
@@ -252,7 +265,7 @@ class Csv {
     char buf[1024];
     std::snprintf(buf, sizeof buf,
                   "%s,%lld,%s,%d,%s,%s,%.2f,%d,%.3g,%d,%.5g,%.3g,%.5g,%.5g,%.5g,%.4g,%.4g,%.4g,%.4g,%.4g,%.4g,%d,%d,%.6g,%.6g,"
-                  "%.6g,%.4g,%.3g,%.4g,%.4g,%.4g,%.4g,%.5g,%.3g,%d,%d\n",
+                  "%.6g,%.4g,%.3g,%.4g,%.4g,%.4g,%.4g,%.5g,%.3g,%d,%d,%s,%.4g,%d,%.5g\n",
                   r.table.c_str(), (long long)r.n, std::string(to_string(r.c.traversal)).c_str(), r.c.group_width,
                   std::string(tree::to_string(r.c.tree.tree.multipole)).c_str(),
                   std::string(to_string(r.c.tree.math)).c_str(), r.c.tree.tree.theta, r.c.tree.tree.leaf_capacity, r.c.tree.softening, r.t.trials, r.t.total_ms,
@@ -260,7 +273,9 @@ class Csv {
                   ph("order"), ph("moments"), r.nodes, r.depth, double(tot.node_visits) / n,
                   double(tot.cell_interactions) / n, double(tot.particle_interactions) / n,
                   r.t.total_ms / (n * std::log2(n)), r.exponent, r.err.median, r.err.p99, r.err.max, r.bytes_pp,
-                  r.cpu_ms, r.drift, int(r.potential), int(r.c.counters));
+                  r.cpu_ms, r.drift, int(r.potential), int(r.c.counters),
+                  std::string(tree::to_string(r.c.tree.tree.opening)).c_str(), r.c.tree.tree.tolerance, int(r.previous),
+                  ph("bootstrap walk") + ph("relative scales"));
     f_ << buf;
     f_.flush();
   }
@@ -282,15 +297,17 @@ class Session {
     return 100.0 * (ms / canary0_ - 1.0);
   }
 
-  Csv::Row run(const std::string& table, DeviceSet& p, const GpuTreeSolverConfig& c, int trials = 0) {
+  Csv::Row run(const std::string& table, DeviceSet& p, const GpuTreeSolverConfig& c, int trials = 0,
+              bool previous = false) {
     Csv::Row r;
     r.drift = canary();
     r.table = table;
     r.n = p.n;
     r.c = c;
     r.potential = !p.pot.empty();
+    r.previous = previous;
     GpuTreeSolver<float> s(c);
-    r.t = time_solver(s, p, 2, trials > 0 ? trials : quick_ ? 3 : trials_for(p.n));
+    r.t = time_solver(s, p, 2, trials > 0 ? trials : quick_ ? 3 : trials_for(p.n), previous);
     r.nodes = s.num_nodes();
     r.depth = s.depth();
     r.bytes_pp = double(s.device_bytes() + p.bytes()) / double(p.n);
@@ -356,6 +373,46 @@ class Session {
         std::printf("%-10s theta %.2f  total %8.4g ms  err median %.3g p99 %.3g max %.3g\n",
                     std::string(tree::to_string(mp)).c_str(), theta, r.t.total_ms, r.err.median, r.err.p99,
                     r.err.max);
+      }
+    }
+  }
+
+  /// The relative opening (docs/adr/0007) at 1M, for the accuracy-matched
+  /// target: tolerance x multipole at theta 1 (the cap), accelerations only
+  /// and with potentials; timed in a simulation's steady state (each
+  /// evaluation reads the previous one's accelerations), and as first
+  /// evaluations (bootstrap walk + walk). Errors of the steady state.
+  void relative() {
+    std::printf("\n== relative opening at N = 1048576 (theta = cap, errors on 4096 targets)\n");
+    for (bool pot : {false, true}) {
+      DeviceSet p(std::int64_t(1) << 20, pot);
+      const Reference ref = reference(p, 4096);
+      for (auto mp : {tree::Multipole::quadrupole, tree::Multipole::monopole}) {
+        const bool quad = mp == tree::Multipole::quadrupole;
+        const std::vector<double> tols = quad ? std::vector<double>{0.002, 0.003, 0.004, 0.005, 0.006}
+                                              : std::vector<double>{0.0001, 0.0002, 0.0004};
+        for (double theta : {1.0, 0.7}) {
+          for (double tol : tols) {
+            if (pot && !(quad && theta == 1.0 && (tol == 0.004 || tol == 0.005))) continue;  // a few rows suffice
+            if (!quad && theta != 1.0) continue;
+            GpuTreeSolverConfig c = config(Traversal::coherent, 32, theta, mp);
+            c.tree.tree.opening = tree::Opening::relative;
+            c.tree.tree.tolerance = tol;
+            for (bool previous : {true, false}) {
+              if (!previous && !(theta == 1.0 && quad && (tol == 0.004 || tol == 0.005))) continue;
+              Csv::Row r = run("relative", p, c, 0, previous);
+              r.err = errors(p, ref);  // the last timed evaluation's
+              csv_.write(r);
+              std::printf("%-10s theta %.1f tol %.4f pot %d %s  total %8.4g ms (%4.1f%%)  walk %8.4g  first %7.4g  "
+                          "visits %6.0f cells %6.0f parts %5.0f  err median %.3g p99 %.3g\n",
+                          std::string(tree::to_string(mp)).c_str(), theta, tol, int(pot),
+                          previous ? "steady" : "first ", r.t.total_ms, r.t.spread_pct, r.t.phase_ms["walk"],
+                          r.t.phase_ms["bootstrap walk"], double(r.t.last.total.node_visits) / double(p.n),
+                          double(r.t.last.total.cell_interactions) / double(p.n),
+                          double(r.t.last.total.particle_interactions) / double(p.n), r.err.median, r.err.p99);
+            }
+          }
+        }
       }
     }
   }
@@ -486,7 +543,7 @@ class Session {
       DeviceSet p(n);
       gravity::DirectGpuSolver<float, PlummerSoftening<float>> direct{float(kSoftening)};
       const auto solve = [&] {
-        direct.solve_device(p.sources(), p.out(), true, nullptr);
+        direct.solve_device(p.sources(), p.out(), {.potential = true}, nullptr);
         cuda::synchronize(nullptr);
       };
       for (int k = 0; k < 2; ++k) solve();
@@ -551,7 +608,7 @@ class Session {
 
 int main(int argc, char** argv) {
   std::string out = "gpu_tree.csv", mode = "full",
-              tables = "divergence,width,math,accuracy,tuning,leaf,variants,scaling,cpu,crossover,capacity";
+              tables = "divergence,width,math,accuracy,relative,tuning,leaf,variants,scaling,cpu,crossover,capacity";
   bool capacity = true;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i], v = argv[i + 1];
@@ -581,6 +638,7 @@ int main(int argc, char** argv) {
     if (want("math")) s.exact_cost();
     if (want("accuracy")) s.accuracy();
     if (want("tuning")) s.tuning();
+    if (want("relative")) s.relative();
     if (want("leaf")) s.leaves();
     if (want("variants")) s.variants();
     if (want("profile")) s.profile();  // not in the default list

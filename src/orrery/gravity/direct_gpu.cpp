@@ -45,8 +45,9 @@ std::string DirectGpuSolver<Real, Softening>::name() const {
 
 template <class Real, class Softening>
 void DirectGpuSolver<Real, Softening>::solve_device(const SourcesView<Real>& sources,
-                                                    const AccelerationsView<Real>& out, bool potential,
-                                                    cuda::StreamHandle stream) {
+                                                    const AccelerationsView<Real>& out,
+                                                    const SolveOptions& options, cuda::StreamHandle stream) {
+  const bool potential = options.potential;
   if (out.count != sources.count || sources.count > std::numeric_limits<std::int32_t>::max()) {
     throw InputError(name() + ": " + std::to_string(sources.count) + " sources and " + std::to_string(out.count) +
                      " outputs; accepted: equal counts below 2^31");
@@ -78,7 +79,8 @@ SolverReport DirectGpuSolver<Real, Softening>::solve(const SourcesView<Real>& so
   cuda::EventTimer timer;
   timer.start();
   solve_device({n, x_.data(), y_.data(), z_.data(), m_.data()},
-               {n, ax_.data(), ay_.data(), az_.data(), potential ? pot_.data() : nullptr}, potential);
+               {n, ax_.data(), ay_.data(), az_.data(), potential ? pot_.data() : nullptr},
+               SolveOptions{.potential = potential});
   timer.stop();
   const double kernel_s = timer.seconds();
 

@@ -42,10 +42,11 @@ class DirectGpuSolver final : public ForceSolver<Real>, public DeviceForceSolver
                      const SolveOptions& options = {}) override;
 
   /// sources and out hold device pointers (out must not alias sources, and
-  /// out.potential must be non-null when `potential`). Enqueued on `stream`,
-  /// not synchronised. Throws InputError when the counts differ or exceed 2^31 - 1.
-  void solve_device(const SourcesView<Real>& sources, const AccelerationsView<Real>& out, bool potential,
-                    cuda::StreamHandle stream = nullptr) override;
+  /// out.potential must be non-null when options.potential). Enqueued on
+  /// `stream`, not synchronised. Throws InputError when the counts differ or
+  /// exceed 2^31 - 1.
+  void solve_device(const SourcesView<Real>& sources, const AccelerationsView<Real>& out,
+                    const SolveOptions& options, cuda::StreamHandle stream = nullptr) override;
 
   MathMode mode() const { return mode_; }
   int device() const override { return device_; }

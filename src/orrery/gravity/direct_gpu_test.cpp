@@ -164,7 +164,7 @@ TEST(DirectGpuSolver, DeviceApiOnAStreamEqualsHostApi) {
   z.upload(p.z, stream.get());
   m.upload(p.mass, stream.get());
   gpu.solve_device({n, x.data(), y.data(), z.data(), m.data()}, {n, ax.data(), ay.data(), az.data(), pot.data()},
-                   true, stream.get());
+                   SolveOptions{.potential = true}, stream.get());
   stream.synchronize();
   Accelerations<float> dev(size);
   ax.download(dev.ax, stream.get());

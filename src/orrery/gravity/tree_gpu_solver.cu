@@ -13,6 +13,7 @@
 #include "orrery/cuda/event_timer.hpp"
 #include "orrery/cuda/memory.hpp"
 #include "orrery/gravity/device_tree_copy.hpp"
+#include "orrery/gravity/walk.hpp"
 #include "orrery/tree/octree_build.hpp"
 #include "orrery/tree/octree_gpu.hpp"
 
@@ -35,6 +36,18 @@ __global__ void __launch_bounds__(kBlock)
   out.ay[o] = ay[i];
   out.az[o] = az[i];
   if (pot != nullptr) out.potential[o] = pot[i];
+}
+
+/// scale[i] = relative_scale of the acceleration at index from[i] (the
+/// caller's order) or i (from null: accelerations already in sorted order).
+template <class Real>
+__global__ void __launch_bounds__(kBlock)
+    relative_scales(std::int64_t n, const std::int32_t* from, const Real* ax, const Real* ay, const Real* az,
+                    Real* scale) {
+  const std::int64_t i = std::int64_t(blockIdx.x) * kBlock + threadIdx.x;
+  if (i >= n) return;  // the tail of the last block
+  const std::int64_t j = from != nullptr ? from[i] : i;
+  scale[i] = relative_scale(ax[j], ay[j], az[j]);
 }
 
 /// totals[k] += sum of counter array k (one atomic per block and counter,
@@ -78,8 +91,9 @@ struct GpuTreeSolver<Real>::State {
   cuda::DeviceBuffer<Real> sorted[4];  // ax, ay, az, pot in sorted order
   cuda::DeviceBuffer<Real> result[4];  // solve(): ax, ay, az, pot in the caller's order, before download
   cuda::DeviceBuffer<std::uint32_t> counts[3];
+  cuda::DeviceBuffer<Real> scale;  // relative opening: each target's relative_scale, sorted order
   cuda::DeviceBuffer<unsigned long long> totals{3};
-  cuda::EventTimer t_upload, t_walk, t_scatter, t_download;
+  cuda::EventTimer t_upload, t_bootstrap, t_walk, t_scatter, t_download;
   std::vector<Real> staging[4];  // solve_device() with a host build: sources on the host
 };
 
@@ -113,7 +127,7 @@ std::size_t GpuTreeSolver<Real>::device_bytes() const {
   for (const auto& buf : st.sorted) b += buf.bytes();
   for (const auto& buf : st.result) b += buf.bytes();
   for (const auto& buf : st.counts) b += buf.bytes();
-  return b;
+  return b + st.scale.bytes();
 }
 
 namespace {
@@ -234,9 +248,9 @@ SolverReport GpuTreeSolver<Real>::solve_device(const SourcesView<Real>& s, const
 
 template <class Real>
 void GpuTreeSolver<Real>::solve_device(const SourcesView<Real>& sources, const AccelerationsView<Real>& out,
-                                       bool potential, cuda::StreamHandle stream) {
+                                       const SolveOptions& options, cuda::StreamHandle stream) {
   cuda::synchronize(stream);  // the caller's work on the sources is done
-  solve_device(sources, out, SolveOptions{.potential = potential});
+  solve_device(sources, out, options);
 }
 
 template <class Real>
@@ -253,7 +267,7 @@ void GpuTreeSolver<Real>::walk_and_scatter(const tree::OctreeView<Real>& view, c
   for (int k = 0; k < 3 + pot; ++k) ensure(st.sorted[k], n);
   if (cfg.counters)
     for (auto& c : st.counts) ensure(c, n);
-  DeviceWalkOutput<Real> w{st.sorted[0].data(), st.sorted[1].data(), st.sorted[2].data(),
+  DeviceWalkTargets<Real> w{st.sorted[0].data(), st.sorted[1].data(), st.sorted[2].data(),
                            pot ? st.sorted[3].data() : nullptr};
   if (cfg.counters) {
     w.node_visits = st.counts[0].data();
@@ -265,6 +279,24 @@ void GpuTreeSolver<Real>::walk_and_scatter(const tree::OctreeView<Real>& view, c
       cfg.build == TreeBuild::device ? st.device_tree.scratch_between_builds() : std::span<std::byte>{};
   const GpuWalkParams params{cfg.traversal, cfg.group_width, cfg.tree.math, cfg.tree.softening_kind,
                              cfg.tree.softening, pot, scratch};
+  if (view.crit_rel != nullptr) {
+    // The relative opening reads each target's previous acceleration: the
+    // caller's (out, before the scatter overwrites it), or the bootstrap's
+    // geometric walk at theta (null scales), as tree::TreeSolver does.
+    ensure(st.scale, n);
+    st.t_bootstrap.start(stream);
+    if (o.previous_accelerations) {
+      relative_scales<<<blocks_for(n), kBlock, 0, stream>>>(n, order, out.ax, out.ay, out.az, st.scale.data());
+    } else {
+      GpuWalkParams first = params;
+      first.potential = false;
+      walk_tree_gpu(view, first, DeviceWalkTargets<Real>{w.ax, w.ay, w.az}, stream);
+      relative_scales<<<blocks_for(n), kBlock, 0, stream>>>(n, nullptr, w.ax, w.ay, w.az, st.scale.data());
+    }
+    ORRERY_CUDA_CHECK_LAUNCH("relative_scales");
+    st.t_bootstrap.stop(stream);
+    w.scale = st.scale.data();
+  }
   st.t_walk.start(stream);
   walk_tree_gpu(view, params, w, stream);
   st.t_walk.stop(stream);
@@ -280,6 +312,8 @@ void GpuTreeSolver<Real>::walk_and_scatter(const tree::OctreeView<Real>& view, c
     ORRERY_CUDA_CHECK_LAUNCH("sum_counters");
   }
   st.t_scatter.stop(stream);
+  if (view.crit_rel != nullptr)
+    report.add_phase(o.previous_accelerations ? "relative scales" : "bootstrap walk", st.t_bootstrap.seconds());
   report.add_phase("walk", st.t_walk.seconds());
   report.add_phase("scatter", st.t_scatter.seconds());
 
@@ -307,15 +341,10 @@ template class GpuTreeSolver<double>;
 
 GpuTreeSolverConfig gpu_tree_config(const GravityConfig& g) {
   GpuTreeSolverConfig c;
-  c.tree.tree.theta = g.theta;
-  c.tree.tree.leaf_capacity = g.leaf_capacity;
   if (g.multipole_order != 1 && g.multipole_order != 2)
     throw InputError("gravity.multipole_order = " + std::to_string(g.multipole_order) +
                      " is not supported by the tree; accepted: 1 (monopole), 2 (quadrupole)");
-  c.tree.tree.multipole = g.multipole_order == 2 ? tree::Multipole::quadrupole : tree::Multipole::monopole;
-  c.tree.softening = g.softening;
-  c.tree.softening_kind = g.softening_kernel;
-  c.tree.math = g.math;
+  c.tree = tree::tree_solver_config(g);  // the CPU solver's physics, field for field
   if (g.traversal == "coherent")
     c.traversal = Traversal::coherent;
   else if (g.traversal == "independent")

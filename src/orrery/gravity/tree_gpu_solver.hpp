@@ -60,8 +60,8 @@ class GpuTreeSolver final : public ForceSolver<Real>, public DeviceForceSolver<R
                             const SolveOptions& options = {});
   /// DeviceForceSolver: waits for `stream`, evaluates on the solver's own
   /// stream and returns when `out` is written (so later work on `stream` sees it).
-  void solve_device(const SourcesView<Real>& sources, const AccelerationsView<Real>& out, bool potential,
-                    cuda::StreamHandle stream) override;
+  void solve_device(const SourcesView<Real>& sources, const AccelerationsView<Real>& out,
+                    const SolveOptions& options, cuda::StreamHandle stream) override;
   int device() const override { return device_; }
   /// Device bytes the solver holds now (tree, sorted sources, results, scratch).
   std::size_t device_bytes() const;

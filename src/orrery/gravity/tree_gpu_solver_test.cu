@@ -75,6 +75,41 @@ TEST(GpuTreeSolver, ExactModeEqualsCpuTreeSolverInTheCallersOrder) {
   }
 }
 
+// The relative opening through the solvers (docs/adr/0007): without previous
+// accelerations both bootstrap with a geometric walk; with them both read the
+// caller's arrays. Exact mode: the GPU's bits and counters are the CPU's.
+TEST(GpuTreeSolver, RelativeOpeningEqualsCpuTreeSolverWithAndWithoutPreviousAccelerations) {
+  SKIP_WITHOUT_GPU();
+  const auto p = testing::plummer(8000, 35);
+  tree::TreeSolverConfig c;
+  c.tree.multipole = tree::Multipole::quadrupole;
+  c.tree.opening = tree::Opening::relative;
+  c.tree.theta = 1.0;
+  c.tree.tolerance = 0.003;
+  c.math = MathMode::exact;
+  tree::TreeSolver<float> cpu(c);
+  for (const TreeBuild build : {TreeBuild::device, TreeBuild::host}) {
+    GpuTreeSolver<float> gpu(gpu_config(c, Traversal::coherent, 32, build));
+    Accelerations<float> want(p.size()), got(p.size());
+    // The bootstrap, then two evaluations each reading the previous one's accelerations.
+    for (const bool previous : {false, true, true}) {
+      const SolveOptions o{.potential = true, .per_target_counts = true, .previous_accelerations = previous};
+      const SolverReport rc = cpu.solve(p.sources(), want.view(), o);
+      const SolverReport rg = gpu.solve(p.sources(), got.view(), o);
+      const std::string what = gpu.name() + (previous ? " with previous accelerations" : " bootstrap") +
+                               (build == TreeBuild::host ? " (host build)" : " (device build)");
+      EXPECT_EQ(first_bit_difference(got.ax, want.ax), -1) << what;
+      EXPECT_EQ(first_bit_difference(got.ay, want.ay), -1) << what;
+      EXPECT_EQ(first_bit_difference(got.az, want.az), -1) << what;
+      EXPECT_EQ(first_bit_difference(got.potential, want.potential), -1) << what;
+      ASSERT_EQ(rg.per_target.size(), rc.per_target.size());
+      for (std::size_t i = 0; i < rc.per_target.size(); ++i)
+        ASSERT_EQ(rg.per_target[i].cell_interactions, rc.per_target[i].cell_interactions) << what << " target " << i;
+      EXPECT_TRUE(has_phase(rg, previous ? "relative scales" : "bootstrap walk")) << what;
+    }
+  }
+}
+
 TEST(GpuTreeSolver, DevicePointerApiGivesTheSameBits) {
   SKIP_WITHOUT_GPU();
   const auto p = testing::plummer(5000, 32);
@@ -111,7 +146,8 @@ TEST(GpuTreeSolver, DevicePointerApiGivesTheSameBits) {
   for (auto& b : dst) b.zero();
   DeviceForceSolver<float>& resident = gpu;
   resident.solve_device({p.size(), src[0].data(), src[1].data(), src[2].data(), src[3].data()},
-                        {p.size(), dst[0].data(), dst[1].data(), dst[2].data(), dst[3].data()}, true, nullptr);
+                        {p.size(), dst[0].data(), dst[1].data(), dst[2].data(), dst[3].data()},
+                        SolveOptions{.potential = true}, nullptr);
   cuda::synchronize(nullptr);
   for (int k = 0; k < 4; ++k) dst[k].download(std::span<float>(*out[k]));
   EXPECT_EQ(first_bit_difference(device_api.ay, host_api.ay), -1);

@@ -75,10 +75,29 @@ std::vector<std::uint32_t> own_visits(const tree::Octree<Real>& t) {
   return out;
 }
 
-/// The GPU walk over `d` with `p` (potentials on). Outputs are poisoned with
-/// NaN / 0xFFFFFFFF first, so an element the walk did not write shows.
+/// walk_target (the reference of every walk) for every target of a tree with
+/// the relative opening, with the targets' scales (sorted order), Plummer
+/// softening c.softening, potentials on.
+template <bool Quad, MathMode Mode, class Real>
+WalkResults<Real> reference_walk(const tree::Octree<Real>& t, const tree::TreeSolverConfig& c,
+                                 const std::vector<Real>& scale) {
+  const auto v = t.view();
+  const PlummerSoftening<Real> soft(static_cast<Real>(c.softening));
+  WalkResults<Real> r(t.x.size());
+  for (std::int32_t i = 0; i < std::int32_t(t.x.size()); ++i) {
+    WalkCounts k;
+    const auto a = walk_target<true, Quad, Mode>(v, soft, i, k, scale[i]);
+    r.ax[i] = a.ax, r.ay[i] = a.ay, r.az[i] = a.az, r.pot[i] = a.pot;
+    r.visits[i] = k.node_visits, r.cells[i] = k.cell_interactions, r.particles[i] = k.particle_interactions;
+  }
+  return r;
+}
+
+/// The GPU walk over `d` with `p` (potentials on), reading `scale` (sorted
+/// order) when given. Outputs are poisoned with NaN / 0xFFFFFFFF first, so
+/// an element the walk did not write shows.
 template <class Real>
-WalkResults<Real> gpu_walk(const DeviceTreeCopy<Real>& d, GpuWalkParams p) {
+WalkResults<Real> gpu_walk(const DeviceTreeCopy<Real>& d, GpuWalkParams p, const std::vector<Real>* scale = nullptr) {
   p.potential = true;
   const auto n = static_cast<std::size_t>(d.view().num_particles);
   WalkResults<Real> r(n);
@@ -90,8 +109,10 @@ WalkResults<Real> gpu_walk(const DeviceTreeCopy<Real>& d, GpuWalkParams p) {
                                             cuda::DeviceBuffer<std::uint32_t>(n)};
   for (auto& b : a) b.upload(std::span<const Real>(nan));
   for (auto& b : c) b.upload(std::span<const std::uint32_t>(poison));
-  const DeviceWalkOutput<Real> out{a[0].data(), a[1].data(), a[2].data(), a[3].data(),
-                                   c[0].data(), c[1].data(), c[2].data()};
+  cuda::DeviceBuffer<Real> s(scale != nullptr ? n : 0);
+  if (scale != nullptr) s.upload(std::span<const Real>(*scale));
+  const DeviceWalkTargets<Real> out{a[0].data(), a[1].data(), a[2].data(), a[3].data(),
+                                    c[0].data(), c[1].data(), c[2].data(), scale != nullptr ? s.data() : nullptr};
   walk_tree_gpu(d.view(), p, out, nullptr);
   cuda::synchronize(nullptr);
   std::vector<Real>* host[4] = {&r.ax, &r.ay, &r.az, &r.pot};

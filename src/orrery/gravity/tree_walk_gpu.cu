@@ -9,7 +9,7 @@
 namespace orrery::gravity {
 
 template <class Real>
-void walk_tree_gpu(const tree::OctreeView<Real>& tree, const GpuWalkParams& params, const DeviceWalkOutput<Real>& out,
+void walk_tree_gpu(const tree::OctreeView<Real>& tree, const GpuWalkParams& params, const DeviceWalkTargets<Real>& out,
                    cuda::StreamHandle stream) {
   if (params.traversal == Traversal::coherent && !is_group_width(params.group_width))
     throw InputError("gravity.group_width = " + std::to_string(params.group_width) +
@@ -23,9 +23,9 @@ void walk_tree_gpu(const tree::OctreeView<Real>& tree, const GpuWalkParams& para
     detail::walk_tree_gpu_mode<MathMode::fast>(tree, params, out, stream);
 }
 
-template void walk_tree_gpu(const tree::OctreeView<float>&, const GpuWalkParams&, const DeviceWalkOutput<float>&,
+template void walk_tree_gpu(const tree::OctreeView<float>&, const GpuWalkParams&, const DeviceWalkTargets<float>&,
                             cuda::StreamHandle);
-template void walk_tree_gpu(const tree::OctreeView<double>&, const GpuWalkParams&, const DeviceWalkOutput<double>&,
+template void walk_tree_gpu(const tree::OctreeView<double>&, const GpuWalkParams&, const DeviceWalkTargets<double>&,
                             cuda::StreamHandle);
 
 }  // namespace orrery::gravity

@@ -63,10 +63,13 @@ struct GpuWalkParams {
   std::span<std::byte> scratch = {};
 };
 
-/// Device arrays of num_particles entries, in sorted (tree) order. pot is
-/// ignored unless params.potential; null counter arrays are not written.
+/// The walk's per-target device arrays, num_particles entries in sorted
+/// (tree) order: what it reads (scale, for a tree with the relative opening:
+/// gravity::relative_scale of each target's previous acceleration; null reads
+/// as 0, the bootstrap's geometric walk) and what it writes. pot is ignored
+/// unless params.potential; null counter arrays are not written.
 template <class Real>
-struct DeviceWalkOutput {
+struct DeviceWalkTargets {
   Real* ax = nullptr;
   Real* ay = nullptr;
   Real* az = nullptr;
@@ -74,18 +77,19 @@ struct DeviceWalkOutput {
   std::uint32_t* node_visits = nullptr;
   std::uint32_t* cell_interactions = nullptr;
   std::uint32_t* particle_interactions = nullptr;
+  const Real* scale = nullptr;
 };
 
 /// Enqueues the walk of every target of `tree` on `stream` (asynchronous).
 /// Throws InputError for a group width not in kGroupWidths, and
 /// RuntimeFailure if the launch fails.
 template <class Real>
-void walk_tree_gpu(const tree::OctreeView<Real>& tree, const GpuWalkParams& params, const DeviceWalkOutput<Real>& out,
+void walk_tree_gpu(const tree::OctreeView<Real>& tree, const GpuWalkParams& params, const DeviceWalkTargets<Real>& out,
                    cuda::StreamHandle stream);
 
 extern template void walk_tree_gpu(const tree::OctreeView<float>&, const GpuWalkParams&,
-                                   const DeviceWalkOutput<float>&, cuda::StreamHandle);
+                                   const DeviceWalkTargets<float>&, cuda::StreamHandle);
 extern template void walk_tree_gpu(const tree::OctreeView<double>&, const GpuWalkParams&,
-                                   const DeviceWalkOutput<double>&, cuda::StreamHandle);
+                                   const DeviceWalkTargets<double>&, cuda::StreamHandle);
 
 }  // namespace orrery::gravity

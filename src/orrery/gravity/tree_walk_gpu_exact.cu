@@ -5,8 +5,8 @@
 namespace orrery::gravity::detail {
 
 template void walk_tree_gpu_mode<MathMode::exact>(const tree::OctreeView<float>&, const GpuWalkParams&,
-                                                  const DeviceWalkOutput<float>&, cuda::StreamHandle);
+                                                  const DeviceWalkTargets<float>&, cuda::StreamHandle);
 template void walk_tree_gpu_mode<MathMode::exact>(const tree::OctreeView<double>&, const GpuWalkParams&,
-                                                  const DeviceWalkOutput<double>&, cuda::StreamHandle);
+                                                  const DeviceWalkTargets<double>&, cuda::StreamHandle);
 
 }  // namespace orrery::gravity::detail

@@ -102,38 +102,62 @@ template <class Real>
 struct alignas(8 * sizeof(Real)) NodeQuad {
   Real q[tree::kQuadComponents];
   Real trace;
-  Real pad;
+  Real crit_rel;  // the relative opening's coefficient (0 in a geometric tree's record)
 };
-template <class Real, bool Quad>
+template <class Real>
+struct alignas(4 * sizeof(Real)) NodeRel {  // a monopole record's relative coefficient
+  Real crit_rel, pad[3];
+};
+/// Rel: the tree has the relative opening (OctreeView::crit_rel). Its
+/// coefficient takes the free slot of a quadrupole record and a 16-byte
+/// tail on a monopole one; the geometric records are unchanged.
+template <class Real, bool Quad, bool Rel>
 struct alignas(32) WalkNode {
   NodeBox<Real> box;
   NodeSpan<Real> span;
 };
 template <class Real>
-struct WalkNode<Real, true> {  // aligned as NodeQuad
+struct WalkNode<Real, false, true> {
+  NodeBox<Real> box;
+  NodeSpan<Real> span;
+  NodeRel<Real> rel;
+};
+template <class Real, bool Rel>
+struct WalkNode<Real, true, Rel> {  // aligned as NodeQuad
   NodeBox<Real> box;
   NodeSpan<Real> span;
   NodeQuad<Real> quad;
 };
 
-template <class Real, bool Quad>
-__global__ void __launch_bounds__(kWalkBlock) pack_nodes(const tree::OctreeView<Real> t, WalkNode<Real, Quad>* nodes) {
+template <class Real, bool Quad, bool Rel>
+__device__ Real relative_coefficient(const WalkNode<Real, Quad, Rel>& node) {
+  if constexpr (!Rel) return Real(0);
+  else if constexpr (Quad) return node.quad.crit_rel;
+  else return node.rel.crit_rel;
+}
+
+template <class Real, bool Quad, bool Rel>
+__global__ void __launch_bounds__(kWalkBlock)
+    pack_nodes(const tree::OctreeView<Real> t, WalkNode<Real, Quad, Rel>* nodes) {
   const std::int64_t n = std::int64_t(blockIdx.x) * kWalkBlock + threadIdx.x;
   if (n >= t.num_nodes) return;  // the tail of the last block
-  WalkNode<Real, Quad> r;
+  WalkNode<Real, Quad, Rel> r;
   r.box = {t.com_x[n], t.com_y[n], t.com_z[n], t.crit2[n]};
   r.span = {t.first[n], t.count[n], t.next[n], t.mass[n]};
+  const Real crit_rel = Rel ? t.crit_rel[n] : Real(0);
   if constexpr (Quad) {
     const Real* q = t.quad + n * tree::kQuadComponents;
     for (int k = 0; k < tree::kQuadComponents; ++k) r.quad.q[k] = q[k];
     r.quad.trace = quadrupole_trace(q);
-    r.quad.pad = Real(0);
+    r.quad.crit_rel = crit_rel;
+  } else if constexpr (Rel) {
+    r.rel = {crit_rel, {Real(0), Real(0), Real(0)}};
   }
   nodes[n] = r;
 }
 
 template <bool Pot, class Real>
-__device__ void store_target(const DeviceWalkOutput<Real>& out, std::int32_t i, const Accumulator<Real>& a,
+__device__ void store_target(const DeviceWalkTargets<Real>& out, std::int32_t i, const Accumulator<Real>& a,
                              const WalkCounts& c) {
   out.ax[i] = a.ax;
   out.ay[i] = a.ay;
@@ -146,12 +170,13 @@ __device__ void store_target(const DeviceWalkOutput<Real>& out, std::int32_t i, 
 
 template <bool Pot, bool Quad, MathMode Mode, class Real, class Softening>
 __global__ void __launch_bounds__(kWalkBlock)
-    independent_walk(const tree::OctreeView<Real> t, const Softening soft, const DeviceWalkOutput<Real> out) {
+    independent_walk(const tree::OctreeView<Real> t, const Softening soft, const DeviceWalkTargets<Real> out) {
   const std::int64_t gi = std::int64_t(blockIdx.x) * kWalkBlock + threadIdx.x;
   if (gi >= t.num_particles) return;  // the tail of the last block
   const auto i = static_cast<std::int32_t>(gi);
   WalkCounts c;
-  const Accumulator<Real> acc = walk_target<Pot, Quad, Mode>(t, soft, i, c);
+  const Real scale = out.scale != nullptr ? out.scale[i] : Real(0);  // uniform: the relative opening's input
+  const Accumulator<Real> acc = walk_target<Pot, Quad, Mode>(t, soft, i, c, scale);
   store_target<Pot>(out, i, acc, c);
 }
 
@@ -182,10 +207,10 @@ __device__ void sum_leaf(const Group& g, Accumulator<Real>& acc, WalkCounts& c, 
   c.particle_interactions += sum ? std::uint32_t(e - f - member) : 0u;
 }
 
-template <bool Pot, bool Quad, MathMode Mode, int W, class Real, class Softening>
+template <bool Pot, bool Quad, bool Rel, MathMode Mode, int W, class Real, class Softening>
 __global__ void __launch_bounds__(kWalkBlock)
-    coherent_walk(const tree::OctreeView<Real> t, const WalkNode<Real, Quad>* __restrict__ nodes,
-                  const Softening soft, const DeviceWalkOutput<Real> out) {
+    coherent_walk(const tree::OctreeView<Real> t, const WalkNode<Real, Quad, Rel>* __restrict__ nodes,
+                  const Softening soft, const DeviceWalkTargets<Real> out) {
   using Group = typename GroupOf<W>::type;
   __shared__ int slots[4 * (kWalkBlock / 64)];
   Group g(slots);
@@ -195,17 +220,21 @@ __global__ void __launch_bounds__(kWalkBlock)
   const bool real = gi < t.num_particles;
   const auto i = static_cast<std::int32_t>(real ? gi : t.num_particles - 1);
   const Real tx = t.x[i], ty = t.y[i], tz = t.z[i];
+  // Uniform: a null scale array is the bootstrap's geometric walk (scale 0).
+  const Real scale = Rel && out.scale != nullptr ? out.scale[i] : Real(0);
   Accumulator<Real> acc;
   WalkCounts c;
   std::int32_t want = real ? 0 : t.num_nodes;
   std::int32_t n = g.min(want);
   while (n < t.num_nodes) {
     ++c.node_visits;
-    const WalkNode<Real, Quad>& node = nodes[n];
+    const WalkNode<Real, Quad, Rel>& node = nodes[n];
     const NodeBox<Real> b = node.box;
     const NodeSpan<Real> sp = node.span;
     const bool mine = want == n;
-    const bool accept = mine & accepts_node(b.com_x, b.com_y, b.com_z, b.crit2, sp.first, sp.count, i, tx, ty, tz);
+    const Real rel = Rel ? relative_threshold(relative_coefficient(node), scale) : Real(0);
+    const bool accept =
+        mine & accepts_node<Rel>(b.com_x, b.com_y, b.com_z, b.crit2, rel, sp.first, sp.count, i, tx, ty, tz);
     const bool leaf = sp.next == n + 1;
     const bool sum = mine & !accept & leaf;
     // The cell term (add_cell's), evaluated by every lane and kept by those
@@ -249,10 +278,10 @@ class StreamScratch {
   cuda::StreamHandle s_;
 };
 
-template <bool Pot, bool Quad, MathMode Mode, int W, class Real, class Softening>
+template <bool Pot, bool Quad, bool Rel, MathMode Mode, int W, class Real, class Softening>
 void launch_coherent(const tree::OctreeView<Real>& t, const GpuWalkParams& p, const Softening& soft,
-                     const DeviceWalkOutput<Real>& out, cuda::StreamHandle s) {
-  using Record = WalkNode<Real, Quad>;
+                     const DeviceWalkTargets<Real>& out, cuda::StreamHandle s) {
+  using Record = WalkNode<Real, Quad, Rel>;
   const auto nodes = static_cast<std::size_t>(t.num_nodes);
   // The caller's scratch when it holds the records (cudaMalloc'd memory is
   // aligned for them); otherwise stream-ordered memory of our own.
@@ -263,33 +292,44 @@ void launch_coherent(const tree::OctreeView<Real>& t, const GpuWalkParams& p, co
   pack_nodes<<<static_cast<unsigned>((nodes + kWalkBlock - 1) / kWalkBlock), kWalkBlock, 0, s>>>(t, records);
   ORRERY_CUDA_CHECK_LAUNCH("pack_nodes");
   const auto blocks = static_cast<unsigned>((t.num_particles + kWalkBlock - 1) / kWalkBlock);
-  coherent_walk<Pot, Quad, Mode, W><<<blocks, kWalkBlock, 0, s>>>(t, records, soft, out);
+  coherent_walk<Pot, Quad, Rel, Mode, W><<<blocks, kWalkBlock, 0, s>>>(t, records, soft, out);
   ORRERY_CUDA_CHECK_LAUNCH("coherent tree walk");
+}
+
+template <bool Pot, bool Quad, bool Rel, MathMode Mode, class Real, class Softening>
+void launch_coherent_width(const tree::OctreeView<Real>& t, const GpuWalkParams& p, const Softening& soft,
+                           const DeviceWalkTargets<Real>& out, cuda::StreamHandle s) {
+  switch (p.group_width) {
+    case 8:
+      return launch_coherent<Pot, Quad, Rel, Mode, 8>(t, p, soft, out, s);
+    case 16:
+      return launch_coherent<Pot, Quad, Rel, Mode, 16>(t, p, soft, out, s);
+    case 32:
+      return launch_coherent<Pot, Quad, Rel, Mode, 32>(t, p, soft, out, s);
+    default:  // 64, validated by walk_tree_gpu
+      return launch_coherent<Pot, Quad, Rel, Mode, 64>(t, p, soft, out, s);
+  }
 }
 
 template <bool Pot, bool Quad, MathMode Mode, class Real, class Softening>
 void launch_walk(const tree::OctreeView<Real>& t, const GpuWalkParams& p, const Softening& soft,
-                 const DeviceWalkOutput<Real>& out, cuda::StreamHandle s) {
+                 const DeviceWalkTargets<Real>& out, cuda::StreamHandle s) {
   if (p.traversal == Traversal::independent) {
     const auto blocks = static_cast<unsigned>((t.num_particles + kWalkBlock - 1) / kWalkBlock);
     independent_walk<Pot, Quad, Mode><<<blocks, kWalkBlock, 0, s>>>(t, soft, out);
     ORRERY_CUDA_CHECK_LAUNCH("independent tree walk");
     return;
   }
-  switch (p.group_width) {
-    case 8:
-      return launch_coherent<Pot, Quad, Mode, 8>(t, p, soft, out, s);
-    case 16:
-      return launch_coherent<Pot, Quad, Mode, 16>(t, p, soft, out, s);
-    case 32:
-      return launch_coherent<Pot, Quad, Mode, 32>(t, p, soft, out, s);
-    default:  // 64, validated by walk_tree_gpu
-      return launch_coherent<Pot, Quad, Mode, 64>(t, p, soft, out, s);
-  }
+  // The relative opening is a kernel of its own: the geometric walk keeps
+  // its record and its instruction count.
+  if (t.crit_rel != nullptr)
+    launch_coherent_width<Pot, Quad, true, Mode>(t, p, soft, out, s);
+  else
+    launch_coherent_width<Pot, Quad, false, Mode>(t, p, soft, out, s);
 }
 
 template <bool Pot, bool Quad, MathMode Mode, class Real>
-void launch_softening(const tree::OctreeView<Real>& t, const GpuWalkParams& p, const DeviceWalkOutput<Real>& out,
+void launch_softening(const tree::OctreeView<Real>& t, const GpuWalkParams& p, const DeviceWalkTargets<Real>& out,
                       cuda::StreamHandle s) {
   // The softening policy is built on the host, as TreeSolver builds it: the
   // same eps^2 (or h, 1/h) bits reach the kernel.
@@ -301,7 +341,7 @@ void launch_softening(const tree::OctreeView<Real>& t, const GpuWalkParams& p, c
 }
 
 template <MathMode Mode, class Real>
-void walk_tree_gpu_mode(const tree::OctreeView<Real>& t, const GpuWalkParams& p, const DeviceWalkOutput<Real>& out,
+void walk_tree_gpu_mode(const tree::OctreeView<Real>& t, const GpuWalkParams& p, const DeviceWalkTargets<Real>& out,
                         cuda::StreamHandle s) {
   const bool quad = t.quad != nullptr;
   if (p.potential)

@@ -9,6 +9,6 @@ namespace orrery::gravity::detail {
 
 template <MathMode Mode, class Real>
 void walk_tree_gpu_mode(const tree::OctreeView<Real>& tree, const GpuWalkParams& params,
-                        const DeviceWalkOutput<Real>& out, cuda::StreamHandle stream);
+                        const DeviceWalkTargets<Real>& out, cuda::StreamHandle stream);
 
 }  // namespace orrery::gravity::detail

@@ -141,7 +141,7 @@ TEST(GpuTreeWalk, WithoutPotentialTheAccelerationBitsAreUnchanged) {
   const auto n = tc.tree.x.size();
   cuda::DeviceBuffer<float> a[3] = {cuda::DeviceBuffer<float>(n), cuda::DeviceBuffer<float>(n), cuda::DeviceBuffer<float>(n)};
   GpuWalkParams w{Traversal::coherent, 16, c.math, c.softening_kind, c.softening, false};
-  walk_tree_gpu(tc.device.view(), w, DeviceWalkOutput<float>{a[0].data(), a[1].data(), a[2].data()}, nullptr);
+  walk_tree_gpu(tc.device.view(), w, DeviceWalkTargets<float>{a[0].data(), a[1].data(), a[2].data()}, nullptr);
   cuda::synchronize(nullptr);
   std::vector<float> ax(n);
   a[0].download(std::span<float>(ax));
@@ -168,11 +168,65 @@ TEST(GpuTreeWalk, DoublePrecisionExactBitsEqualCpu) {
   }
 }
 
+// The relative opening (docs/adr/0007): counters and exact-mode bits equal
+// walk_target's with the same scales, for every traversal and width. The
+// scales come from a geometric evaluation, with a few targets at zero
+// acceleration (the largest scale: only massless cells accepted) and a few
+// at scale 0 (the bootstrap's geometric test), so every path of the test runs.
+template <bool Quad>
+void expect_relative_same_as_reference(const std::string& name, const Particles<float>& p) {
+  tree::TreeSolverConfig c;
+  c.tree.multipole = Quad ? tree::Multipole::quadrupole : tree::Multipole::monopole;
+  c.tree.opening = tree::Opening::relative;
+  c.tree.theta = 1.0;
+  c.tree.tolerance = 0.004;
+  c.math = MathMode::exact;
+  const auto tree = tree::build_octree(p.sources(), c.tree);
+  ASSERT_FALSE(tree.crit_rel.empty());
+  const std::size_t n = tree.x.size();
+  const WalkResults<float> geometric = testing::reference_walk<Quad, MathMode::exact>(tree, c, std::vector<float>(n));
+  std::vector<float> scale(n);
+  for (std::size_t i = 0; i < n; ++i) scale[i] = relative_scale(geometric.ax[i], geometric.ay[i], geometric.az[i]);
+  for (std::size_t i = 0; i < n; i += 97) scale[i] = relative_scale(0.0f, 0.0f, 0.0f);
+  for (std::size_t i = 50; i < n; i += 101) scale[i] = 0.0f;
+  const WalkResults<float> ref = testing::reference_walk<Quad, MathMode::exact>(tree, c, scale);
+  std::uint64_t cells = 0, geometric_cells = 0;
+  for (std::size_t i = 0; i < n; ++i) cells += ref.cells[i], geometric_cells += geometric.cells[i];
+  ASSERT_LT(cells, geometric_cells) << name << ": the relative test accepted no fewer cells: the scales are not used";
+  DeviceTreeCopy<float> device;
+  device.upload(tree);
+  for (const GpuWalkParams& w : all_walks(c)) {
+    const std::string what = label(name + " relative", w, c.tree.multipole);
+    const WalkResults<float> gpu = gpu_walk(device, w, &scale);
+    EXPECT_EQ(first_difference(gpu.cells, ref.cells), -1) << what << ": particle-cell counts differ";
+    EXPECT_EQ(first_difference(gpu.particles, ref.particles), -1) << what << ": particle-particle counts differ";
+    if (w.traversal == Traversal::independent)
+      EXPECT_EQ(first_difference(gpu.visits, ref.visits), -1) << what << ": node visits differ";
+    EXPECT_EQ(first_bit_difference(gpu.ax, ref.ax), -1) << what << ": ax bits differ";
+    EXPECT_EQ(first_bit_difference(gpu.ay, ref.ay), -1) << what << ": ay bits differ";
+    EXPECT_EQ(first_bit_difference(gpu.az, ref.az), -1) << what << ": az bits differ";
+    EXPECT_EQ(first_bit_difference(gpu.pot, ref.pot), -1) << what << ": potential bits differ";
+  }
+  // No scales on a relative tree: the bootstrap, i.e. the geometric walk.
+  const WalkResults<float> boot = gpu_walk(device, {Traversal::coherent, 32, c.math, c.softening_kind, c.softening, true});
+  EXPECT_EQ(first_difference(boot.cells, geometric.cells), -1) << name << ": bootstrap cells";
+  EXPECT_EQ(first_bit_difference(boot.ax, geometric.ax), -1) << name << ": bootstrap ax";
+}
+
+TEST(GpuTreeWalk, RelativeOpeningExactBitsEqualWalkTargetOnEveryTraversalAndWidth) {
+  SKIP_WITHOUT_GPU();
+  const auto p = testing::plummer(6000, 27);
+  const auto u = tree::testing::uniform_cube(5000, 28);
+  expect_relative_same_as_reference<false>("plummer_6000", p);
+  expect_relative_same_as_reference<true>("plummer_6000", p);
+  expect_relative_same_as_reference<true>("uniform_5000", u);
+}
+
 TEST(GpuTreeWalk, RejectsAGroupWidthItIsNotBuiltFor) {
   // Validated before anything touches a device: runs without a GPU too.
   const GpuWalkParams w{Traversal::coherent, 12, MathMode::fast, SofteningKind::plummer, 0.05, true};
   try {
-    walk_tree_gpu(tree::OctreeView<float>{}, w, DeviceWalkOutput<float>{}, nullptr);
+    walk_tree_gpu(tree::OctreeView<float>{}, w, DeviceWalkTargets<float>{}, nullptr);
     FAIL() << "no InputError";
   } catch (const InputError& e) {
     const std::string m = e.what();

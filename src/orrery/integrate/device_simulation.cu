@@ -90,7 +90,8 @@ SourcesView<Real> DeviceSimulation<Real>::sources() const {
 template <class Real>
 void DeviceSimulation<Real>::compute_forces(bool with_potential) {
   solver_->solve_device(sources(), {n_, ax_.data(), ay_.data(), az_.data(), with_potential ? pot_.data() : nullptr},
-                        with_potential, stream_.get());
+                        gravity::SolveOptions{.potential = with_potential, .previous_accelerations = have_forces_},
+                        stream_.get());
   interactions_ += static_cast<std::uint64_t>(n_) * static_cast<std::uint64_t>(n_ > 0 ? n_ - 1 : 0);
   have_forces_ = true;
   have_potential_ = with_potential;
