@@ -41,6 +41,8 @@ void require_same_physics(const integrate::RunConfig& saved, const integrate::Ru
   same("gravity.theta", g0.theta, g1.theta);
   same("gravity.leaf_capacity", g0.leaf_capacity, g1.leaf_capacity);
   same("gravity.multipole_order", g0.multipole_order, g1.multipole_order);
+  same("gravity.opening", g0.opening, g1.opening);
+  same("gravity.tolerance", g0.tolerance, g1.tolerance);
   same("integration.dt", saved.integration.dt, now.integration.dt);
   same("units.system", saved.units.system, now.units.system);
 }

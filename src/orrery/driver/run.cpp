@@ -62,15 +62,6 @@ Output<Real> snapshot_output(const std::filesystem::path& dir, double interval, 
 }
 
 template <class Real>
-io::Checkpoint<Real> checkpoint_of(const Simulation<Real>& sim, const std::string& toml) {
-  io::Checkpoint<Real> c;
-  c.config = toml;
-  c.state = sim.state();
-  c.particles = sim.particles();
-  return c;
-}
-
-template <class Real>
 RunSummary run_in(const RunConfig& config, const RunOptions& options,
                   const std::function<void(const integrate::Progress&)>& on_progress) {
   const std::filesystem::path dir = config.output.directory;
@@ -79,19 +70,23 @@ RunSummary run_in(const RunConfig& config, const RunOptions& options,
   Particles<Real> particles;
   integrate::SimulationState state;
   state.dt = config.integration.dt;
+  io::Checkpoint<Real> restored;
   if (!options.restart.empty()) {
-    auto c = io::read_checkpoint<Real>(options.restart);
-    io::require_same_build(c.build, io::BuildFingerprint::current<Real>(), options.restart);
-    require_same_physics(io::Config::from_string(c.config, "checkpoint '" + options.restart.string() + "'").run_config(),
-                         config, options.restart);
-    particles = std::move(c.particles);
-    state = c.state;
+    restored = io::read_checkpoint<Real>(options.restart);
+    io::require_same_build(restored.build, io::BuildFingerprint::current<Real>(), options.restart);
+    require_same_physics(
+        io::Config::from_string(restored.config, "checkpoint '" + options.restart.string() + "'").run_config(), config,
+        options.restart);
+    particles = std::move(restored.particles);
+    state = restored.state;
   } else {
     auto initial = initial_state(config);
     particles = ic::to_precision<Real>(initial.particles);
     state.time_origin = initial.time;
   }
   Simulation<Real> sim = make_simulation<Real>(std::move(particles), config.gravity, state);
+  io::restore_accelerations(sim, restored);
+  restored = {};  // the run holds its own copies
   summary.first_step = sim.step_count();
   summary.run.solver = sim.solver_name();
   io::RunControl control({config.output.checkpoint_minutes, config.integration.wall_limit_minutes, dir / "STOP"});
@@ -107,7 +102,7 @@ RunSummary run_in(const RunConfig& config, const RunOptions& options,
     sim.add_output(snapshot_output<Real>(dir, config.output.snapshot_interval,
                                          snapshot_info(config, summary.run.solver, options.config_toml), summary.snapshots));
   const auto write_checkpoint = [&] {
-    summary.checkpoint = io::write_rotating_checkpoint(dir, checkpoint_of(sim, options.config_toml),
+    summary.checkpoint = io::write_rotating_checkpoint(dir, io::checkpoint_of(sim, options.config_toml),
                                                        static_cast<int>(config.output.checkpoint_keep));
   };
 

@@ -60,6 +60,31 @@ TEST(DriverRun, RestartFromTheFinalCheckpointContinuesBitIdentically) {
   EXPECT_TRUE(std::filesystem::exists(split_dir / "diagnostics_from_16.csv"));
 }
 
+// With the relative opening every evaluation reads the previous one's
+// accelerations, so a restart continues bit-identically only because the
+// checkpoint carries them. The first part ends off the output schedule
+// (t = 0.3125): its final outputs evaluate potentials once more, which must
+// leave those accelerations alone.
+TEST(DriverRun, RelativeOpeningRestartContinuesBitIdentically) {
+  // Enough particles that the decisions at the restart would differ with the accelerations recomputed.
+  const std::vector<std::string> relative = {"initial_conditions.count=1000", "gravity.solver=tree",
+                                             "gravity.opening=relative", "gravity.theta=1.0",
+                                             "gravity.multipole=quadrupole"};
+  ScratchDir straight_dir, split_dir;
+  auto straight = small_run(straight_dir.path(), 0.5, relative);
+  const auto whole = run(straight.config, straight.options);
+
+  auto first = small_run(split_dir.path(), 0.3, relative);
+  const auto part = run(first.config, first.options);
+  EXPECT_EQ(io::read_checkpoint<double>(part.checkpoint).accelerations.ax.size(), 1000u);
+  auto second = small_run(split_dir.path(), 0.5, relative);
+  second.options.restart = part.checkpoint;
+  const auto rest = run(second.config, second.options);
+  EXPECT_EQ(rest.first_step, 20);
+  EXPECT_EQ(rest.run.steps, 32);
+  io::testing::expect_same_particles(final_particles(whole), final_particles(rest));
+}
+
 TEST(DriverRun, StopFileCheckpointsAndStopsAndTheRunCanBeResumed) {
   ScratchDir straight_dir, dir;
   auto straight = small_run(straight_dir.path(), 0.5);
@@ -86,6 +111,10 @@ TEST(DriverRun, RestartRefusesOtherPhysicsNamingTheKey) {
   changed.options.restart = s.checkpoint;
   io::testing::expect_input_error([&] { run(changed.config, changed.options); },
                                   {s.checkpoint.string(), "gravity.softening", "0.05", "0.01"});
+  auto relative = small_run(dir.path(), 0.5, {"gravity.opening=relative"});
+  relative.options.restart = s.checkpoint;
+  io::testing::expect_input_error([&] { run(relative.config, relative.options); },
+                                  {"gravity.opening", "geometric", "relative"});
   auto other_precision = small_run(dir.path(), 0.5);
   other_precision.config.gravity.precision = gravity::Precision::single;
   other_precision.options.restart = s.checkpoint;

@@ -11,8 +11,12 @@
 // with DirectSolver; in fast mode it agrees to rounding.
 #include <cstdint>
 #include <memory>
+#include <span>
+#include <string>
 
+#include "orrery/core/error.hpp"
 #include "orrery/core/particles.hpp"
+#include "orrery/cuda/device.hpp"
 #include "orrery/cuda/memory.hpp"
 #include "orrery/cuda/stream.hpp"
 #include "orrery/gravity/device_force_solver.hpp"
@@ -37,6 +41,22 @@ class DeviceSimulation {
   /// Replaces the device particles with `particles` (any count; ids as
   /// given), e.g. a restored checkpoint; the accelerations are then recomputed.
   void upload(const Particles<Real>& particles);
+  /// Sets the device accelerations to a.ax/ay/az (N of each, else
+  /// InputError): those of the current positions, e.g. a restored
+  /// checkpoint's. The next step kicks with them without solving, and its
+  /// solve reads them as the previous evaluation's (relative opening).
+  /// Defined here, host code only: it copies and sets flags.
+  void restore_accelerations(const Accelerations<Real>& a) {
+    if (a.ax.size() != static_cast<std::size_t>(n_) || a.ay.size() != a.ax.size() || a.az.size() != a.ax.size())
+      throw InputError("device simulation: " + std::to_string(a.ax.size()) + " accelerations restored for " +
+                       std::to_string(n_) + " particles; they must be equal");
+    cuda::select_device(solver_->device());
+    ax_.upload(std::span<const Real>(a.ax), stream_.get());
+    ay_.upload(std::span<const Real>(a.ay), stream_.get());
+    az_.upload(std::span<const Real>(a.az), stream_.get());
+    have_forces_ = true;
+    have_potential_ = false;
+  }
 
   double time() const { return state_.time_origin + static_cast<double>(state_.step) * state_.dt; }
   std::int64_t step_count() const { return state_.step; }

@@ -42,6 +42,7 @@ class DeviceSimulationStepper final : public DeviceStepper<Real> {
   void do_download_accelerations(Accelerations<Real>& out, bool potential) override {
     sim_->download_accelerations(out, potential);
   }
+  void do_restore_accelerations(const Accelerations<Real>& a) override { sim_->restore_accelerations(a); }
 
   std::unique_ptr<gravity::DeviceForceSolver<Real>> solver_;  // moved into sim_ at the first upload
   std::unique_ptr<DeviceSimulation<Real>> sim_;

@@ -17,6 +17,11 @@
 //   do_download_accelerations(out, potential)  out = the accelerations (and
 //                     potentials when `potential`) at the resident positions,
 //                     solving on the device first when they are not known.
+//   do_restore_accelerations(a)  the resident accelerations become a.ax/ay/az
+//                     (N of each, the positions' own, e.g. a checkpoint's):
+//                     the next step kicks with them without solving, and its
+//                     solve reads them as the previous evaluation's
+//                     (SolveOptions::previous_accelerations).
 //
 // The public wrappers count the particle transfers (uploads, downloads), so
 // tests can prove that steps between outputs move no particle data.
@@ -45,6 +50,10 @@ class DeviceStepper {
     ++downloads_;
     do_download_accelerations(out, potential);
   }
+  void restore_accelerations(const Accelerations<Real>& a) {
+    ++uploads_;
+    do_restore_accelerations(a);
+  }
 
   /// The force solver's name, e.g. "direct/cuda/single/plummer/exact".
   virtual std::string solver_name() const = 0;
@@ -53,7 +62,7 @@ class DeviceStepper {
   /// for the tree: an all-pairs equivalent, not the tree's own count.
   virtual std::uint64_t interactions() const = 0;
 
-  /// Host-to-device particle transfers so far.
+  /// Host-to-device transfers (particles or accelerations) so far.
   std::uint64_t uploads() const { return uploads_; }
   /// Device-to-host transfers (particles or accelerations) so far.
   std::uint64_t downloads() const { return downloads_; }
@@ -63,6 +72,7 @@ class DeviceStepper {
   virtual void do_step(bool potential) = 0;
   virtual void do_download(Particles<Real>& out) = 0;
   virtual void do_download_accelerations(Accelerations<Real>& out, bool potential) = 0;
+  virtual void do_restore_accelerations(const Accelerations<Real>& a) = 0;
 
   std::uint64_t uploads_ = 0;
   std::uint64_t downloads_ = 0;

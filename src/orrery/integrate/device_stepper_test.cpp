@@ -62,6 +62,13 @@ class HostMemoryStepper final : public DeviceStepper<double> {
     if (!have_forces_ || (potential && !have_potential_)) solve(potential);
     out = a_;
   }
+  void do_restore_accelerations(const Accelerations<double>& a) override {
+    a_.ax = a.ax;
+    a_.ay = a.ay;
+    a_.az = a.az;
+    have_forces_ = true;
+    have_potential_ = false;
+  }
 
   Solver solver_{0.05};
   Particles<double> p_;

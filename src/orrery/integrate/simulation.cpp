@@ -65,10 +65,42 @@ void Simulation<Real>::compute_forces(bool with_potential) {
   }
   gravity::SolveOptions options;
   options.potential = with_potential;
-  const auto report = solver_->solve(particles_.sources(), accelerations_.view(with_potential), options);
+  options.previous_accelerations = have_previous_;
+  gravity::SolverReport report;
+  if (have_forces_) {
+    // Only the potentials are missing. The solve goes to a copy: with the
+    // relative opening its accelerations (read back as their own previous
+    // ones) may differ in the last bits from those the run integrates with.
+    Accelerations<Real> extra;
+    extra.ax = accelerations_.ax;
+    extra.ay = accelerations_.ay;
+    extra.az = accelerations_.az;
+    extra.potential.swap(accelerations_.potential);  // the same buffer back: views of it stay valid
+    report = solver_->solve(particles_.sources(), extra.view(true), options);
+    accelerations_.potential.swap(extra.potential);
+  } else {
+    report = solver_->solve(particles_.sources(), accelerations_.view(with_potential), options);
+  }
   interactions_ += report.total.particle_interactions + report.total.cell_interactions;
   have_forces_ = true;
   have_potential_ = with_potential;
+  have_previous_ = true;
+}
+
+template <class Real>
+void Simulation<Real>::restore_accelerations(const Accelerations<Real>& a) {
+  const auto n = particles_.size();
+  if (a.ax.size() != static_cast<std::size_t>(n) || a.ay.size() != a.ax.size() || a.az.size() != a.ax.size()) {
+    throw InputError("simulation: " + std::to_string(a.ax.size()) + " accelerations restored for " +
+                     std::to_string(n) + " particles; they must be equal");
+  }
+  accelerations_.ax = a.ax;
+  accelerations_.ay = a.ay;
+  accelerations_.az = a.az;
+  have_forces_ = true;
+  have_potential_ = false;
+  have_previous_ = true;
+  if (device_) device_->restore_accelerations(accelerations_);
 }
 
 template <class Real>
@@ -117,6 +149,8 @@ void Simulation<Real>::advance(bool last) {
     auto timer = timers_.scope("drift");
     drift(particles_, static_cast<Real>(state_.dt));
   }
+  have_forces_ = false;  // accelerations_ now belong to the positions before the drift
+  have_potential_ = false;
   ++state_.step;
   bool potential_wanted = false;
   for (const auto& o : outputs_) potential_wanted |= o.needs_potential & (last | o.schedule.due(state_.step, state_.dt));

@@ -3,10 +3,13 @@
 // kick-drift-kick leapfrog, periodic outputs, and wall time per phase.
 //
 // All state needed to continue a run bit-identically is explicit: the
-// particles, and SimulationState (time origin, dt, step, the reference
-// energy of the diagnostics, an RNG state). The accelerations are not part
-// of it: they are a pure function of the positions (every solver is
-// deterministic), recomputed after a restore.
+// particles, SimulationState (time origin, dt, step, the reference energy of
+// the diagnostics, an RNG state) and the accelerations. Every solver is
+// deterministic, but with the tree's relative opening (docs/adr/0007) an
+// evaluation also reads the previous one's accelerations: a solve passes
+// SolveOptions::previous_accelerations from the second evaluation of the same
+// particles on, so a restore hands them back (restore_accelerations), or the
+// first evaluation after it bootstraps.
 //
 // Time is time_origin + step * dt, never accumulated, so it has no drift and
 // is the same in a restarted run.
@@ -88,8 +91,15 @@ class Simulation {
   const Particles<Real>& particles() const;
   /// Accelerations at the current positions; evaluated on first use.
   const Accelerations<Real>& accelerations();
-  /// Potentials at the current positions (an extra solve unless the last one had them).
+  /// Potentials at the current positions (an extra solve unless the last one
+  /// had them; it leaves the accelerations as they are).
   const std::vector<Real>& potentials();
+  /// Sets the accelerations at the current positions to `a` (ax, ay, az of
+  /// N particles; InputError otherwise): those of the evaluation that
+  /// produced them, e.g. a checkpoint's. The next step kicks with them
+  /// instead of evaluating, and the next evaluation reads them as the
+  /// previous one's, as in the run that wrote them.
+  void restore_accelerations(const Accelerations<Real>& a);
   /// The host force solver. RuntimeFailure for a device-resident simulation
   /// (use solver_name(), or device()).
   const gravity::ForceSolver<Real>& solver() const;
@@ -120,6 +130,9 @@ class Simulation {
   // accelerations_ holds the accelerations (and potentials) at the current positions.
   bool have_forces_ = false;
   bool have_potential_ = false;
+  // accelerations_ holds the latest evaluation of these particles (at the
+  // current positions or before the last drift): the next solve reads them.
+  bool have_previous_ = false;
   std::vector<std::int64_t> last_written_;  // per output, the step it last ran at
   std::uint64_t interactions_ = 0;
 };

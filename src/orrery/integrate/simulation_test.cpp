@@ -96,6 +96,80 @@ TEST(Simulation, OutputsRunOnScheduleFirstAndLastStep) {
   EXPECT_GT(sim.timers().seconds("force"), 0.0);
 }
 
+/// Records what each solve is told and sees; writes ax = the solve's number
+/// (1, 2, ...) to every particle (ay = az = 0), potentials = -that number.
+class SpySolver final : public gravity::ForceSolver<double> {
+ public:
+  std::vector<bool> previous;  // per solve: options.previous_accelerations
+  std::vector<double> seen;    // per solve: out.ax[0] on entry
+  std::string name() const override { return "spy"; }
+  gravity::SolverReport solve(const SourcesView<double>&, const AccelerationsView<double>& out,
+                              const gravity::SolveOptions& options) override {
+    previous.push_back(options.previous_accelerations);
+    seen.push_back(out.ax[0]);
+    const double k = static_cast<double>(previous.size());
+    for (std::int64_t i = 0; i < out.count; ++i) {
+      out.ax[i] = k;
+      out.ay[i] = out.az[i] = 0;
+      if (options.potential) out.potential[i] = -k;
+    }
+    return {};
+  }
+};
+
+struct Spied {
+  Simulation<double> sim;
+  SpySolver* spy;
+};
+
+Spied spied_simulation() {
+  auto spy = std::make_unique<SpySolver>();
+  auto* raw = spy.get();
+  return {Simulation<double>(ic::plummer_sphere(8, 2), std::move(spy), {.dt = 0.01}), raw};
+}
+
+// The relative opening (docs/adr/0007) reads the previous evaluation's
+// accelerations: told so from the second evaluation of the same particles on.
+TEST(Simulation, SolvesReadThePreviousEvaluationFromTheSecondOn) {
+  auto [sim, spy] = spied_simulation();
+  sim.step();  // evaluates (bootstrap), kick, drift, evaluates, kick
+  sim.step();
+  EXPECT_EQ(spy->previous, (std::vector<bool>{false, true, true}));
+  EXPECT_EQ(spy->seen[1], 1.0);
+  EXPECT_EQ(spy->seen[2], 2.0);
+  EXPECT_EQ(sim.accelerations().ax[0], 3.0);
+}
+
+// Potentials asked for after the fact come from an extra solve that leaves
+// the accelerations the run integrates with (and the next solve reads) alone.
+TEST(Simulation, ALatePotentialSolveLeavesTheAccelerations) {
+  auto [sim, spy] = spied_simulation();
+  sim.step();
+  EXPECT_EQ(sim.potentials()[0], -3.0);
+  EXPECT_EQ(spy->previous.back(), true);
+  EXPECT_EQ(spy->seen.back(), 2.0);
+  EXPECT_EQ(sim.accelerations().ax[0], 2.0);
+  sim.step();
+  EXPECT_EQ(spy->seen.back(), 2.0);  // solve 4 read solve 2's accelerations, not the extra solve's
+  EXPECT_EQ(spy->previous.size(), 4u);
+}
+
+// Restored accelerations (a checkpoint's) are kicked with and then read as
+// the previous evaluation's: no bootstrap solve.
+TEST(Simulation, RestoredAccelerationsAreUsedAndReadAsThePreviousOnes) {
+  auto [sim, spy] = spied_simulation();
+  Accelerations<double> a(8);
+  std::fill(a.ax.begin(), a.ax.end(), 7.0);
+  sim.restore_accelerations(a);
+  EXPECT_EQ(sim.accelerations().ax[0], 7.0);
+  const double vx0 = sim.particles().vx[0];
+  sim.step();
+  EXPECT_EQ(spy->previous, (std::vector<bool>{true}));
+  EXPECT_EQ(spy->seen[0], 7.0);
+  EXPECT_EQ(sim.particles().vx[0], std::fma(1.0, 0.005, std::fma(7.0, 0.005, vx0)));  // leapfrog.hpp's kicks
+  EXPECT_THROW(sim.restore_accelerations(Accelerations<double>(7)), InputError);
+}
+
 TEST(Simulation, RejectsNonPositiveStep) {
   EXPECT_THROW(make_sim(Particles<float>(2), {.dt = 0.0}), InputError);
   EXPECT_THROW(make_sim(Particles<float>(2), {.dt = -1.0}), InputError);

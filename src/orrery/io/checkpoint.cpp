@@ -25,7 +25,9 @@ static_assert(std::endian::native == std::endian::little, "checkpoints are writt
 static_assert(sizeof(integrate::SimulationState) == 3 * 8 + 8 + 4 * 8, "SimulationState changed: update checkpoint.cpp");
 
 constexpr char kMagic[8] = {'O', 'R', 'R', 'E', 'R', 'Y', 'C', 'K'};
-constexpr std::uint32_t kFormat = 1;
+// 1: without accelerations; 2: with them (Checkpoint::accelerations).
+constexpr std::uint32_t kFormat = 2;
+constexpr std::uint32_t kOldestFormat = 1;
 const std::string kPrefix = "checkpoint_";
 const std::string kSuffix = ".orrck";
 
@@ -120,11 +122,12 @@ std::vector<std::byte> read_verified(const std::filesystem::path& path) {
   return bytes;
 }
 
-BuildFingerprint read_build(Reader& r) {
+BuildFingerprint read_build(Reader& r, std::uint32_t& format) {
   char magic[sizeof(kMagic)];
   for (char& c : magic) c = r.get<char>("signature");
-  const auto format = r.get<std::uint32_t>("format");
-  if (format != kFormat) r.fail("format", fmt::format("version {} (this build reads version {})", format, kFormat));
+  format = r.get<std::uint32_t>("format");
+  if (format < kOldestFormat || format > kFormat)
+    r.fail("format", fmt::format("version {} (this build reads versions {} to {})", format, kOldestFormat, kFormat));
   BuildFingerprint b;
   b.version = r.get_string("build.version");
   b.precision = r.get_string("build.precision");
@@ -146,6 +149,26 @@ BuildFingerprint BuildFingerprint::current() {
 }
 
 template <class Real>
+Checkpoint<Real> checkpoint_of(integrate::Simulation<Real>& sim, std::string config,
+                               std::map<std::string, std::int64_t> counters) {
+  Checkpoint<Real> c;
+  c.config = std::move(config);
+  c.state = sim.state();
+  c.counters = std::move(counters);
+  c.particles = sim.particles();
+  const auto& a = sim.accelerations();
+  c.accelerations.ax = a.ax;
+  c.accelerations.ay = a.ay;
+  c.accelerations.az = a.az;
+  return c;
+}
+
+template <class Real>
+void restore_accelerations(integrate::Simulation<Real>& sim, const Checkpoint<Real>& c) {
+  if (!c.accelerations.ax.empty()) sim.restore_accelerations(c.accelerations);
+}
+
+template <class Real>
 void write_checkpoint(const std::filesystem::path& path, const Checkpoint<Real>& c) {
   const auto& p = c.particles;
   const std::size_t n = p.x.size();
@@ -154,6 +177,10 @@ void write_checkpoint(const std::filesystem::path& path, const Checkpoint<Real>&
   if (p.id.size() != n) throw InputError("checkpoint '" + path.string() + "': particle IDs of the wrong length");
   if (c.build.precision != precision_name<Real>())
     throw InputError("checkpoint '" + path.string() + "': build.precision '" + c.build.precision + "' is not the particles' precision");
+  const auto& a = c.accelerations;
+  if (!a.ax.empty() && (a.ax.size() != n || a.ay.size() != n || a.az.size() != n))
+    throw InputError("checkpoint '" + path.string() + "': " + std::to_string(a.ax.size()) + " accelerations for " +
+                     std::to_string(n) + " particles; accepted: none or one per particle");
   Writer w;
   for (const char ch : kMagic) w.put(ch);
   w.put(kFormat);
@@ -174,6 +201,8 @@ void write_checkpoint(const std::filesystem::path& path, const Checkpoint<Real>&
   w.put(static_cast<std::uint64_t>(n));
   for (const auto* v : {&p.x, &p.y, &p.z, &p.vx, &p.vy, &p.vz, &p.mass}) w.put(*v);
   w.put(p.id);
+  w.put(static_cast<std::uint64_t>(a.ax.size()));
+  for (const auto* v : {&a.ax, &a.ay, &a.az}) w.put(*v);
   const std::uint64_t crc = crc64(w.bytes());
   w.put(crc);
   write_file_atomically(path, w.bytes());
@@ -184,7 +213,8 @@ Checkpoint<Real> read_checkpoint(const std::filesystem::path& path) {
   const auto bytes = read_verified(path);
   Reader r(bytes, path.string());
   Checkpoint<Real> c;
-  c.build = read_build(r);
+  std::uint32_t format = 0;
+  c.build = read_build(r, format);
   if (c.build.precision != precision_name<Real>())
     r.fail("build.precision", "the checkpoint holds " + c.build.precision + " particles, this run uses " +
                                   precision_name<Real>() + " (set gravity.precision = \"" +
@@ -204,7 +234,10 @@ Checkpoint<Real> read_checkpoint(const std::filesystem::path& path) {
   }
   const auto n = r.get<std::uint64_t>("particles.count");
   constexpr std::size_t per = 7 * sizeof(Real) + sizeof(std::uint64_t);
-  if (n == 0 || n > r.remaining() / per || n * per != r.remaining())
+  // Version 2 ends with accelerations.count and 0 or n accelerations.
+  const std::size_t after = format >= 2 ? sizeof(std::uint64_t) : 0;
+  const std::size_t particle_bytes = r.remaining() - std::min(after, r.remaining());
+  if (n == 0 || n > particle_bytes / per || (format == 1 && n * per != particle_bytes))
     r.fail("particles.count", fmt::format("{} does not match the {} bytes of particle data", n, r.remaining()));
   auto& p = c.particles;
   r.get_array(p.x, n, "particles.x");
@@ -215,6 +248,19 @@ Checkpoint<Real> read_checkpoint(const std::filesystem::path& path) {
   r.get_array(p.vz, n, "particles.vz");
   r.get_array(p.mass, n, "particles.mass");
   r.get_array(p.id, n, "particles.id");
+  if (format >= 2) {
+    const auto m = r.get<std::uint64_t>("accelerations.count");
+    if ((m != 0 && m != n) || 3 * m * sizeof(Real) != r.remaining())
+      r.fail("accelerations.count", fmt::format("{} for {} particles, with {} bytes left; accepted: 0 or {}", m, n,
+                                                r.remaining(), n));
+    auto& a = c.accelerations;
+    r.get_array(a.ax, m, "accelerations.ax");
+    r.get_array(a.ay, m, "accelerations.ay");
+    r.get_array(a.az, m, "accelerations.az");
+    for (const auto* v : {&a.ax, &a.ay, &a.az})
+      for (const Real x : *v)
+        if (!std::isfinite(x)) r.fail("accelerations", fmt::format("{} is not finite", x));
+  }
   validate_particles(p, "file '" + path.string() + "'", {"particles.position", "particles.velocity", "particles.mass", "particles.id"});
   return c;
 }
@@ -222,7 +268,8 @@ Checkpoint<Real> read_checkpoint(const std::filesystem::path& path) {
 std::string checkpoint_precision(const std::filesystem::path& path) {
   const auto bytes = read_verified(path);
   Reader r(bytes, path.string());
-  return read_build(r).precision;
+  std::uint32_t format = 0;
+  return read_build(r, format).precision;
 }
 
 bool is_checkpoint_file(const std::filesystem::path& path) {
@@ -288,6 +335,9 @@ std::filesystem::path write_rotating_checkpoint(const std::filesystem::path& dir
   template BuildFingerprint BuildFingerprint::current<Real>();                                           \
   template void write_checkpoint<Real>(const std::filesystem::path&, const Checkpoint<Real>&);           \
   template Checkpoint<Real> read_checkpoint<Real>(const std::filesystem::path&);                         \
+  template Checkpoint<Real> checkpoint_of<Real>(integrate::Simulation<Real>&, std::string,                 \
+                                               std::map<std::string, std::int64_t>);                     \
+  template void restore_accelerations<Real>(integrate::Simulation<Real>&, const Checkpoint<Real>&);      \
   template std::filesystem::path write_rotating_checkpoint<Real>(const std::filesystem::path&, const Checkpoint<Real>&, \
                                                                  int);
 ORRERY_CHECKPOINT_INSTANTIATE(float)

@@ -2,14 +2,16 @@
 // Checkpoints: everything needed to continue a run bit-identically
 // (contract 6): the particles in the run's own precision, the integrator
 // state (time origin, dt, step, reference energy, RNG state), the run's full
-// configuration, run-loop counters, and the fingerprint of the build that
-// wrote it. Accelerations are not stored: they are a pure function of the
-// positions and are recomputed on restore (integrate/simulation.hpp).
+// configuration, run-loop counters, the fingerprint of the build that wrote
+// it, and the accelerations at the particles' positions: the tree's relative
+// opening reads them in the next evaluation (integrate/simulation.hpp), so a
+// restart that recomputed them would not continue bit-identically.
 //
 // Format (little-endian, docs/snapshots.md): "ORRERYCK", format version,
 // the fields below, then a CRC-64/XZ of every preceding byte. The whole file
 // is read and its checksum verified before anything is parsed. Written
-// through a temporary file, flushed and renamed (atomic_file.hpp).
+// through a temporary file, flushed and renamed (atomic_file.hpp). Version 2
+// added the accelerations; version 1 files (without them) are still read.
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -41,7 +43,23 @@ struct Checkpoint {
   /// the next snapshot); any names.
   std::map<std::string, std::int64_t> counters;
   Particles<Real> particles;
+  /// ax, ay, az at the particles' positions, from the evaluation the run
+  /// integrates with (potential unused); empty when not stored (a version 1
+  /// file, or a run that had not evaluated forces yet).
+  Accelerations<Real> accelerations;
 };
+
+/// A checkpoint of `sim` now, with the run's TOML `config` and `counters`:
+/// its state, particles and accelerations (evaluated first when it has none
+/// yet: the evaluation its next step would make).
+template <class Real>
+Checkpoint<Real> checkpoint_of(integrate::Simulation<Real>& sim, std::string config,
+                               std::map<std::string, std::int64_t> counters = {});
+
+/// Hands the checkpoint's accelerations, when it has them, to `sim`, made
+/// from its particles and state: the run then continues bit-identically.
+template <class Real>
+void restore_accelerations(integrate::Simulation<Real>& sim, const Checkpoint<Real>& c);
 
 /// Writes atomically. InputError when the directory is not writable or the
 /// disk is full (an existing file of that name is then unchanged).
@@ -49,8 +67,9 @@ template <class Real>
 void write_checkpoint(const std::filesystem::path& path, const Checkpoint<Real>& c);
 
 /// Reads, verifies the checksum and validates. InputError naming the file
-/// and the problem: missing, not a checkpoint, truncated, checksum mismatch,
-/// a precision other than Real, invalid particles.
+/// and the problem: missing, not a checkpoint, a format version this build
+/// does not read, truncated, checksum mismatch, a precision other than Real,
+/// invalid particles or accelerations.
 template <class Real>
 Checkpoint<Real> read_checkpoint(const std::filesystem::path& path);
 

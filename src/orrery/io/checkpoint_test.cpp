@@ -6,6 +6,9 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstring>
+#include <limits>
+#include <span>
 #include <thread>
 
 #include "orrery/io/crc64.hpp"
@@ -30,6 +33,10 @@ Checkpoint<Real> sample_checkpoint(std::size_t n, std::uint64_t seed) {
   c.state.rng_state = {1, 2, 3, seed};
   c.counters = {{"next_snapshot", 4}, {"diagnostics_rows", 12}};
   c.particles = random_particles<Real>(n, seed);
+  auto a = random_particles<Real>(n, seed + 100);
+  c.accelerations.ax = std::move(a.x);
+  c.accelerations.ay = std::move(a.y);
+  c.accelerations.az = std::move(a.z);
   return c;
 }
 
@@ -44,6 +51,9 @@ void expect_same(const Checkpoint<Real>& a, const Checkpoint<Real>& b) {
   EXPECT_EQ(a.state.rng_state, b.state.rng_state);
   EXPECT_EQ(a.counters, b.counters);
   expect_same_particles(a.particles, b.particles);
+  EXPECT_TRUE(testing::same_bits(a.accelerations.ax, b.accelerations.ax));
+  EXPECT_TRUE(testing::same_bits(a.accelerations.ay, b.accelerations.ay));
+  EXPECT_TRUE(testing::same_bits(a.accelerations.az, b.accelerations.az));
 }
 
 TEST(Crc64, KnownCheckValue) {
@@ -62,6 +72,66 @@ void round_trip() {
 }
 TEST(Checkpoint, RoundTripIsBitwiseDouble) { round_trip<double>(); }
 TEST(Checkpoint, RoundTripIsBitwiseFloat) { round_trip<float>(); }
+
+/// The bytes of `file` with the format field set to `format` and, before
+/// the checksum, `drop` bytes removed from the end; checksum recomputed.
+std::string with_format(const std::filesystem::path& file, std::uint32_t format, std::size_t drop) {
+  auto bytes = testing::read_bytes(file);
+  bytes.resize(bytes.size() - 8 - drop);
+  std::memcpy(bytes.data() + 8, &format, sizeof format);
+  const std::uint64_t crc = crc64(std::as_bytes(std::span(bytes.data(), bytes.size())));
+  bytes.append(reinterpret_cast<const char*>(&crc), sizeof crc);
+  return bytes;
+}
+
+TEST(Checkpoint, WithoutAccelerationsRoundTripsEmpty) {
+  ScratchDir dir;
+  auto c = sample_checkpoint<double>(50, 2);
+  c.accelerations = {};
+  write_checkpoint(dir / "c.orrck", c);
+  const auto back = read_checkpoint<double>(dir / "c.orrck");
+  expect_same(c, back);
+  EXPECT_TRUE(back.accelerations.ax.empty());
+  c.accelerations.ax.assign(49, 1.0);
+  expect_input_error([&] { write_checkpoint(dir / "bad.orrck", c); }, {"bad.orrck", "49 accelerations for 50 particles"});
+  EXPECT_FALSE(std::filesystem::exists(dir / "bad.orrck"));
+}
+
+// Format 1 (before the accelerations) is format 2 without its
+// accelerations.count field: still read, with no accelerations.
+TEST(Checkpoint, FormatOneFilesAreStillRead) {
+  ScratchDir dir;
+  auto c = sample_checkpoint<double>(40, 3);
+  c.accelerations = {};
+  write_checkpoint(dir / "c.orrck", c);
+  testing::write_bytes(dir / "v1.orrck", with_format(dir / "c.orrck", 1, sizeof(std::uint64_t)));
+  const auto old = read_checkpoint<double>(dir / "v1.orrck");
+  expect_same(c, old);
+  EXPECT_TRUE(old.accelerations.ax.empty());
+  testing::write_bytes(dir / "v3.orrck", with_format(dir / "c.orrck", 3, 0));
+  expect_input_error([&] { read_checkpoint<double>(dir / "v3.orrck"); },
+                     {"v3.orrck", "format", "version 3 (this build reads versions 1 to 2)"});
+  expect_input_error([&] { checkpoint_precision(dir / "v3.orrck"); }, {"v3.orrck", "version 3"});
+}
+
+TEST(Checkpoint, AccelerationsOfAnotherCountOrNotFiniteAreRefused) {
+  ScratchDir dir;
+  auto c = sample_checkpoint<double>(30, 4);
+  // A format 2 file whose accelerations.count is 29: the last 3 * 8 bytes cut and the count patched.
+  write_checkpoint(dir / "c.orrck", c);
+  auto bytes = testing::read_bytes(dir / "c.orrck");
+  const std::size_t count_at = bytes.size() - 8 - 3 * 30 * sizeof(double) - 8;
+  const std::uint64_t m = 29;
+  std::memcpy(bytes.data() + count_at, &m, sizeof m);
+  bytes.resize(bytes.size() - 8 - 3 * sizeof(double));
+  const std::uint64_t crc = crc64(std::as_bytes(std::span(bytes.data(), bytes.size())));
+  bytes.append(reinterpret_cast<const char*>(&crc), sizeof crc);
+  testing::write_bytes(dir / "m.orrck", bytes);
+  expect_input_error([&] { read_checkpoint<double>(dir / "m.orrck"); }, {"m.orrck", "accelerations.count", "29"});
+  c.accelerations.ay[7] = std::numeric_limits<double>::infinity();
+  write_checkpoint(dir / "inf.orrck", c);
+  expect_input_error([&] { read_checkpoint<double>(dir / "inf.orrck"); }, {"inf.orrck", "accelerations", "inf"});
+}
 
 TEST(Checkpoint, EveryFlippedByteFailsTheChecksum) {
   ScratchDir dir;

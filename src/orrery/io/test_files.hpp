@@ -27,7 +27,10 @@ class ScratchDir {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
     std::string name = info ? info->name() : "test";
     for (char& c : name) c = (c == '/') ? '_' : c;  // parameterised tests: "Name/param"
-    path_ = std::filesystem::temp_directory_path() / ("orrery_" + name + "_" + std::to_string(::getpid()));
+    // Numbered: two scratch directories of one test (e.g. a run and its restart) must not be one.
+    static int made = 0;
+    path_ = std::filesystem::temp_directory_path() /
+            ("orrery_" + name + "_" + std::to_string(::getpid()) + "_" + std::to_string(made++));
     std::filesystem::remove_all(path_);
     std::filesystem::create_directories(path_);
   }
