@@ -16,8 +16,8 @@ class Forces(NamedTuple):
 
 
 def forces(positions, masses, *, solver=None, backend=None, precision=None, theta=None, leaf_capacity=None,
-           multipole=None, softening=None, softening_kernel=None, math=None, traversal=None, group_width=None,
-           potential=True, per_target=False):
+           multipole=None, opening=None, tolerance=None, softening=None, softening_kernel=None, math=None,
+           traversal=None, group_width=None, potential=True, per_target=False):
     """Accelerations and potentials of N particles on each other (self excluded).
 
     positions: (N, 3) array; masses: (N,) array or a scalar (all equal).
@@ -28,8 +28,11 @@ def forces(positions, masses, *, solver=None, backend=None, precision=None, thet
     solver: "direct" (default), "tree", "reference" (double, compensated sums);
     orrery.available_solvers() lists this build's solver/backend pairs.
     backend: "cpu" (default), "cuda", "auto" (CUDA when a GPU is present).
-    theta, leaf_capacity, multipole ("monopole" or 1, "quadrupole" or 2):
-    tree settings. softening (Plummer-equivalent eps, default 0.05),
+    theta, leaf_capacity, multipole ("monopole" or 1, "quadrupole" or 2),
+    opening ("geometric" or "relative") and tolerance (the relative
+    criterion's alpha): tree settings. A one-shot call has no previous
+    accelerations, so opening="relative" costs a bootstrap evaluation (a
+    geometric walk at theta) before the relative one. softening (Plummer-equivalent eps, default 0.05),
     softening_kernel ("plummer" or "spline"), math ("fast" or "exact": GPU
     kernels only), traversal ("coherent" or "independent") and group_width
     (8, 16, 32, 64): the GPU tree walk. Units: G = 1 code units. These are
@@ -45,7 +48,8 @@ def forces(positions, masses, *, solver=None, backend=None, precision=None, thet
     with the library's message (the CLI's).
     """
     config = _gravity.config(solver=solver, backend=backend, precision=precision, theta=theta,
-                             leaf_capacity=leaf_capacity, multipole=multipole, softening=softening,
+                             leaf_capacity=leaf_capacity, multipole=multipole, opening=opening,
+                             tolerance=tolerance, softening=softening,
                              softening_kernel=softening_kernel, math=math, traversal=traversal,
                              group_width=group_width)
     dtype = _gravity.dtype(config)

@@ -20,8 +20,12 @@ class Simulation:
     ``.cold_sphere``, ``.kepler``, ``.collision``; or read one:
     ``Simulation.from_snapshot(path)``, ``Simulation.load_checkpoint(path)``.
     Gravity settings are keywords, as for orrery.forces: solver, backend,
-    precision, theta, leaf_capacity, multipole, softening, softening_kernel,
-    math. They are fixed for the life of the simulation.
+    precision, theta, leaf_capacity, multipole, opening, tolerance,
+    softening, softening_kernel, math. They are fixed for the life of the
+    simulation. With opening="relative" each force evaluation reads the
+    previous one's accelerations: the first (at the first step or after a
+    load) is a bootstrap, and checkpoints carry them so that a loaded run
+    continues bit-identically.
 
     Array access (numpy):
       x, y, z, vx, vy, vz, mass, ids, ax, ay, az, potential
@@ -163,7 +167,11 @@ class Simulation:
         gravity, _dt = _core.run_settings(config_text, f"checkpoint {path}")
         settings = {**_gravity.as_dict(gravity), **overrides}
         settings["precision"] = "single" if arrays["positions"].dtype == np.float32 else "double"
-        return cls._from_state(arrays, state, settings)
+        self = cls._from_state(arrays, state, settings)
+        if "accelerations" in arrays:
+            # What the next step kicks with and, with opening="relative", what its evaluation reads.
+            self._sim.restore_accelerations(_arrays.rows3("accelerations", arrays["accelerations"], self._dtype))
+        return self
 
     # ----- running
 

@@ -83,6 +83,8 @@ void bind_config(nb::module_& m) {
       .def_ro("theta", &GravityConfig::theta)
       .def_ro("leaf_capacity", &GravityConfig::leaf_capacity)
       .def_ro("multipole", &GravityConfig::multipole_order)
+      .def_prop_ro("opening", [](const GravityConfig& c) { return std::string(to_string(c.opening)); })
+      .def_ro("tolerance", &GravityConfig::tolerance)
       .def_ro("traversal", &GravityConfig::traversal)
       .def_ro("group_width", &GravityConfig::group_width);
   m.def("gravity_config", &gravity_config, nb::arg("settings"),

@@ -59,8 +59,10 @@ nb::tuple read_checkpoint_as(const std::string& path) {
   build["version"] = c.build.version;
   build["precision"] = c.build.precision;
   build["compiler"] = c.build.compiler;
-  return nb::make_tuple<nb::rv_policy::copy>(particle_arrays(std::move(c.particles)), c.state, c.config, c.counters,
-                                             build);
+  nb::dict arrays = particle_arrays(std::move(c.particles));
+  const auto& a = c.accelerations;
+  if (!a.ax.empty()) arrays["accelerations"] = join_columns(a.ax, a.ay, a.az);
+  return nb::make_tuple<nb::rv_policy::copy>(arrays, c.state, c.config, c.counters, build);
 }
 
 /// (arrays, SimulationState, config, counters, build) in the file's precision.
@@ -93,12 +95,7 @@ void save_checkpoint(SimulationHandle<Real>& h, const std::string& path, const s
                      const std::map<std::string, std::int64_t>& counters) {
   const auto claim = h.claim();
   nb::gil_scoped_release release;
-  io::Checkpoint<Real> c;
-  c.config = config;
-  c.state = h.sim().state();
-  c.counters = counters;
-  c.particles = h.sim().particles();
-  io::write_checkpoint(path, c);
+  io::write_checkpoint(path, io::checkpoint_of(h.sim(), config, counters));
 }
 
 template void save_snapshot<float>(SimulationHandle<float>&, const std::string&, const std::string&, bool);
@@ -123,7 +120,8 @@ void bind_files(nb::module_& m) {
   m.def("read_snapshot", &read_snapshot, nb::arg("path"),
         "(arrays dict in float64, SnapshotInfo); InputError (ValueError) for an invalid file.");
   m.def("read_checkpoint", &read_checkpoint, nb::arg("path"),
-        "(arrays dict in the file's precision, SimulationState, config TOML, counters, build dict).");
+        "(arrays dict in the file's precision, with \"accelerations\" when the file stores them, "
+        "SimulationState, config TOML, counters, build dict).");
   m.def("checkpoint_precision", [](const std::string& path) { return io::checkpoint_precision(path); },
         nb::arg("path"));
 }

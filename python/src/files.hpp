@@ -17,8 +17,8 @@ namespace orrery::python {
 template <class Real>
 void save_snapshot(SimulationHandle<Real>& h, const std::string& path, const std::string& config, bool fields);
 
-/// Writes a checkpoint of the simulation: particles, state, `config` (the
-/// run's TOML text) and `counters`.
+/// Writes a checkpoint of the simulation: particles, accelerations, state,
+/// `config` (the run's TOML text) and `counters`.
 template <class Real>
 void save_checkpoint(SimulationHandle<Real>& h, const std::string& path, const std::string& config,
                      const std::map<std::string, std::int64_t>& counters);

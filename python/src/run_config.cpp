@@ -40,6 +40,8 @@ std::string config_toml(const gravity::GravityConfig& g, double dt, const std::v
   put("gravity.theta", number(g.theta));
   put("gravity.leaf_capacity", std::to_string(g.leaf_capacity));
   put("gravity.multipole", g.multipole_order == 2 ? "quadrupole" : "monopole");
+  put("gravity.opening", std::string(to_string(g.opening)));
+  put("gravity.tolerance", number(g.tolerance));
   put("gravity.traversal", g.traversal);
   put("gravity.group_width", std::to_string(g.group_width));
   put("integration.dt", number(dt));

@@ -203,6 +203,16 @@ void bind_simulation_of(nb::module_& m) {
              const auto& a = accelerations_of(h);
              return join_columns(a.ax, a.ay, a.az);
            })
+      .def("restore_accelerations",
+           [](Handle& h, const Rows3<Real>& rows) {
+             Accelerations<Real> a;
+             split_rows(rows, a.ax, a.ay, a.az);
+             const auto claim = h.claim();
+             h.sim().restore_accelerations(a);
+           },
+           nb::arg("accelerations"),
+           "Sets the accelerations at the current positions (a checkpoint's): the next step kicks with them and "
+           "the next evaluation reads them as the previous one's.")
       .def("diagnostics", &diagnostics<Real>)
       .def(
           "lagrangian_radii",

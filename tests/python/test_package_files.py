@@ -68,6 +68,32 @@ def test_a_checkpoint_continues_bit_identically(tmp_path):
     assert resumed.diagnostics()["relative_energy_error"] != 0.0
 
 
+@pytest.mark.skipif("tree/cpu" not in orrery.available_solvers(), reason="no CPU tree solver in this build")
+def test_a_relative_opening_checkpoint_continues_bit_identically(tmp_path):
+    # Each evaluation reads the previous one's accelerations: the checkpoint carries them.
+    settings = dict(solver="tree", opening="relative", tolerance=0.001, theta=1.0, multipole="quadrupole",
+                    precision="double", dt=1 / 64)
+    straight = orrery.Simulation.plummer(1000, seed=3, **settings)
+    straight.step(12)
+
+    first = orrery.Simulation.plummer(1000, seed=3, **settings)
+    first.step(5)
+    first.potential  # a late potential solve, which leaves the accelerations alone
+    first.save_checkpoint(tmp_path / "run.orrck")
+    resumed = orrery.Simulation.load_checkpoint(tmp_path / "run.orrck")
+    assert resumed.settings == first.settings
+    assert resumed.settings["opening"] == "relative" and resumed.settings["tolerance"] == 0.001
+    assert np.array_equal(resumed.accelerations, first.accelerations)
+    resumed.step(7)
+    assert np.array_equal(resumed.positions, straight.positions)
+    assert np.array_equal(resumed.velocities, straight.velocities)
+
+    # The same particles without those accelerations start with a bootstrap and take another path.
+    fresh = orrery.Simulation(first.positions, first.velocities, first.mass, first.ids, time=first.time, **settings)
+    fresh.step(7)
+    assert not np.array_equal(fresh.positions, straight.positions)
+
+
 def test_file_errors_name_the_file(tmp_path):
     missing = tmp_path / "nope.h5"
     with pytest.raises(ValueError, match="nope.h5"):
@@ -85,9 +111,11 @@ def test_file_errors_name_the_file(tmp_path):
 
 def test_settings_survive_a_checkpoint_and_the_cli_spelling_of_multipole_is_accepted(tmp_path):
     settings = dict(solver="direct", precision="double", softening=0.07, softening_kernel="spline", theta=0.35,
-                    leaf_capacity=5, multipole="quadrupole", math="exact", dt=1 / 32)
+                    leaf_capacity=5, multipole="quadrupole", opening="relative", tolerance=0.004, math="exact",
+                    dt=1 / 32)
     sim = orrery.Simulation.plummer(20, **settings)
     assert sim.settings["multipole"] == 2
+    assert sim.settings["opening"] == "relative" and sim.settings["tolerance"] == 0.004
     sim.save_checkpoint(tmp_path / "c.orrck")
     again = orrery.Simulation.load_checkpoint(tmp_path / "c.orrck")
     assert again.settings == sim.settings and again.dt == 1 / 32

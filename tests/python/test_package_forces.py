@@ -43,6 +43,43 @@ def test_tree_solver_report_and_accuracy():
     assert per[:, 2].sum() == report["particle_interactions"] > 0
 
 
+@pytest.mark.skipif("tree/cpu" not in orrery.available_solvers(), reason="no CPU tree solver in this build")
+def test_the_relative_opening_is_a_setting_with_its_tolerance():
+    pos, mass = cloud(2000)
+    ref, _, _ = orrery.forces(pos, mass, solver="reference", precision="double")
+    tree = dict(solver="tree", theta=1.0, multipole="quadrupole", precision="double")
+
+    def run(**settings):
+        acc, _, report = orrery.forces(pos, mass, **tree, **settings)
+        err = np.linalg.norm(acc - ref, axis=1) / np.linalg.norm(ref, axis=1)
+        return np.median(err), report["cell_interactions"] + report["particle_interactions"], report
+
+    geometric = run()
+    assert run(opening="geometric")[:2] == geometric[:2]  # the default
+    loose, tight = run(opening="relative", tolerance=0.004), run(opening="relative", tolerance=0.0005)
+    # theta stays the cap: the relative criterion only opens more cells, and a smaller tolerance more still.
+    assert geometric[1] < loose[1] < tight[1]
+    assert tight[0] < loose[0] < geometric[0]
+    # A one-shot call has no previous accelerations: it bootstraps.
+    assert "bootstrap" in loose[2]["phase_seconds"]
+
+
+def test_opening_and_tolerance_errors_name_the_key():
+    pos, mass = cloud(10)
+    with pytest.raises(ValueError, match=r'^gravity.opening = "gadget" is not accepted; accepted: one of: geometric, relative$'):
+        orrery.forces(pos, mass, solver="tree", opening="gadget")
+    with pytest.raises(ValueError, match=r"^gravity.tolerance = 0.0 is not accepted; accepted: a number > 0$"):
+        orrery.forces(pos, mass, solver="tree", opening="relative", tolerance=0)
+    with pytest.raises(ValueError, match=r"^gravity.tolerance = -0.001 is not accepted; accepted: a number > 0$"):
+        orrery.Simulation.plummer(20, solver="tree", opening="relative", tolerance=-0.001)
+    with pytest.raises(ValueError, match=r"^gravity.tolerance = 'tight' has the wrong type; accepted: a number > 0"):
+        orrery.forces(pos, mass, tolerance="tight")
+    with pytest.raises(ValueError, match=r"^gravity.tolerance = nan is not accepted"):
+        orrery.forces(pos, mass, tolerance=float("nan"))
+    with pytest.raises(ValueError, match=r"^gravity.opening = 1 has the wrong type; accepted: one of: geometric"):
+        orrery.Simulation.plummer(20, opening=1)
+
+
 def test_forces_equal_the_simulations_forces_bitwise():
     # Two call paths into the library (one-shot solve, and the Simulation's
     # own evaluation at its positions) must give the same bits.
