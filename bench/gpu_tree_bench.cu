@@ -519,14 +519,22 @@ class Session {
 
   /// One warm-up and one evaluation of each walk variant at 1M, no canary:
   /// for a profiler (ncu -k regex:coherent_walk), not a timing.
-  void profile() {
+  /// relative: only the relative opening (quadrupole, theta 1, tolerance
+  /// 0.005, no potential), timed as a simulation's steady state.
+  void profile(bool relative) {
     DeviceSet p(std::int64_t(1) << 20), q(std::int64_t(1) << 20, false);
-    const GpuTreeSolverConfig cs[] = {config(Traversal::coherent, 32),
-                                      config(Traversal::coherent, 32, 0.6, tree::Multipole::quadrupole)};
+    GpuTreeSolverConfig rel = config(Traversal::coherent, 32, 1.0, tree::Multipole::quadrupole);
+    rel.tree.tree.opening = tree::Opening::relative;
+    rel.tree.tree.tolerance = 0.005;
+    const std::vector<GpuTreeSolverConfig> cs =
+        relative ? std::vector<GpuTreeSolverConfig>{rel}
+                 : std::vector<GpuTreeSolverConfig>{config(Traversal::coherent, 32),
+                                                    config(Traversal::coherent, 32, 0.6, tree::Multipole::quadrupole)};
     for (const auto& c : cs) {
       for (DeviceSet* d : {&p, &q}) {
+        if (relative && d == &p) continue;
         GpuTreeSolver<float> s(c);
-        const Timing t = time_solver(s, *d, 1, 1);
+        const Timing t = time_solver(s, *d, 2, 1, relative);
         std::printf("profile: %s theta %.1f potential %d: walk %.4g ms\n",
                     std::string(tree::to_string(c.tree.tree.multipole)).c_str(), c.tree.tree.theta,
                     int(!d->pot.empty()), t.phase_ms.at("walk"));
@@ -641,7 +649,8 @@ int main(int argc, char** argv) {
     if (want("relative")) s.relative();
     if (want("leaf")) s.leaves();
     if (want("variants")) s.variants();
-    if (want("profile")) s.profile();  // not in the default list
+    if (want("profile")) s.profile(false);  // not in the default list
+    if (want("profile-relative")) s.profile(true);
     if (want("scaling")) s.scaling(quick ? (std::int64_t(1) << 24) : (std::int64_t(1) << 27));
     if (want("cpu") && !quick) s.cpu_tree();  // the CPU at 1M is seconds of held device time
     if (want("crossover")) s.crossover();

@@ -18,7 +18,8 @@
 #   cpu-threads   cpu_tree_bench at N = 1M on 1, 2, 4, 8 and all host threads (the
 #                 CPU walk's parallel efficiency)
 #   profile       SASS of the float coherent walks (coherent_walk_sass.txt) and Nsight
-#                 Compute sections of each walk variant at 1M (ncu_walk.txt)
+#                 Compute sections of each walk variant at 1M (ncu_walk.txt);
+#                 ORRERY_PROFILE_TABLE=profile-relative profiles the relative opening instead
 #   python        the Python package's tests (scripts/python_test.sh on the cuda build:
 #                 the CUDA tests of tests/python run instead of skipping)
 #   bench-build   bench/gpu_tree_build_bench (the tree build alone, 1M and 16M) -> gpu_tree_build.csv
@@ -154,7 +155,7 @@ PY
   say "SASS lines kept: $(wc -l <"$out/coherent_walk_sass.txt")"
   ncu --clock-control none -k regex:coherent_walk --section SpeedOfLight --section ComputeWorkloadAnalysis \
     --section WarpStateStats --section Occupancy --section InstructionStats --section SchedulerStats \
-    --section MemoryWorkloadAnalysis --section LaunchStats "$bin" --tables profile --out "$logs/profile.csv" \
+    --section MemoryWorkloadAnalysis --section LaunchStats "$bin" --tables "${ORRERY_PROFILE_TABLE:-profile}" --out "$logs/profile.csv" \
     >"$out/ncu_walk.txt" 2>&1 || fail "ncu (see ncu_walk.txt)"
   grep -E "profile:|coherent_walk|Duration|Issue Slots Busy|Executed Ipc A|No Eligible|Achieved Occupancy|Registers Per|Warp Cycles Per Issued|L1/TEX Hit|L2 Hit|Compute \(SM\) Thr" \
     "$out/ncu_walk.txt" | cut -c1-160 | tee -a "$summary"
