@@ -1,6 +1,7 @@
 #include "orrery/gravity/tree_gpu_solver.hpp"
 
 #include <cub/block/block_reduce.cuh>
+#include <cuda/functional>
 
 #include <chrono>
 #include <span>
@@ -38,16 +39,47 @@ __global__ void __launch_bounds__(kBlock)
   if (pot != nullptr) out.potential[o] = pot[i];
 }
 
+/// *max_bits = the bits of the largest acceleration_magnitude (non-negative
+/// doubles order as their bit patterns: an exact, order-independent maximum).
+template <class Real>
+__global__ void __launch_bounds__(kBlock)
+    largest_magnitude(std::int64_t n, const Real* ax, const Real* ay, const Real* az, unsigned long long* max_bits) {
+  using Reduce = cub::BlockReduce<double, kBlock>;
+  __shared__ typename Reduce::TempStorage tmp;
+  double m = 0.0;
+  for (std::int64_t i = std::int64_t(blockIdx.x) * kBlock + threadIdx.x; i < n; i += std::int64_t(gridDim.x) * kBlock) {
+    const double a = acceleration_magnitude(ax[i], ay[i], az[i]);
+    m = a > m ? a : m;  // a NaN never wins
+  }
+  const double block_max = Reduce(tmp).Reduce(m, ::cuda::maximum<>{});
+  if (threadIdx.x == 0) atomicMax(max_bits, static_cast<unsigned long long>(__double_as_longlong(block_max)));
+}
+
 /// scale[i] = relative_scale of the acceleration at index from[i] (the
-/// caller's order) or i (from null: accelerations already in sorted order).
+/// caller's order) or i (from null: accelerations already in sorted order),
+/// floored at kRelativeFloor times the largest magnitude.
 template <class Real>
 __global__ void __launch_bounds__(kBlock)
     relative_scales(std::int64_t n, const std::int32_t* from, const Real* ax, const Real* ay, const Real* az,
-                    Real* scale) {
+                    const unsigned long long* max_bits, Real* scale) {
   const std::int64_t i = std::int64_t(blockIdx.x) * kBlock + threadIdx.x;
   if (i >= n) return;  // the tail of the last block
   const std::int64_t j = from != nullptr ? from[i] : i;
-  scale[i] = relative_scale(ax[j], ay[j], az[j]);
+  const double floor = xm::mul(kRelativeFloor, __longlong_as_double(static_cast<long long>(*max_bits)));
+  scale[i] = relative_scale(ax[j], ay[j], az[j], floor);
+}
+
+/// The targets' relative scales (sorted order) from accelerations in the
+/// caller's order (from = order) or in sorted order (from = null).
+template <class Real>
+void enqueue_relative_scales(std::int64_t n, const std::int32_t* from, const Real* ax, const Real* ay, const Real* az,
+                             cuda::DeviceBuffer<unsigned long long>& max_bits, Real* scale, cuda::StreamHandle s) {
+  max_bits.zero(s);
+  const unsigned grid = blocks_for(n) < 1024u ? blocks_for(n) : 1024u;
+  largest_magnitude<<<grid, kBlock, 0, s>>>(n, ax, ay, az, max_bits.data());
+  ORRERY_CUDA_CHECK_LAUNCH("largest_magnitude");
+  relative_scales<<<blocks_for(n), kBlock, 0, s>>>(n, from, ax, ay, az, max_bits.data(), scale);
+  ORRERY_CUDA_CHECK_LAUNCH("relative_scales");
 }
 
 /// totals[k] += sum of counter array k (one atomic per block and counter,
@@ -92,6 +124,7 @@ struct GpuTreeSolver<Real>::State {
   cuda::DeviceBuffer<Real> result[4];  // solve(): ax, ay, az, pot in the caller's order, before download
   cuda::DeviceBuffer<std::uint32_t> counts[3];
   cuda::DeviceBuffer<Real> scale;  // relative opening: each target's relative_scale, sorted order
+  cuda::DeviceBuffer<unsigned long long> largest{1};  // relative opening: bits of the largest |a_old|
   cuda::DeviceBuffer<unsigned long long> totals{3};
   cuda::EventTimer t_upload, t_bootstrap, t_walk, t_scatter, t_download;
   std::vector<Real> staging[4];  // solve_device() with a host build: sources on the host
@@ -286,14 +319,13 @@ void GpuTreeSolver<Real>::walk_and_scatter(const tree::OctreeView<Real>& view, c
     ensure(st.scale, n);
     st.t_bootstrap.start(stream);
     if (o.previous_accelerations) {
-      relative_scales<<<blocks_for(n), kBlock, 0, stream>>>(n, order, out.ax, out.ay, out.az, st.scale.data());
+      enqueue_relative_scales(n, order, out.ax, out.ay, out.az, st.largest, st.scale.data(), stream);
     } else {
       GpuWalkParams first = params;
       first.potential = false;
       walk_tree_gpu(view, first, DeviceWalkTargets<Real>{w.ax, w.ay, w.az}, stream);
-      relative_scales<<<blocks_for(n), kBlock, 0, stream>>>(n, nullptr, w.ax, w.ay, w.az, st.scale.data());
+      enqueue_relative_scales<Real>(n, nullptr, w.ax, w.ay, w.az, st.largest, st.scale.data(), stream);
     }
-    ORRERY_CUDA_CHECK_LAUNCH("relative_scales");
     st.t_bootstrap.stop(stream);
     w.scale = st.scale.data();
   }

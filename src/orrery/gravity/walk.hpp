@@ -44,14 +44,31 @@ ORRERY_HDI bool accepts_node(Real com_x, Real com_y, Real com_z, Real crit2, std
   return accepts_node<false>(com_x, com_y, com_z, crit2, Real(0), first, count, i, tx, ty, tz);
 }
 
-/// The relative criterion's per-target factor: 1/sqrt(|a_old|) of the
-/// target's acceleration in the previous evaluation, in double, rounded to
-/// Real (every backend computes these bits). A zero acceleration gives the
-/// largest finite Real: the target then accepts only cells whose coefficient
-/// is zero (massless), or whose product overflows to never.
+/// |a| in double, as the relative criterion reads it.
 template <class Real>
-ORRERY_HDI Real relative_scale(Real ax, Real ay, Real az) {
-  const double a = xm::sqrt(xm::norm2(double(ax), double(ay), double(az)));
+ORRERY_HDI double acceleration_magnitude(Real ax, Real ay, Real az) {
+  return xm::sqrt(xm::norm2(double(ax), double(ay), double(az)));
+}
+
+/// The relative criterion's floor on |a_old|, as a fraction of the largest
+/// |a_old| of the evaluation (docs/adr/0007). A target whose acceleration
+/// nearly cancels (the centre of a cluster) would otherwise open the tree
+/// almost to a direct sum, and its group alone outlast every other group of
+/// the GPU walk; with the floor it is held to an absolute tolerance of
+/// tolerance * kRelativeFloor * max |a_old|. The maximum is exact and
+/// independent of the order of the reduction, so every backend has its bits.
+inline constexpr double kRelativeFloor = 0.05;
+
+/// The relative criterion's per-target factor: 1/sqrt(max(|a_old|, floor))
+/// of the target's acceleration in the previous evaluation, in double,
+/// rounded to Real (every backend computes these bits). A zero acceleration
+/// (with a zero floor) gives the largest finite Real: the target then accepts
+/// only cells whose coefficient is zero (massless), or whose product
+/// overflows to never.
+template <class Real>
+ORRERY_HDI Real relative_scale(Real ax, Real ay, Real az, double floor = 0.0) {
+  const double m = acceleration_magnitude(ax, ay, az);
+  const double a = m > floor ? m : floor;
   const double s = xm::div(1.0, a);
   constexpr double cap = sizeof(Real) == 4 ? 3.4028234663852886e38 : 1.7976931348623157e308;
   return static_cast<Real>(s < cap ? s : cap);

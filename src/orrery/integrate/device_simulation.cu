@@ -97,6 +97,24 @@ void DeviceSimulation<Real>::compute_forces(bool with_potential) {
   have_potential_ = with_potential;
 }
 
+/// Only the potentials are missing: the solve writes its accelerations to
+/// copies of the current ones (read as their previous evaluation, as
+/// Simulation::compute_forces does on the host), so that with the relative
+/// opening asking for potentials never changes the run's accelerations.
+template <class Real>
+void DeviceSimulation<Real>::compute_potentials_only() {
+  const auto s = stream_.get();
+  const cuda::DeviceBuffer<Real>* current[3] = {&ax_, &ay_, &az_};
+  for (int k = 0; k < 3; ++k) {
+    extra_[k].resize(static_cast<std::size_t>(n_));
+    cuda::copy_device_to_device(extra_[k].data(), current[k]->data(), current[k]->bytes(), s);
+  }
+  solver_->solve_device(sources(), {n_, extra_[0].data(), extra_[1].data(), extra_[2].data(), pot_.data()},
+                        gravity::SolveOptions{.potential = true, .previous_accelerations = true}, s);
+  interactions_ += static_cast<std::uint64_t>(n_) * static_cast<std::uint64_t>(n_ > 0 ? n_ - 1 : 0);
+  have_potential_ = true;
+}
+
 template <class Real>
 void DeviceSimulation<Real>::enqueue_step(bool potential) {
   const auto s = stream_.get();
@@ -158,7 +176,10 @@ void DeviceSimulation<Real>::download_accelerations(Accelerations<Real>& a, bool
   cuda::select_device(solver_->device());
   if (!have_forces_ || (with_potential && !have_potential_)) {
     const auto start = std::chrono::steady_clock::now();
-    compute_forces(with_potential);
+    if (have_forces_)
+      compute_potentials_only();
+    else
+      compute_forces(with_potential);
     stream_.synchronize();
     timers_.add("force", seconds_since(start));
   }

@@ -83,6 +83,7 @@ class DeviceSimulation {
 
  private:
   void compute_forces(bool with_potential);
+  void compute_potentials_only();
   void enqueue_step(bool potential);
   SourcesView<Real> sources() const;
 
@@ -91,6 +92,7 @@ class DeviceSimulation {
   SimulationState state_;
   cuda::Stream stream_;
   cuda::DeviceBuffer<Real> x_, y_, z_, vx_, vy_, vz_, m_, ax_, ay_, az_, pot_;
+  cuda::DeviceBuffer<Real> extra_[3];  // compute_potentials_only's accelerations
   std::vector<std::uint64_t> ids_;
   PhaseTimers timers_;
   bool have_forces_ = false;
