@@ -1,6 +1,7 @@
 #include "orrery/gravity/tree_gpu_solver.hpp"
 
 #include <cub/block/block_reduce.cuh>
+#include <cub/device/device_radix_sort.cuh>
 #include <cuda/functional>
 
 #include <chrono>
@@ -25,11 +26,12 @@ constexpr int kBlock = 256;
 
 unsigned blocks_for(std::int64_t n) { return static_cast<unsigned>((n + kBlock - 1) / kBlock); }
 
-/// out[order[i]] = sorted[i]: results back to the caller's order.
+/// out[order[i]] = sorted[i]: results back to the caller's order; with
+/// `cost`, each target's node visits too (the next walk's launch order).
 template <class Real>
 __global__ void __launch_bounds__(kBlock)
     scatter_results(std::int64_t n, const std::int32_t* order, const Real* ax, const Real* ay, const Real* az,
-                    const Real* pot, AccelerationsView<Real> out) {
+                    const Real* pot, AccelerationsView<Real> out, const std::uint32_t* visits, std::uint32_t* cost) {
   const std::int64_t i = std::int64_t(blockIdx.x) * kBlock + threadIdx.x;
   if (i >= n) return;  // the tail of the last block
   const std::int32_t o = order[i];
@@ -37,6 +39,23 @@ __global__ void __launch_bounds__(kBlock)
   out.ay[o] = ay[i];
   out.az[o] = az[i];
   if (pot != nullptr) out.potential[o] = pot[i];
+  if (cost != nullptr) cost[o] = visits[i];
+}
+
+/// cost[b] = the previous walk's node visits of the targets of walk block b
+/// (cost_of_target in the caller's order, order: the new tree's); ids[b] = b.
+__global__ void __launch_bounds__(kWalkBlockTargets)
+    walk_block_costs(std::int64_t n, const std::int32_t* order, const std::uint32_t* cost_of_target,
+                     std::uint32_t* cost, std::uint32_t* ids) {
+  using Reduce = cub::BlockReduce<std::uint32_t, kWalkBlockTargets>;
+  __shared__ typename Reduce::TempStorage tmp;
+  const std::int64_t i = std::int64_t(blockIdx.x) * kWalkBlockTargets + threadIdx.x;
+  const std::uint32_t c = i < n ? cost_of_target[order[i]] : 0u;  // the last block's tail costs nothing
+  const std::uint32_t total = Reduce(tmp).Sum(c);
+  if (threadIdx.x == 0) {
+    cost[blockIdx.x] = total;
+    ids[blockIdx.x] = blockIdx.x;
+  }
 }
 
 /// *max_bits = the bits of the largest acceleration_magnitude (non-negative
@@ -125,6 +144,11 @@ struct GpuTreeSolver<Real>::State {
   cuda::DeviceBuffer<std::uint32_t> counts[3];
   cuda::DeviceBuffer<Real> scale;  // relative opening: each target's relative_scale, sorted order
   cuda::DeviceBuffer<unsigned long long> largest{1};  // relative opening: bits of the largest |a_old|
+  // Relative opening, longest walk blocks first: each target's node visits in
+  // the last walk (caller's order), and the launch order built from them.
+  cuda::DeviceBuffer<std::uint32_t> cost, block_cost[2], block_ids[2];
+  cuda::DeviceBuffer<std::byte> sort_temp;
+  std::int64_t cost_count = 0;  // targets cost holds (0: none yet)
   cuda::DeviceBuffer<unsigned long long> totals{3};
   cuda::EventTimer t_upload, t_bootstrap, t_walk, t_scatter, t_download;
   std::vector<Real> staging[4];  // solve_device() with a host build: sources on the host
@@ -287,6 +311,36 @@ void GpuTreeSolver<Real>::solve_device(const SourcesView<Real>& sources, const A
 }
 
 template <class Real>
+const std::uint32_t* GpuTreeSolver<Real>::longest_first(std::int64_t n, const std::int32_t* order, bool previous) {
+  // The relative opening concentrates the work where the density is high
+  // (the centre of a cluster: many groups with several times the mean
+  // visits, contiguous in the launch order). Launched in tree order they
+  // start late and the walk ends with most SMs idle; launched longest first
+  // (the previous walk's visits of the same particles), they start first.
+  State& st = *state_;
+  if (!previous || st.cost_count != n) return nullptr;
+  const auto stream = st.stream.get();
+  const std::int64_t blocks = (n + kWalkBlockTargets - 1) / kWalkBlockTargets;
+  for (int k = 0; k < 2; ++k) {
+    ensure(st.block_cost[k], blocks);
+    ensure(st.block_ids[k], blocks);
+  }
+  walk_block_costs<<<static_cast<unsigned>(blocks), kWalkBlockTargets, 0, stream>>>(
+      n, order, st.cost.data(), st.block_cost[0].data(), st.block_ids[0].data());
+  ORRERY_CUDA_CHECK_LAUNCH("walk_block_costs");
+  std::size_t temp = 0;
+  const int items = static_cast<int>(blocks);
+  ORRERY_CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(nullptr, temp, st.block_cost[0].data(),
+                                                              st.block_cost[1].data(), st.block_ids[0].data(),
+                                                              st.block_ids[1].data(), items, 0, 32, stream));
+  ensure(st.sort_temp, static_cast<std::int64_t>(temp));
+  ORRERY_CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(st.sort_temp.data(), temp, st.block_cost[0].data(),
+                                                              st.block_cost[1].data(), st.block_ids[0].data(),
+                                                              st.block_ids[1].data(), items, 0, 32, stream));
+  return st.block_ids[1].data();
+}
+
+template <class Real>
 void GpuTreeSolver<Real>::walk_and_scatter(const tree::OctreeView<Real>& view, const std::int32_t* order,
                                            const AccelerationsView<Real>& out, const SolveOptions& o,
                                            SolverReport& report) {
@@ -326,6 +380,7 @@ void GpuTreeSolver<Real>::walk_and_scatter(const tree::OctreeView<Real>& view, c
       walk_tree_gpu(view, first, DeviceWalkTargets<Real>{w.ax, w.ay, w.az}, stream);
       enqueue_relative_scales<Real>(n, nullptr, w.ax, w.ay, w.az, st.largest, st.scale.data(), stream);
     }
+    w.block_order = longest_first(n, order, o.previous_accelerations);
     st.t_bootstrap.stop(stream);
     w.scale = st.scale.data();
   }
@@ -334,7 +389,13 @@ void GpuTreeSolver<Real>::walk_and_scatter(const tree::OctreeView<Real>& view, c
   st.t_walk.stop(stream);
 
   st.t_scatter.start(stream);
-  scatter_results<<<blocks_for(n), kBlock, 0, stream>>>(n, order, w.ax, w.ay, w.az, w.pot, out);
+  // Relative opening with counters: keep each target's visits for the next
+  // walk's launch order.
+  const bool keep_cost = view.crit_rel != nullptr && cfg.counters;
+  if (keep_cost) ensure(st.cost, n);
+  scatter_results<<<blocks_for(n), kBlock, 0, stream>>>(n, order, w.ax, w.ay, w.az, w.pot, out, w.node_visits,
+                                                         keep_cost ? st.cost.data() : nullptr);
+  st.cost_count = keep_cost ? n : 0;
   ORRERY_CUDA_CHECK_LAUNCH("scatter_results");
   if (cfg.counters) {
     st.totals.zero(stream);

@@ -80,6 +80,9 @@ class GpuTreeSolver final : public ForceSolver<Real>, public DeviceForceSolver<R
   // and the counters: the part both ways in share.
   void walk_and_scatter(const tree::OctreeView<Real>& view, const std::int32_t* order,
                         const AccelerationsView<Real>& out, const SolveOptions& options, SolverReport& report);
+  // The relative walk's launch order, longest blocks first, from the previous
+  // walk's visits of the same particles; null when there is none.
+  const std::uint32_t* longest_first(std::int64_t n, const std::int32_t* order, bool previous);
   GpuTreeSolverConfig config_;
   int device_ = 0;
   std::unique_ptr<State> state_;

@@ -44,6 +44,9 @@ enum class Traversal : std::uint8_t { independent, coherent };
 
 constexpr std::string_view to_string(Traversal t) { return t == Traversal::independent ? "independent" : "coherent"; }
 
+/// Targets per thread block of the walk kernels (DeviceWalkTargets::block_order).
+inline constexpr int kWalkBlockTargets = 128;
+
 /// The group widths the coherent walk is compiled for.
 inline constexpr int kGroupWidths[] = {8, 16, 32, 64};
 
@@ -68,6 +71,9 @@ struct GpuWalkParams {
 /// gravity::relative_scale of each target's previous acceleration; null reads
 /// as 0, the bootstrap's geometric walk) and what it writes. pot is ignored
 /// unless params.potential; null counter arrays are not written.
+/// block_order, when set, is a permutation of the ceil(N / kWalkBlockTargets)
+/// blocks of consecutive targets: the order in which they are launched
+/// (longest first, say). It changes when a target is walked, never its sums.
 template <class Real>
 struct DeviceWalkTargets {
   Real* ax = nullptr;
@@ -78,6 +84,7 @@ struct DeviceWalkTargets {
   std::uint32_t* cell_interactions = nullptr;
   std::uint32_t* particle_interactions = nullptr;
   const Real* scale = nullptr;
+  const std::uint32_t* block_order = nullptr;
 };
 
 /// Enqueues the walk of every target of `tree` on `stream` (asynchronous).

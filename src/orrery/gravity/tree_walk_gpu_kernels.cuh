@@ -22,7 +22,16 @@ namespace orrery::gravity::detail {
 namespace cg = cooperative_groups;
 
 /// Threads per block of every walk kernel: a multiple of 64 (the widest group).
-inline constexpr int kWalkBlock = 128;
+inline constexpr int kWalkBlock = kWalkBlockTargets;
+static_assert(kWalkBlock % 64 == 0);
+
+/// The first target of this thread block: the launch order may be permuted
+/// (DeviceWalkTargets::block_order; uniform over the block).
+template <class Real>
+__device__ std::int64_t block_first_target(const DeviceWalkTargets<Real>& out) {
+  const std::int64_t b = out.block_order != nullptr ? out.block_order[blockIdx.x] : blockIdx.x;
+  return b * kWalkBlock;
+}
 
 /// W lanes of one warp (W = 8, 16, 32), cooperating through warp intrinsics.
 template <int W>
@@ -171,7 +180,7 @@ __device__ void store_target(const DeviceWalkTargets<Real>& out, std::int32_t i,
 template <bool Pot, bool Quad, MathMode Mode, class Real, class Softening>
 __global__ void __launch_bounds__(kWalkBlock)
     independent_walk(const tree::OctreeView<Real> t, const Softening soft, const DeviceWalkTargets<Real> out) {
-  const std::int64_t gi = std::int64_t(blockIdx.x) * kWalkBlock + threadIdx.x;
+  const std::int64_t gi = block_first_target(out) + threadIdx.x;
   if (gi >= t.num_particles) return;  // the tail of the last block
   const auto i = static_cast<std::int32_t>(gi);
   WalkCounts c;
@@ -216,7 +225,7 @@ __global__ void __launch_bounds__(kWalkBlock)
   Group g(slots);
   // Every lane runs the loop, including those past the last target (they
   // want nothing, num_nodes, so they never hold the group back).
-  const std::int64_t gi = std::int64_t(blockIdx.x) * kWalkBlock + threadIdx.x;
+  const std::int64_t gi = block_first_target(out) + threadIdx.x;
   const bool real = gi < t.num_particles;
   const auto i = static_cast<std::int32_t>(real ? gi : t.num_particles - 1);
   const Real tx = t.x[i], ty = t.y[i], tz = t.z[i];
