@@ -241,7 +241,7 @@ __global__ void __launch_bounds__(kWalkBlock)
     const NodeBox<Real> b = node.box;
     const NodeSpan<Real> sp = node.span;
     const bool mine = want == n;
-    const Real rel = Rel ? relative_threshold(relative_coefficient(node), scale) : Real(0);
+    const Real rel = Rel ? relative_threshold(relative_coefficient(node), scale, b.crit2) : Real(0);
     const bool accept =
         mine & accepts_node<Rel>(b.com_x, b.com_y, b.com_z, b.crit2, rel, sp.first, sp.count, i, tx, ty, tz);
     const bool leaf = sp.next == n + 1;

@@ -74,10 +74,16 @@ ORRERY_HDI Real relative_scale(Real ax, Real ay, Real az, double floor = 0.0) {
   return static_cast<Real>(s < cap ? s : cap);
 }
 
-/// The relative test's threshold on d^2 at a cell: crit_rel * scale.
+/// The relative test's threshold on d^2 at a cell: crit_rel * scale, but
+/// never above 4 crit2: the relative criterion opens no cell that Barnes'
+/// criterion at theta / 2 (with 2 delta) would accept. Without this cap the
+/// few groups of a dense centre walk several times the mean and alone set
+/// the GPU walk's time (docs/adr/0007); their accuracy stays that of the
+/// geometric walk at theta / 2.
 template <class Real>
-ORRERY_HDI Real relative_threshold(Real crit_rel, Real scale) {
-  return xm::mul(crit_rel, scale);
+ORRERY_HDI Real relative_threshold(Real crit_rel, Real scale, Real crit2) {
+  const Real rel = xm::mul(crit_rel, scale), cap = xm::mul(Real(4), crit2);
+  return rel < cap ? rel : cap;
 }
 
 /// The opening test of walk_target: node n of the tree for target i, with
@@ -87,7 +93,7 @@ ORRERY_HDI Real relative_threshold(Real crit_rel, Real scale) {
 template <class Real>
 ORRERY_HDI bool accepts(const tree::OctreeView<Real>& t, std::int32_t n, std::int32_t i, Real tx, Real ty, Real tz,
                         Real scale) {
-  const Real rel = t.crit_rel != nullptr ? relative_threshold(t.crit_rel[n], scale) : Real(0);
+  const Real rel = t.crit_rel != nullptr ? relative_threshold(t.crit_rel[n], scale, t.crit2[n]) : Real(0);
   return accepts_node<true>(t.com_x[n], t.com_y[n], t.com_z[n], t.crit2[n], rel, t.first[n], t.count[n], i, tx, ty,
                             tz);
 }
