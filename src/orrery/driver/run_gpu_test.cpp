@@ -44,14 +44,20 @@ std::vector<std::string> physics_columns(const std::filesystem::path& csv) {
 struct Case {
   std::string solver;  // direct | tree
   gravity::Precision precision;
-  friend void PrintTo(const Case& c, std::ostream* os) { *os << c.solver << "/" << to_string(c.precision); }
+  bool relative = false;  // tree: the relative opening (docs/adr/0007), quadrupole, theta 1
+  std::string name() const { return solver + (relative ? "_relative_" : "_") + std::string(to_string(precision)); }
+  friend void PrintTo(const Case& c, std::ostream* os) { *os << c.name(); }
 };
 
 class DriverGpuRun : public ::testing::TestWithParam<Case> {
  protected:
   std::vector<std::string> settings(const std::string& backend) const {
-    return {"gravity.solver=" + GetParam().solver, "gravity.precision=" + std::string(to_string(GetParam().precision)),
-            "gravity.backend=" + backend, "gravity.math=exact"};
+    std::vector<std::string> s = {"gravity.solver=" + GetParam().solver,
+                                  "gravity.precision=" + std::string(to_string(GetParam().precision)),
+                                  "gravity.backend=" + backend, "gravity.math=exact"};
+    if (GetParam().relative)
+      s.insert(s.end(), {"gravity.opening=relative", "gravity.theta=1.0", "gravity.multipole=quadrupole"});
+    return s;
   }
   template <class Real>
   void expect_same_outputs(const std::filesystem::path& a, const std::filesystem::path& b, const RunSummary& sa,
@@ -112,10 +118,9 @@ constexpr auto kSingle = gravity::Precision::single;
 constexpr auto kDouble = gravity::Precision::double_;
 INSTANTIATE_TEST_SUITE_P(Solvers, DriverGpuRun,
                          ::testing::Values(Case{"direct", kDouble}, Case{"direct", kSingle}, Case{"tree", kDouble},
-                                           Case{"tree", kSingle}),
-                         [](const auto& info) {
-                           return info.param.solver + "_" + std::string(to_string(info.param.precision));
-                         });
+                                           Case{"tree", kSingle}, Case{"tree", kSingle, true},
+                                           Case{"tree", kDouble, true}),
+                         [](const auto& info) { return info.param.name(); });
 
 }  // namespace
 }  // namespace orrery::driver
