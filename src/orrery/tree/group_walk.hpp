@@ -6,9 +6,10 @@
 // Every lane keeps the node its own walk (gravity::walk_target) wants next;
 // the group steps to the smallest of them. At a node a lane acts only when it
 // is the node it wants, and then exactly as walk_target does: the same
-// opening test (gravity::accepts, restated in decide() with integer masks),
-// the same interaction functions (gravity/interactions.hpp), the same
-// counters. A lane that does not act keeps its sums bit-for-bit (add_particle's
+// opening test (gravity::accepts, restated in decide() with integer masks;
+// on a tree with the relative opening with each lane's own scale, the Rel
+// instantiation), the same interaction functions (gravity/interactions.hpp),
+// the same counters. A lane that does not act keeps its sums bit-for-bit (add_particle's
 // keep, or a select after the arithmetic). So each target sums the same terms
 // in the same order as walk_target, and the results are bit-identical to it
 // (tested in group_walk_test.cpp), whatever W.
@@ -56,12 +57,14 @@ struct GroupLanes {
   alignas(64) Int want[W];                      // the node this lane's walk is at
   alignas(64) Int visits[W], cells[W], parts[W];
   alignas(64) Int take_cell[W], take_leaf[W];   // what each lane does at the current node
+  alignas(64) Real scale[W];                    // relative opening only: gravity::relative_scale
 };
 
 /// What the group's step at a node reads of it, in one record: the
 /// OctreeView's eight [num_nodes] arrays, copied (pack_walk_nodes). A step
 /// then touches one cache line instead of eight (at N = 1M the node arrays
-/// do not fit in L2).
+/// do not fit in L2). The record is full: the relative opening's crit_rel
+/// is read from the tree's own array, by relative trees only (walk_group).
 template <class Real>
 struct alignas(sizeof(Real) == 4 ? 32 : 64) WalkNode {
   Real com_x, com_y, com_z, crit2;
@@ -79,10 +82,13 @@ void pack_walk_nodes(const OctreeView<Real>& t, WalkNode<Real>* nodes) {
 }
 
 /// The decision of every lane at node n (walk_target's, lane by lane), and
-/// whether any lane accepts the cell, sums the leaf, or descends.
-template <int W, class Real>
-[[gnu::always_inline]] inline void decide(const WalkNode<Real>& node, std::int32_t n, GroupLanes<W, Real>& __restrict g,
-                                          bool& any_cell, bool& any_leaf, bool& any_descend) {
+/// whether any lane accepts the cell, sums the leaf, or descends. Rel: the
+/// tree has the relative opening, crit_rel is the node's coefficient and
+/// g.scale holds the lanes' scales (gravity::accepts' second test).
+template <bool Rel, int W, class Real>
+[[gnu::always_inline]] inline void decide(const WalkNode<Real>& node, Real crit_rel, std::int32_t n,
+                                          GroupLanes<W, Real>& __restrict g, bool& any_cell, bool& any_leaf,
+                                          bool& any_descend) {
   using Int = typename GroupLanes<W, Real>::Int;
   const Int first = node.first, count = node.count, next = node.next;
   const Int leaf = next == n + 1 ? Int(-1) : Int(0);
@@ -95,7 +101,8 @@ template <int W, class Real>
     // gravity::accepts, lane by lane, with the conditions as integer masks.
     const Int active = g.want[l] == n ? Int(-1) : Int(0);
     const Real d2 = xm::norm2(xm::sub(cx, g.tx[l]), xm::sub(cy, g.ty[l]), xm::sub(cz, g.tz[l]));
-    const Int far = d2 > crit2 ? Int(-1) : Int(0);
+    Int far = d2 > crit2 ? Int(-1) : Int(0);
+    if constexpr (Rel) far &= d2 > gravity::relative_threshold(crit_rel, g.scale[l], crit2) ? Int(-1) : Int(0);
     const Int member = (first <= g.idx[l]) & (g.idx[l] < first + count) ? Int(1) : Int(0);
     const Int accept = active & far & (member - 1);
     const Int sum_leaf = active & ~accept & leaf;
@@ -200,9 +207,14 @@ inline void add_leaves(const OctreeView<Real>& t, const WalkNode<Real>& node, co
 /// sums (sorted order) to ax/ay/az/pot[i0 + l] and their counters to
 /// counts[i0 + l]. pot is written only when Pot. nodes: t's nodes as packed
 /// by pack_walk_nodes. H: add_leaves' lanes per skipped register.
-template <int W, bool Pot, bool Quad, MathMode Mode, class Real, class Softening, int H = kSkipLanes<Real>>
+/// Rel: t has the relative opening (t.crit_rel); scale then holds the
+/// targets' gravity::relative_scale in sorted order (not null). Without Rel,
+/// scale is not read: the geometric walk's code is the one it was before the
+/// relative opening existed.
+template <int W, bool Pot, bool Quad, MathMode Mode, class Real, class Softening, int H = kSkipLanes<Real>,
+          bool Rel = false>
 void walk_group(const OctreeView<Real>& t, const WalkNode<Real>* __restrict nodes, const Softening& soft,
-                std::int32_t i0, int lanes, Real* ax, Real* ay, Real* az, Real* pot,
+                std::int32_t i0, int lanes, const Real* scale, Real* ax, Real* ay, Real* az, Real* pot,
                 gravity::InteractionCounts* counts) {
   GroupLanes<W, Real> g;
   for (int l = 0; l < W; ++l) {
@@ -212,6 +224,7 @@ void walk_group(const OctreeView<Real>& t, const WalkNode<Real>* __restrict node
     g.tx[l] = t.x[g.idx[l]];
     g.ty[l] = t.y[g.idx[l]];
     g.tz[l] = t.z[g.idx[l]];
+    if constexpr (Rel) g.scale[l] = scale[g.idx[l]];
     g.sx[l] = g.sy[l] = g.sz[l] = g.sp[l] = Real(0);
     g.visits[l] = g.cells[l] = g.parts[l] = 0;
   }
@@ -219,7 +232,7 @@ void walk_group(const OctreeView<Real>& t, const WalkNode<Real>* __restrict node
   while (n < t.num_nodes) {
     const WalkNode<Real>& node = nodes[n];
     bool any_cell, any_leaf, any_descend;
-    decide(node, n, g, any_cell, any_leaf, any_descend);
+    decide<Rel>(node, Rel ? t.crit_rel[n] : Real(0), n, g, any_cell, any_leaf, any_descend);
     // Skipping a node no lane interacts with is a branch on the whole group:
     // it saves the interaction, it does not change any lane's value.
     if (any_cell) add_cells<Pot, Quad, Mode>(t, node, soft, n, g);
