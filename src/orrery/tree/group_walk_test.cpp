@@ -15,56 +15,61 @@
 #include "orrery/tree/octree_build.hpp"
 #include "orrery/tree/test_inputs.hpp"
 #include "orrery/tree/tree_solver.hpp"
+#include "orrery/tree/walk_isa.hpp"
 #include "orrery/tree/walk_test_configs.hpp"
 
 namespace orrery::tree {
 namespace {
 
-template <bool Quad, MathMode Mode, class Real, class Softening>
-void expect_same_as_walk_target(const Octree<Real>& tree, const Softening& soft, const std::vector<Real>& ax,
-                                const std::vector<Real>& ay, const std::vector<Real>& az, const std::vector<Real>& pot,
-                                const std::vector<gravity::InteractionCounts>& counts, const std::string& what) {
-  const auto v = tree.view();
-  for (std::int32_t i = 0; i < static_cast<std::int32_t>(v.num_particles); ++i) {
-    gravity::WalkCounts c;
-    const auto a = gravity::walk_target<true, Quad, Mode>(v, soft, i, c);
-    ASSERT_EQ(std::memcmp(&a.ax, &ax[i], sizeof(Real)), 0) << what << " target " << i << ": " << a.ax << " vs " << ax[i];
-    ASSERT_EQ(std::memcmp(&a.ay, &ay[i], sizeof(Real)), 0) << what << " target " << i;
-    ASSERT_EQ(std::memcmp(&a.az, &az[i], sizeof(Real)), 0) << what << " target " << i;
-    ASSERT_EQ(std::memcmp(&a.pot, &pot[i], sizeof(Real)), 0) << what << " target " << i;
-    ASSERT_EQ(counts[i], (gravity::InteractionCounts{c.node_visits, c.cell_interactions, c.particle_interactions}))
-        << what << " target " << i;
-  }
-}
-
-template <class Real>
-void check_all_configurations(const Particles<float>& input, const std::string& name) {
-  const auto p = testing::converted<Real>(input);
-  testing::for_each_walk_config<Real>(name, [&](const TreeSolverConfig& c, const std::string& what) {
-    const auto tree = build_octree(p.sources(), c.tree);
-    const auto n = static_cast<std::size_t>(p.size());
-    std::vector<Real> ax(n), ay(n), az(n), pot(n);
-    std::vector<gravity::InteractionCounts> counts(n);
-    walk_all(tree, c, true, ax.data(), ay.data(), az.data(), pot.data(), counts.data());
-    testing::with_walk_parameters<Real>(c, [&](auto quad, auto mode, auto soft) {
-      expect_same_as_walk_target<decltype(quad)::value, decltype(mode)::value>(tree, soft, ax, ay, az, pot, counts,
-                                                                                what);
-    });
-  });
+void check_all_configurations(const Particles<float>& p, const std::string& name, Opening opening) {
+  testing::expect_walks_same_as_walk_target<float>(p, name, opening);
+  testing::expect_walks_same_as_walk_target<double>(p, name, opening);
 }
 
 TEST(GroupWalk, BitIdenticalToWalkTargetOnStructuredInputs) {
   for (const auto& in : testing::structured_inputs()) {
-    check_all_configurations<float>(in.particles, in.name);
-    check_all_configurations<double>(in.particles, in.name);
+    check_all_configurations(in.particles, in.name, Opening::geometric);
   }
 }
 
 TEST(GroupWalk, BitIdenticalToWalkTargetOnAPlummerSphere) {
   // 3001: the last group is partly padding.
+  check_all_configurations(ic::to_precision<float>(ic::plummer_sphere(3001, 7)), "plummer_3001", Opening::geometric);
+}
+
+// The relative opening on the AVX2 build (the AVX-512 build: walk_isa_test):
+// each lane's opening test is gravity::accepts' with its own scale, so the
+// walks are walk_target's with those scales, bit for bit. Scales from a real
+// evaluation, and 0, the largest Real and tiny ones (relative_test_scales).
+TEST(GroupWalk, RelativeOpeningBitIdenticalToWalkTarget) {
+  const testing::IsaScope scope(WalkIsa::avx2);
+  for (const auto& in : testing::walk_test_inputs()) check_all_configurations(in.particles, in.name, Opening::relative);
+}
+
+// The relative walk is another walk: on a Plummer sphere its scales change
+// which cells are accepted (else the test above would not test the relative
+// part), while with every scale 0 it is exactly the geometric walk of the
+// same tree built without the relative opening.
+TEST(GroupWalk, RelativeOpeningChangesTheWalkAndScaleZeroDoesNot) {
   const auto p = ic::to_precision<float>(ic::plummer_sphere(3001, 7));
-  check_all_configurations<float>(p, "plummer_3001");
-  check_all_configurations<double>(p, "plummer_3001");
+  testing::for_each_walk_config<float>(
+      "plummer_3001",
+      [&](const TreeSolverConfig& c, const std::string& what) {
+        const auto tree = build_octree(p.sources(), c.tree);
+        TreeSolverConfig g = c;
+        g.tree.opening = Opening::geometric;
+        const auto geometric = testing::sorted_walk<float>(build_octree(p.sources(), g.tree), g, nullptr);
+        const auto zero = testing::sorted_walk<float>(tree, c, nullptr);
+        EXPECT_EQ(std::memcmp(zero.ax.data(), geometric.ax.data(), zero.ax.size() * sizeof(float)), 0) << what;
+        EXPECT_EQ(zero.counts, geometric.counts) << what;
+        const auto scale = testing::relative_test_scales(tree, c);
+        const auto rel = testing::sorted_walk<float>(tree, c, scale.data());
+        std::uint64_t differ = 0;
+        for (std::size_t i = 0; i < scale.size(); ++i)
+          differ += rel.counts[i].cell_interactions != geometric.counts[i].cell_interactions;
+        EXPECT_GT(differ, scale.size() / 2) << what;
+      },
+      Opening::relative);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstring>
 #include <numeric>
+#include <utility>
 #include <vector>
 
 #include "orrery/core/rng.hpp"
@@ -28,9 +29,11 @@ struct Result {
   std::vector<gravity::InteractionCounts> counts;
 };
 
-Result solve(const Particles<float>& p, Multipole mp, TreeSolver<float>* keep = nullptr) {
+Result solve(const Particles<float>& p, Multipole mp, TreeSolver<float>* keep = nullptr,
+             Opening opening = Opening::geometric) {
   TreeSolverConfig c;
   c.tree.multipole = mp;
+  c.tree.opening = opening;
   TreeSolver<float> local(c);
   TreeSolver<float>& s = keep ? *keep : local;
   Result r{Accelerations<float>(p.size()), {}};
@@ -38,13 +41,17 @@ Result solve(const Particles<float>& p, Multipole mp, TreeSolver<float>* keep = 
   return r;
 }
 
+// The relative opening too: its bootstrap, and the largest acceleration
+// that floors the scales (a reduction over the threads).
 TEST(TreeDeterminism, BitIdenticalAcrossThreadCounts) {
   const auto p = ic::to_precision<float>(ic::plummer_sphere(20000, 5));
-  for (auto mp : {Multipole::monopole, Multipole::quadrupole}) {
+  for (auto [mp, opening] : {std::pair{Multipole::monopole, Opening::geometric},
+                             std::pair{Multipole::quadrupole, Opening::geometric},
+                             std::pair{Multipole::quadrupole, Opening::relative}}) {
     std::vector<Result> runs;
     for (int threads : {1, 2, omp_get_num_procs(), 5}) {
       omp_set_num_threads(threads);
-      runs.push_back(solve(p, mp));
+      runs.push_back(solve(p, mp, nullptr, opening));
     }
     omp_set_num_threads(omp_get_num_procs());
     for (std::size_t k = 1; k < runs.size(); ++k) {

@@ -14,8 +14,6 @@
 #include "orrery/core/error.hpp"
 #include "orrery/gravity/dispatch.hpp"
 #include "orrery/gravity/walk.hpp"
-#include "orrery/ic/initial_conditions.hpp"
-#include "orrery/ic/plummer.hpp"
 #include "orrery/tree/test_inputs.hpp"
 #include "orrery/tree/tree_solver.hpp"
 #include "orrery/tree/walk_test_configs.hpp"
@@ -23,14 +21,7 @@
 namespace orrery::tree {
 namespace {
 
-/// Sets the walk's instruction set for one scope; back to automatic after.
-class IsaScope {
- public:
-  explicit IsaScope(WalkIsa isa) { set_walk_isa(isa); }
-  ~IsaScope() { set_walk_isa(WalkIsa::automatic); }
-  IsaScope(const IsaScope&) = delete;
-  IsaScope& operator=(const IsaScope&) = delete;
-};
+using testing::IsaScope;
 
 template <class Real>
 struct Solved {
@@ -98,13 +89,20 @@ void check_all_configurations(const Particles<float>& input, const std::string& 
 
 TEST(WalkIsa, Avx512BitIdenticalToAvx2AndWalkTarget) {
   if (!cpu_supports_avx512_walk()) GTEST_SKIP() << "this processor lacks AVX-512 F, VL, BW or DQ";
-  // Random inputs and the degenerate ones (one point, a line, a disk, an
-  // outlier, ...); 3001: the last group is partly padding.
-  auto inputs = testing::structured_inputs();
-  inputs.push_back({"plummer_3001", ic::to_precision<float>(ic::plummer_sphere(3001, 7))});
-  for (const auto& in : inputs) {
+  for (const auto& in : testing::walk_test_inputs()) {
     check_all_configurations<float>(in.particles, in.name);
     check_all_configurations<double>(in.particles, in.name);
+  }
+}
+
+// The relative opening on the AVX-512 build (the AVX2 build: group_walk_test):
+// walk_target's walks with the same scales, bit for bit.
+TEST(WalkIsa, Avx512RelativeOpeningBitIdenticalToWalkTarget) {
+  if (!cpu_supports_avx512_walk()) GTEST_SKIP() << "this processor lacks AVX-512 F, VL, BW or DQ";
+  const IsaScope scope(WalkIsa::avx512);
+  for (const auto& in : testing::walk_test_inputs()) {
+    testing::expect_walks_same_as_walk_target<float>(in.particles, in.name, Opening::relative);
+    testing::expect_walks_same_as_walk_target<double>(in.particles, in.name, Opening::relative);
   }
 }
 
