@@ -61,7 +61,7 @@ def test_the_relative_opening_is_a_setting_with_its_tolerance():
     assert geometric[1] < loose[1] < tight[1]
     assert tight[0] < loose[0] < geometric[0]
     # A one-shot call has no previous accelerations: it bootstraps.
-    assert "bootstrap" in loose[2]["phase_seconds"]
+    assert "bootstrap walk" in loose[2]["phase_seconds"]
 
 
 def test_opening_and_tolerance_errors_name_the_key():
