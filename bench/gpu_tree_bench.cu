@@ -15,7 +15,7 @@
 // against the first canary is reported beside the row.
 //
 // usage: gpu_tree_bench [--out FILE.csv] [--mode quick|full] [--capacity 0|1]
-//                       [--tables divergence,width,math,accuracy,relative,tuning,leaf,variants,scaling,cpu,crossover,capacity,profile]
+//                       [--tables divergence,width,math,accuracy,relative,relative-tuning,tuning,leaf,variants,scaling,cpu,crossover,capacity,profile]
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -417,6 +417,30 @@ class Session {
     }
   }
 
+  /// The relative opening's best rows, tuned: leaf capacity x tolerance at 1M
+  /// (quadrupole, theta 1, no potential, steady state).
+  void relative_tuning() {
+    std::printf("\n== relative opening tuning at N = 1048576 (quadrupole, theta 1, no potential, steady)\n");
+    DeviceSet p(std::int64_t(1) << 20, false);
+    const Reference ref = reference(p, 4096);
+    for (int cap : {16, 24, 32, 48}) {
+      for (double tol : {0.005, 0.0055}) {
+        GpuTreeSolverConfig c = config(Traversal::coherent, 32, 1.0, tree::Multipole::quadrupole, MathMode::fast, cap);
+        c.tree.tree.opening = tree::Opening::relative;
+        c.tree.tree.tolerance = tol;
+        Csv::Row r = run("relative-tuning", p, c, 0, true);
+        r.err = errors(p, ref);
+        csv_.write(r);
+        std::printf("cap %2d tol %.4f  total %8.4g ms (%4.1f%%)  walk %8.4g  visits %6.0f cells %6.0f parts %5.0f  "
+                    "err median %.3g p99 %.3g\n",
+                    cap, tol, r.t.total_ms, r.t.spread_pct, r.t.phase_ms["walk"],
+                    double(r.t.last.total.node_visits) / double(p.n),
+                    double(r.t.last.total.cell_interactions) / double(p.n),
+                    double(r.t.last.total.particle_interactions) / double(p.n), r.err.median, r.err.p99);
+      }
+    }
+  }
+
   /// Opening angle x leaf capacity x multipole at 1M: time against error,
   /// for the accuracy-matched target (median <= 3e-4, p99 <= 1.5e-3).
   void tuning() {
@@ -647,6 +671,7 @@ int main(int argc, char** argv) {
     if (want("accuracy")) s.accuracy();
     if (want("tuning")) s.tuning();
     if (want("relative")) s.relative();
+    if (want("relative-tuning")) s.relative_tuning();
     if (want("leaf")) s.leaves();
     if (want("variants")) s.variants();
     if (want("profile")) s.profile(false);  // not in the default list
