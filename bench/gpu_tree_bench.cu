@@ -417,23 +417,27 @@ class Session {
     }
   }
 
-  /// The relative opening's best rows, tuned: leaf capacity x tolerance at 1M
-  /// (quadrupole, theta 1, no potential, steady state).
+  /// The relative opening's best rows, tuned: cap angle x leaf capacity x
+  /// tolerance at 1M (quadrupole, no potential, steady state). theta <= 1.15
+  /// keeps every accepted cell's particles within d of its centre of mass
+  /// (they lie within delta + side sqrt(3)/2 of it).
   void relative_tuning() {
-    std::printf("\n== relative opening tuning at N = 1048576 (quadrupole, theta 1, no potential, steady)\n");
+    std::printf("\n== relative opening tuning at N = 1048576 (quadrupole, no potential, steady)\n");
     DeviceSet p(std::int64_t(1) << 20, false);
     const Reference ref = reference(p, 4096);
-    for (int cap : {16, 24, 32, 48}) {
+    for (const auto& [theta, cap] : {std::pair{1.0, 16}, std::pair{1.0, 24}, std::pair{1.0, 32}, std::pair{1.0, 48},
+                                     std::pair{1.15, 16}, std::pair{1.15, 32}, std::pair{1.15, 48}}) {
       for (double tol : {0.005, 0.0055}) {
-        GpuTreeSolverConfig c = config(Traversal::coherent, 32, 1.0, tree::Multipole::quadrupole, MathMode::fast, cap);
+        GpuTreeSolverConfig c =
+            config(Traversal::coherent, 32, theta, tree::Multipole::quadrupole, MathMode::fast, cap);
         c.tree.tree.opening = tree::Opening::relative;
         c.tree.tree.tolerance = tol;
         Csv::Row r = run("relative-tuning", p, c, 0, true);
         r.err = errors(p, ref);
         csv_.write(r);
-        std::printf("cap %2d tol %.4f  total %8.4g ms (%4.1f%%)  walk %8.4g  visits %6.0f cells %6.0f parts %5.0f  "
-                    "err median %.3g p99 %.3g\n",
-                    cap, tol, r.t.total_ms, r.t.spread_pct, r.t.phase_ms["walk"],
+        std::printf("theta %.2f cap %2d tol %.4f  total %8.4g ms (%4.1f%%)  walk %8.4g  visits %6.0f cells %6.0f "
+                    "parts %5.0f  err median %.3g p99 %.3g\n",
+                    theta, cap, tol, r.t.total_ms, r.t.spread_pct, r.t.phase_ms["walk"],
                     double(r.t.last.total.node_visits) / double(p.n),
                     double(r.t.last.total.cell_interactions) / double(p.n),
                     double(r.t.last.total.particle_interactions) / double(p.n), r.err.median, r.err.p99);
