@@ -84,7 +84,7 @@ __global__ void __launch_bounds__(kBlock)
   const std::int64_t i = std::int64_t(blockIdx.x) * kBlock + threadIdx.x;
   if (i >= n) return;  // the tail of the last block
   const std::int64_t j = from != nullptr ? from[i] : i;
-  const double floor = xm::mul(kRelativeFloor, __longlong_as_double(static_cast<long long>(*max_bits)));
+  const double floor = relative_floor(__longlong_as_double(static_cast<long long>(*max_bits)));
   scale[i] = relative_scale(ax[j], ay[j], az[j], floor);
 }
 
@@ -184,7 +184,9 @@ std::size_t GpuTreeSolver<Real>::device_bytes() const {
   for (const auto& buf : st.sorted) b += buf.bytes();
   for (const auto& buf : st.result) b += buf.bytes();
   for (const auto& buf : st.counts) b += buf.bytes();
-  return b + st.scale.bytes();
+  for (const auto& buf : st.block_cost) b += buf.bytes();
+  for (const auto& buf : st.block_ids) b += buf.bytes();
+  return b + st.scale.bytes() + st.largest.bytes() + st.cost.bytes() + st.sort_temp.bytes();
 }
 
 namespace {

@@ -59,6 +59,9 @@ ORRERY_HDI double acceleration_magnitude(Real ax, Real ay, Real az) {
 /// independent of the order of the reduction, so every backend has its bits.
 inline constexpr double kRelativeFloor = 0.05;
 
+/// The floor of an evaluation whose largest |a_old| is `largest`.
+ORRERY_HDI double relative_floor(double largest) { return xm::mul(kRelativeFloor, largest); }
+
 /// The relative criterion's per-target factor: 1/sqrt(max(|a_old|, floor))
 /// of the target's acceleration in the previous evaluation, in double,
 /// rounded to Real (every backend computes these bits). A zero acceleration

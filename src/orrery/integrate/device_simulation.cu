@@ -87,12 +87,19 @@ SourcesView<Real> DeviceSimulation<Real>::sources() const {
   return {n_, x_.data(), y_.data(), z_.data(), m_.data()};
 }
 
+/// One solve into (ax, ay, az), potentials into pot_ when asked; the arrays
+/// hold the previous evaluation's accelerations when have_forces_.
 template <class Real>
-void DeviceSimulation<Real>::compute_forces(bool with_potential) {
-  solver_->solve_device(sources(), {n_, ax_.data(), ay_.data(), az_.data(), with_potential ? pot_.data() : nullptr},
+void DeviceSimulation<Real>::solve_into(Real* ax, Real* ay, Real* az, bool with_potential) {
+  solver_->solve_device(sources(), {n_, ax, ay, az, with_potential ? pot_.data() : nullptr},
                         gravity::SolveOptions{.potential = with_potential, .previous_accelerations = have_forces_},
                         stream_.get());
   interactions_ += static_cast<std::uint64_t>(n_) * static_cast<std::uint64_t>(n_ > 0 ? n_ - 1 : 0);
+}
+
+template <class Real>
+void DeviceSimulation<Real>::compute_forces(bool with_potential) {
+  solve_into(ax_.data(), ay_.data(), az_.data(), with_potential);
   have_forces_ = true;
   have_potential_ = with_potential;
 }
@@ -103,15 +110,12 @@ void DeviceSimulation<Real>::compute_forces(bool with_potential) {
 /// opening asking for potentials never changes the run's accelerations.
 template <class Real>
 void DeviceSimulation<Real>::compute_potentials_only() {
-  const auto s = stream_.get();
   const cuda::DeviceBuffer<Real>* current[3] = {&ax_, &ay_, &az_};
   for (int k = 0; k < 3; ++k) {
     extra_[k].resize(static_cast<std::size_t>(n_));
-    cuda::copy_device_to_device(extra_[k].data(), current[k]->data(), current[k]->bytes(), s);
+    cuda::copy_device_to_device(extra_[k].data(), current[k]->data(), current[k]->bytes(), stream_.get());
   }
-  solver_->solve_device(sources(), {n_, extra_[0].data(), extra_[1].data(), extra_[2].data(), pot_.data()},
-                        gravity::SolveOptions{.potential = true, .previous_accelerations = true}, s);
-  interactions_ += static_cast<std::uint64_t>(n_) * static_cast<std::uint64_t>(n_ > 0 ? n_ - 1 : 0);
+  solve_into(extra_[0].data(), extra_[1].data(), extra_[2].data(), true);
   have_potential_ = true;
 }
 

@@ -82,6 +82,7 @@ class DeviceSimulation {
   std::uint64_t interactions() const { return interactions_; }
 
  private:
+  void solve_into(Real* ax, Real* ay, Real* az, bool with_potential);
   void compute_forces(bool with_potential);
   void compute_potentials_only();
   void enqueue_step(bool potential);

@@ -30,7 +30,7 @@ void relative_scales(std::int64_t n, const std::int32_t* from, const Real* ax, c
     const double a = gravity::acceleration_magnitude(ax[i], ay[i], az[i]);
     largest = a > largest ? a : largest;
   }
-  const double floor = xm::mul(gravity::kRelativeFloor, largest);
+  const double floor = gravity::relative_floor(largest);
 #pragma omp parallel for schedule(static)
   for (std::int64_t i = 0; i < n; ++i) {
     const std::int64_t j = from != nullptr ? from[i] : i;

@@ -7,9 +7,8 @@
 // translation units that compile in parallel (the walk is most of the
 // library's compile time). The templates have internal linkage, as they had
 // in tree_solver.cpp: each translation unit's copies are its own, and the
-// compiler folds those that are identical (the exact and fast walks of some
-// configurations); as weak symbols they were all kept (+22 % code and
-// compile time, measured).
+// compiler may fold those that are identical (the exact and fast walks of
+// some configurations), which it may not do for weak symbols.
 #include <algorithm>
 #include <cstdint>
 #include <memory>
@@ -73,11 +72,9 @@ void walk_all_impl(const OctreeView<Real>& t, const Softening& soft, const Real*
                              std::int32_t, const Real*, Real*, Real*, Real*, Real*, gravity::InteractionCounts*);
   // The instruction set is chosen once per solve; the parallel loop below is
   // default-ISA code either way. The opening is a template parameter, not a
-  // branch in the walk: a tree-uniform branch at every step cost the
-  // geometric walk ~4 % (AVX-512) and ~10 % (AVX2), and both walks in one
-  // function ~7 % (AVX-512), at N = 1M on the 2-core AMD EPYC of the CPU
-  // sessions; as a parameter it runs at the speed it had before (1.537 s
-  // and 1.538 s per walk, median of 5 interleaved runs, 2 threads, AVX-512).
+  // branch in the walk, so the geometric walk compiles to the code it had
+  // before the relative opening and runs at its speed (docs/performance/
+  // cpu_tree.md, "The relative opening on the CPU").
   const WalkRange walk =
       walk_isa_in_use() == WalkIsa::avx512
           ? &walk_range_avx512<kGroupLanesAvx512<Real>, kSkipLanesAvx512<Real>, Rel, Pot, Quad, Mode, Real, Softening>
