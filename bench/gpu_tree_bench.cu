@@ -8,7 +8,7 @@
 // 0.05, float, theta 0.5, leaf capacity 16, monopole unless a table varies it.
 // Each row: warm-up evaluations, then timed trials; the median and the
 // interquartile spread (IQR / median) are reported. The whole evaluation is
-// solve_device() (device build, walk, scatter; particles stay on the GPU),
+// solve_device() (device build, then the walk, which writes in the caller's order; particles stay on the GPU),
 // timed on the host around the call, which returns when the results are in
 // place; the phases are CUDA-event times from the solver's report. A canary
 // (the coherent walk at N = 131072) is timed before every row and its drift
@@ -236,7 +236,7 @@ GpuTreeSolverConfig config(Traversal t, int w, double theta = 0.5, tree::Multipo
 class Csv {
  public:
   explicit Csv(const std::string& path) : f_(path) {
-    f_ << "table,n,traversal,width,multipole,math,theta,leaf_capacity,softening,trials,total_ms,spread_pct,build_ms,walk_ms,scatter_ms,"
+    f_ << "table,n,traversal,width,multipole,math,theta,leaf_capacity,softening,trials,total_ms,spread_pct,build_ms,walk_ms,"
           "box_ms,keys_ms,sort_ms,levels_ms,order_ms,moments_ms,nodes,depth,visits_pp,cells_pp,particles_pp,"
           "ms_per_nlogn,exponent,err_median,err_p99,err_max,bytes_pp,cpu_ms,canary_drift_pct,potential,counters,"
           "opening,tolerance,previous,bootstrap_ms\n";
@@ -264,12 +264,12 @@ class Csv {
     const auto& tot = r.t.last.total;
     char buf[1024];
     std::snprintf(buf, sizeof buf,
-                  "%s,%lld,%s,%d,%s,%s,%.2f,%d,%.3g,%d,%.5g,%.3g,%.5g,%.5g,%.5g,%.4g,%.4g,%.4g,%.4g,%.4g,%.4g,%d,%d,%.6g,%.6g,"
+                  "%s,%lld,%s,%d,%s,%s,%.2f,%d,%.3g,%d,%.5g,%.3g,%.5g,%.5g,%.4g,%.4g,%.4g,%.4g,%.4g,%.4g,%d,%d,%.6g,%.6g,"
                   "%.6g,%.4g,%.3g,%.4g,%.4g,%.4g,%.4g,%.5g,%.3g,%d,%d,%s,%.4g,%d,%.5g\n",
                   r.table.c_str(), (long long)r.n, std::string(to_string(r.c.traversal)).c_str(), r.c.group_width,
                   std::string(tree::to_string(r.c.tree.tree.multipole)).c_str(),
                   std::string(to_string(r.c.tree.math)).c_str(), r.c.tree.tree.theta, r.c.tree.tree.leaf_capacity, r.c.tree.softening, r.t.trials, r.t.total_ms,
-                  r.t.spread_pct, build, ph("walk"), ph("scatter"), ph("box"), ph("keys"), ph("sort"), ph("levels"),
+                  r.t.spread_pct, build, ph("walk"), ph("box"), ph("keys"), ph("sort"), ph("levels"),
                   ph("order"), ph("moments"), r.nodes, r.depth, double(tot.node_visits) / n,
                   double(tot.cell_interactions) / n, double(tot.particle_interactions) / n,
                   r.t.total_ms / (n * std::log2(n)), r.exponent, r.err.median, r.err.p99, r.err.max, r.bytes_pp,
@@ -342,7 +342,7 @@ class Session {
       csv_.write(r);
       std::printf("%10lld %10.4g ms (%4.1f%%) walk %9.4g build %8.4g  exp %5.2f  cells %7.1f parts %7.1f  drift %+.1f%%\n",
                   (long long)n, r.t.total_ms, r.t.spread_pct, r.t.phase_ms["walk"],
-                  r.t.total_ms - r.t.phase_ms["walk"] - r.t.phase_ms["scatter"], r.exponent,
+                  r.t.total_ms - r.t.phase_ms["walk"], r.exponent,
                   double(r.t.last.total.cell_interactions) / n, double(r.t.last.total.particle_interactions) / n,
                   r.drift);
       prev_ms = r.t.total_ms;
@@ -479,7 +479,7 @@ class Session {
         csv_.write(r);
         std::printf("N %9lld cap %3d  total %8.4g ms  walk %8.4g  build %6.3g  visits %7.1f cells %7.1f parts %7.1f\n",
                     (long long)n, cap, r.t.total_ms, r.t.phase_ms["walk"],
-                    r.t.total_ms - r.t.phase_ms["walk"] - r.t.phase_ms["scatter"],
+                    r.t.total_ms - r.t.phase_ms["walk"],
                     double(r.t.last.total.node_visits) / double(n), double(r.t.last.total.cell_interactions) / double(n),
                     double(r.t.last.total.particle_interactions) / double(n));
       }
@@ -539,7 +539,7 @@ class Session {
           csv_.write(r);
           std::printf("N %9lld potential %-3s counters %-3s  total %8.4g ms (%4.1f%%)  walk %8.4g  build %6.3g\n",
                       (long long)n, pot ? "on" : "off", counters ? "on" : "off", r.t.total_ms, r.t.spread_pct,
-                      r.t.phase_ms["walk"], r.t.total_ms - r.t.phase_ms["walk"] - r.t.phase_ms["scatter"]);
+                      r.t.phase_ms["walk"], r.t.total_ms - r.t.phase_ms["walk"]);
         }
       }
     }

@@ -35,49 +35,64 @@ ORRERY_HDI void add_particle(Accumulator<Real>& acc, const Softening& soft, Real
   }
 }
 
-/// tr(S) of a cell's second moment, summed in the order add_quadrupole's
+/// tr(S) of a cell's second moment, summed in the order add_cell_terms'
 /// callers must use (a walk may store it per node).
 template <class Real>
 ORRERY_HDI Real quadrupole_trace(const Real* q) {
   return xm::add(xm::add(q[tree::kXX], q[tree::kYY]), q[tree::kZZ]);
 }
 
-/// Adds the second-order term of a cell's expansion, with second moment q
+/// Adds a cell's field to the target at (tx, ty, tz), unless `keep` is false
+/// (then the sums are left bit-for-bit unchanged): its monopole, softened
+/// like a particle of mass m at the centre of mass (cx, cy, cz), plus with
+/// Quad the second-order term of its expansion, with second moment q
 /// (S_ab = sum m d_a d_b about the centre of mass, QuadIndex order) and its
-/// trace (quadrupole_trace(q)), at separation d = com - target and
-/// 1/s = soft.quadrupole_rinv(|d|^2):
-///   phi = -1/2 [3 d.S.d / s^5 - tr(S) / s^3]
-///   a   = -3 S d / s^5 + 15/2 (d.S.d) d / s^7 - 3/2 tr(S) d / s^5
-/// For Plummer softening this is the exact second-order Taylor term of the
-/// softened potential (s2 = r2 + eps2); with s2 = r2 it is the Newtonian
-/// quadrupole (docs/adr/0005).
-template <bool Pot, MathMode Mode, class Real, class Softening>
-ORRERY_HDI void add_quadrupole(Accumulator<Real>& acc, const Softening& soft, const Real* q, Real trace, Real dx,
-                               Real dy, Real dz) {
-  using tree::kXX;
-  using tree::kXY;
-  using tree::kXZ;
-  using tree::kYY;
-  using tree::kYZ;
-  using tree::kZZ;
-  const Real sinv = soft.template quadrupole_rinv<Mode>(xm::norm2(dx, dy, dz));
-  const Real sinv2 = xm::mul(sinv, sinv);
-  const Real sinv3 = xm::mul(sinv2, sinv);
-  const Real sinv5 = xm::mul(sinv3, sinv2);
-  const Real sx = xm::fma(q[kXZ], dz, xm::fma(q[kXY], dy, xm::mul(q[kXX], dx)));
-  const Real sy = xm::fma(q[kYZ], dz, xm::fma(q[kYY], dy, xm::mul(q[kXY], dx)));
-  const Real sz = xm::fma(q[kZZ], dz, xm::fma(q[kYZ], dy, xm::mul(q[kXZ], dx)));
-  const Real dsd = xm::fma(dz, sz, xm::fma(dy, sy, xm::mul(dx, sx)));
-  // Radial factor 15/2 dSd / s^7 - 3/2 tr(S) / s^5, and -3/s^5 on S d.
-  const Real radial = xm::mul(xm::fma(Real(7.5), xm::mul(dsd, sinv2), xm::mul(Real(-1.5), trace)), sinv5);
-  const Real along = xm::mul(Real(-3), sinv5);
-  acc.ax = xm::add(acc.ax, xm::fma(radial, dx, xm::mul(along, sx)));
-  acc.ay = xm::add(acc.ay, xm::fma(radial, dy, xm::mul(along, sy)));
-  acc.az = xm::add(acc.az, xm::fma(radial, dz, xm::mul(along, sz)));
-  if constexpr (Pot) {
-    // -1/2 (3 dSd / s^5 - tr / s^3) = (1/2 tr - 3/2 dSd / s^2) / s^3
-    const Real p = xm::mul(xm::fma(Real(-1.5), xm::mul(dsd, sinv2), xm::mul(Real(0.5), trace)), sinv3);
-    acc.pot = xm::add(acc.pot, p);
+/// trace (quadrupole_trace(q)). With d = com - target, the pair factors
+/// (f, phi) of soft.factors(|d|^2) and 1/s = soft.quadrupole_rinv(|d|^2):
+///   a   = (m f + 15/2 (d.S.d) / s^7 - 3/2 tr(S) / s^5) d - 3 S d / s^5
+///   phi = -m phi - 1/2 [3 d.S.d / s^5 - tr(S) / s^3]
+/// For Plummer softening the second-order part is the exact Taylor term of
+/// the softened potential (s2 = r2 + eps2); with s2 = r2 it is the Newtonian
+/// quadrupole (docs/adr/0005). The monopole and the radial part of the
+/// second-order term share one coefficient along d, so each component costs
+/// two fused multiply-adds (docs/adr/0008). A monopole cell is add_particle.
+template <bool Pot, bool Quad, MathMode Mode, class Real, class Softening>
+ORRERY_HDI void add_cell_terms(Accumulator<Real>& acc, const Softening& soft, Real tx, Real ty, Real tz, Real cx,
+                               Real cy, Real cz, Real m, const Real* q, Real trace, bool keep) {
+  if constexpr (!Quad) {
+    add_particle<Pot, Mode>(acc, soft, tx, ty, tz, cx, cy, cz, m, keep);
+  } else {
+    using tree::kXX;
+    using tree::kXY;
+    using tree::kXZ;
+    using tree::kYY;
+    using tree::kYZ;
+    using tree::kZZ;
+    const Real dx = xm::sub(cx, tx), dy = xm::sub(cy, ty), dz = xm::sub(cz, tz);
+    const Real r2 = xm::norm2(dx, dy, dz);
+    const auto ff = soft.template factors<Mode>(r2);
+    const Real sinv = soft.template quadrupole_rinv<Mode>(r2);
+    const Real sinv2 = xm::mul(sinv, sinv);
+    const Real sinv3 = xm::mul(sinv2, sinv);
+    const Real sinv5 = xm::mul(sinv3, sinv2);
+    const Real sx = xm::fma(q[kXZ], dz, xm::fma(q[kXY], dy, xm::mul(q[kXX], dx)));
+    const Real sy = xm::fma(q[kYZ], dz, xm::fma(q[kYY], dy, xm::mul(q[kXY], dx)));
+    const Real sz = xm::fma(q[kZZ], dz, xm::fma(q[kYZ], dy, xm::mul(q[kXZ], dx)));
+    const Real dsd_s2 = xm::mul(xm::fma(dz, sz, xm::fma(dy, sy, xm::mul(dx, sx))), sinv2);  // d.S.d / s^2
+    // Along d: m f + (15/2 d.S.d / s^2 - 3/2 tr(S)) / s^5; along S d: -3 / s^5.
+    const Real radial = xm::fma(m, ff.f, xm::mul(xm::fma(Real(7.5), dsd_s2, xm::mul(Real(-1.5), trace)), sinv5));
+    const Real along = xm::mul(Real(-3), sinv5);
+    const Real ax = xm::fma(along, sx, xm::fma(radial, dx, acc.ax));
+    const Real ay = xm::fma(along, sy, xm::fma(radial, dy, acc.ay));
+    const Real az = xm::fma(along, sz, xm::fma(radial, dz, acc.az));
+    acc.ax = keep ? ax : acc.ax;
+    acc.ay = keep ? ay : acc.ay;
+    acc.az = keep ? az : acc.az;
+    if constexpr (Pot) {
+      // -m phi + (1/2 tr - 3/2 d.S.d / s^2) / s^3
+      const Real p = xm::fma(xm::fma(Real(-1.5), dsd_s2, xm::mul(Real(0.5), trace)), sinv3, xm::fma(-m, ff.phi, acc.pot));
+      acc.pot = keep ? p : acc.pot;
+    }
   }
 }
 

@@ -26,34 +26,29 @@ constexpr int kBlock = 256;
 
 unsigned blocks_for(std::int64_t n) { return static_cast<unsigned>((n + kBlock - 1) / kBlock); }
 
-/// out[order[i]] = sorted[i]: results back to the caller's order; with
-/// `cost`, each target's node visits too (the next walk's launch order).
-template <class Real>
-__global__ void __launch_bounds__(kBlock)
-    scatter_results(std::int64_t n, const std::int32_t* order, const Real* ax, const Real* ay, const Real* az,
-                    const Real* pot, AccelerationsView<Real> out, const std::uint32_t* visits, std::uint32_t* cost) {
-  const std::int64_t i = std::int64_t(blockIdx.x) * kBlock + threadIdx.x;
-  if (i >= n) return;  // the tail of the last block
-  const std::int32_t o = order[i];
-  out.ax[o] = ax[i];
-  out.ay[o] = ay[i];
-  out.az[o] = az[i];
-  if (pot != nullptr) out.potential[o] = pot[i];
-  if (cost != nullptr) cost[o] = visits[i];
+/// A 16-bit key that orders costs as their values do, to a relative
+/// resolution of 2^-10: one plus the position of the leading one (0 for a
+/// zero cost), then the 10 bits below it. A radix sort of these takes two
+/// passes instead of four; the launch order needs no more.
+__device__ std::uint32_t cost_key(std::uint32_t c) {
+  const int e = 31 - __clz(c | 1u);
+  const std::uint32_t mantissa = (e >= 10 ? c >> (e - 10) : c << (10 - e)) & 0x3FFu;
+  return c == 0 ? 0u : (std::uint32_t(e + 1) << 10) | mantissa;
 }
 
-/// cost[b] = the previous walk's node visits of the targets of walk block b
-/// (cost_of_target in the caller's order, order: the new tree's); ids[b] = b.
+/// key[b] = cost_key of the previous walk's node visits of the targets of
+/// walk block b (cost_of_target in the caller's order, order: the new
+/// tree's); ids[b] = b.
 __global__ void __launch_bounds__(kWalkBlockTargets)
     walk_block_costs(std::int64_t n, const std::int32_t* order, const std::uint32_t* cost_of_target,
-                     std::uint32_t* cost, std::uint32_t* ids) {
+                     std::uint32_t* key, std::uint32_t* ids) {
   using Reduce = cub::BlockReduce<std::uint32_t, kWalkBlockTargets>;
   __shared__ typename Reduce::TempStorage tmp;
   const std::int64_t i = std::int64_t(blockIdx.x) * kWalkBlockTargets + threadIdx.x;
   const std::uint32_t c = i < n ? cost_of_target[order[i]] : 0u;  // the last block's tail costs nothing
   const std::uint32_t total = Reduce(tmp).Sum(c);
   if (threadIdx.x == 0) {
-    cost[blockIdx.x] = total;
+    key[blockIdx.x] = cost_key(total);
     ids[blockIdx.x] = blockIdx.x;
   }
 }
@@ -101,26 +96,6 @@ void enqueue_relative_scales(std::int64_t n, const std::int32_t* from, const Rea
   ORRERY_CUDA_CHECK_LAUNCH("relative_scales");
 }
 
-/// totals[k] += sum of counter array k (one atomic per block and counter,
-/// after the walk: the walk itself writes its counters without atomics).
-__global__ void __launch_bounds__(kBlock)
-    sum_counters(std::int64_t n, const std::uint32_t* a, const std::uint32_t* b, const std::uint32_t* c,
-                 unsigned long long* totals) {
-  using Reduce = cub::BlockReduce<unsigned long long, kBlock>;
-  __shared__ typename Reduce::TempStorage tmp;
-  unsigned long long s[3] = {0, 0, 0};
-  for (std::int64_t i = std::int64_t(blockIdx.x) * kBlock + threadIdx.x; i < n; i += std::int64_t(gridDim.x) * kBlock) {
-    s[0] += a[i];
-    s[1] += b[i];
-    s[2] += c[i];
-  }
-  for (int k = 0; k < 3; ++k) {
-    const unsigned long long total = Reduce(tmp).Sum(s[k]);
-    if (threadIdx.x == 0) atomicAdd(&totals[k], total);
-    __syncthreads();  // tmp is reused by the next reduction
-  }
-}
-
 template <class T>
 void ensure(cuda::DeviceBuffer<T>& b, std::int64_t n) {
   b.resize(static_cast<std::size_t>(n));
@@ -139,7 +114,7 @@ struct GpuTreeSolver<Real>::State {
   tree::Octree<Real> host_tree;          // TreeBuild::host, copied to tree_copy
   DeviceTreeCopy<Real> tree_copy;
   cuda::DeviceBuffer<Real> sources[4];  // solve() with a device build: x, y, z, mass uploaded
-  cuda::DeviceBuffer<Real> sorted[4];  // ax, ay, az, pot in sorted order
+  cuda::DeviceBuffer<Real> sorted[3];  // the relative bootstrap: ax, ay, az in sorted order
   cuda::DeviceBuffer<Real> result[4];  // solve(): ax, ay, az, pot in the caller's order, before download
   cuda::DeviceBuffer<std::uint32_t> counts[3];
   cuda::DeviceBuffer<Real> scale;  // relative opening: each target's relative_scale, sorted order
@@ -150,7 +125,7 @@ struct GpuTreeSolver<Real>::State {
   cuda::DeviceBuffer<std::byte> sort_temp;
   std::int64_t cost_count = 0;  // targets cost holds (0: none yet)
   cuda::DeviceBuffer<unsigned long long> totals{3};
-  cuda::EventTimer t_upload, t_bootstrap, t_walk, t_scatter, t_download;
+  cuda::EventTimer t_upload, t_bootstrap, t_walk, t_download;
   std::vector<Real> staging[4];  // solve_device() with a host build: sources on the host
 };
 
@@ -267,7 +242,7 @@ SolverReport GpuTreeSolver<Real>::solve(const SourcesView<Real>& s, const Accele
   for (int k = 0; k < 3 + pot; ++k) ensure(st.result[k], s.count);
   const AccelerationsView<Real> dout{s.count, st.result[0].data(), st.result[1].data(), st.result[2].data(),
                                      pot ? st.result[3].data() : nullptr};
-  walk_and_scatter(tree_view(), tree_order(), dout, o, report);
+  walk_into(tree_view(), tree_order(), dout, o, report);
 
   st.t_download.start(stream);
   Real* host[4] = {out.ax, out.ay, out.az, out.potential};
@@ -301,7 +276,7 @@ SolverReport GpuTreeSolver<Real>::solve_device(const SourcesView<Real>& s, const
     build_on_host({s.count, st.staging[0].data(), st.staging[1].data(), st.staging[2].data(), st.staging[3].data()},
                   report);
   }
-  walk_and_scatter(tree_view(), tree_order(), out, o, report);
+  walk_into(tree_view(), tree_order(), out, o, report);
   return report;
 }
 
@@ -334,16 +309,16 @@ const std::uint32_t* GpuTreeSolver<Real>::longest_first(std::int64_t n, const st
   const int items = static_cast<int>(blocks);
   ORRERY_CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(nullptr, temp, st.block_cost[0].data(),
                                                               st.block_cost[1].data(), st.block_ids[0].data(),
-                                                              st.block_ids[1].data(), items, 0, 32, stream));
+                                                              st.block_ids[1].data(), items, 0, 16, stream));
   ensure(st.sort_temp, static_cast<std::int64_t>(temp));
   ORRERY_CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(st.sort_temp.data(), temp, st.block_cost[0].data(),
                                                               st.block_cost[1].data(), st.block_ids[0].data(),
-                                                              st.block_ids[1].data(), items, 0, 32, stream));
+                                                              st.block_ids[1].data(), items, 0, 16, stream));
   return st.block_ids[1].data();
 }
 
 template <class Real>
-void GpuTreeSolver<Real>::walk_and_scatter(const tree::OctreeView<Real>& view, const std::int32_t* order,
+void GpuTreeSolver<Real>::walk_into(const tree::OctreeView<Real>& view, const std::int32_t* order,
                                            const AccelerationsView<Real>& out, const SolveOptions& o,
                                            SolverReport& report) {
   State& st = *state_;
@@ -353,15 +328,19 @@ void GpuTreeSolver<Real>::walk_and_scatter(const tree::OctreeView<Real>& view, c
   const bool pot = o.potential && out.potential != nullptr;
   if (o.per_target_counts && !cfg.counters)
     throw InputError("per-target interaction counts were requested from a GPU tree solver built with counters off");
-  for (int k = 0; k < 3 + pot; ++k) ensure(st.sorted[k], n);
-  if (cfg.counters)
+  // The walk writes the results in the caller's order itself (no scatter
+  // pass), the counter totals too; per-target counters only when asked for.
+  DeviceWalkTargets<Real> w{out.ax, out.ay, out.az, pot ? out.potential : nullptr};
+  w.order = order;
+  if (o.per_target_counts) {
     for (auto& c : st.counts) ensure(c, n);
-  DeviceWalkTargets<Real> w{st.sorted[0].data(), st.sorted[1].data(), st.sorted[2].data(),
-                           pot ? st.sorted[3].data() : nullptr};
-  if (cfg.counters) {
     w.node_visits = st.counts[0].data();
     w.cell_interactions = st.counts[1].data();
     w.particle_interactions = st.counts[2].data();
+  }
+  if (cfg.counters) {
+    st.totals.zero(stream);
+    w.totals = st.totals.data();
   }
   // A device-built tree lends the walk the memory its build needs only while it runs.
   const std::span<std::byte> scratch =
@@ -370,47 +349,38 @@ void GpuTreeSolver<Real>::walk_and_scatter(const tree::OctreeView<Real>& view, c
                              cfg.tree.softening, pot, scratch};
   if (view.crit_rel != nullptr) {
     // The relative opening reads each target's previous acceleration: the
-    // caller's (out, before the scatter overwrites it), or the bootstrap's
-    // geometric walk at theta (null scales), as tree::TreeSolver does.
+    // caller's (out, before the walk overwrites it), or the bootstrap's
+    // geometric walk at theta (null scales, sorted order), as
+    // tree::TreeSolver does.
     ensure(st.scale, n);
     st.t_bootstrap.start(stream);
     if (o.previous_accelerations) {
       enqueue_relative_scales(n, order, out.ax, out.ay, out.az, st.largest, st.scale.data(), stream);
     } else {
+      for (int k = 0; k < 3; ++k) ensure(st.sorted[k], n);
       GpuWalkParams first = params;
       first.potential = false;
-      walk_tree_gpu(view, first, DeviceWalkTargets<Real>{w.ax, w.ay, w.az}, stream);
-      enqueue_relative_scales<Real>(n, nullptr, w.ax, w.ay, w.az, st.largest, st.scale.data(), stream);
+      const DeviceWalkTargets<Real> b{st.sorted[0].data(), st.sorted[1].data(), st.sorted[2].data()};
+      walk_tree_gpu(view, first, b, stream);
+      enqueue_relative_scales<Real>(n, nullptr, b.ax, b.ay, b.az, st.largest, st.scale.data(), stream);
     }
     w.block_order = longest_first(n, order, o.previous_accelerations);
     st.t_bootstrap.stop(stream);
     w.scale = st.scale.data();
+    // With counters, each target's visits are kept (caller's order) for the
+    // next walk's launch order.
+    if (cfg.counters) {
+      ensure(st.cost, n);
+      w.cost = st.cost.data();
+    }
   }
+  st.cost_count = w.cost != nullptr ? n : 0;
   st.t_walk.start(stream);
   walk_tree_gpu(view, params, w, stream);
   st.t_walk.stop(stream);
-
-  st.t_scatter.start(stream);
-  // Relative opening with counters: keep each target's visits for the next
-  // walk's launch order.
-  const bool keep_cost = view.crit_rel != nullptr && cfg.counters;
-  if (keep_cost) ensure(st.cost, n);
-  scatter_results<<<blocks_for(n), kBlock, 0, stream>>>(n, order, w.ax, w.ay, w.az, w.pot, out, w.node_visits,
-                                                         keep_cost ? st.cost.data() : nullptr);
-  st.cost_count = keep_cost ? n : 0;
-  ORRERY_CUDA_CHECK_LAUNCH("scatter_results");
-  if (cfg.counters) {
-    st.totals.zero(stream);
-    const unsigned grid = blocks_for(n) < 1024u ? blocks_for(n) : 1024u;
-    sum_counters<<<grid, kBlock, 0, stream>>>(n, w.node_visits, w.cell_interactions, w.particle_interactions,
-                                              st.totals.data());
-    ORRERY_CUDA_CHECK_LAUNCH("sum_counters");
-  }
-  st.t_scatter.stop(stream);
   if (view.crit_rel != nullptr)
     report.add_phase(o.previous_accelerations ? "relative scales" : "bootstrap walk", st.t_bootstrap.seconds());
   report.add_phase("walk", st.t_walk.seconds());
-  report.add_phase("scatter", st.t_scatter.seconds());
 
   if (cfg.counters) {
     unsigned long long totals[3];

@@ -10,8 +10,8 @@
 //                   the three counter totals (and, on request, per-target
 //                   counts).
 // Each evaluation: build the tree (on the device by tree::DeviceOctree, or on
-// the host and copied: GpuTreeSolverConfig::build), walk, scatter accelerations and potentials
-// back to the caller's order on the device. SolverReport::phase_seconds holds
+// the host and copied: GpuTreeSolverConfig::build), then walk it; the walk
+// writes accelerations and potentials in the caller's order on the device. SolverReport::phase_seconds holds
 // the time of each phase from CUDA events on the solver's stream (host wall
 // time for a host build).
 //
@@ -76,10 +76,10 @@ class GpuTreeSolver final : public ForceSolver<Real>, public DeviceForceSolver<R
   void build_on_device(const SourcesView<Real>& device_sources, SolverReport& report);
   tree::OctreeView<Real> tree_view() const;
   const std::int32_t* tree_order() const;
-  // The walk over `view`, the scatter to `out` (device, the caller's order)
-  // and the counters: the part both ways in share.
-  void walk_and_scatter(const tree::OctreeView<Real>& view, const std::int32_t* order,
-                        const AccelerationsView<Real>& out, const SolveOptions& options, SolverReport& report);
+  // The walk over `view` into `out` (device, the caller's order) and the
+  // counters: the part both ways in share.
+  void walk_into(const tree::OctreeView<Real>& view, const std::int32_t* order, const AccelerationsView<Real>& out,
+                 const SolveOptions& options, SolverReport& report);
   // The relative walk's launch order, longest blocks first, from the previous
   // walk's visits of the same particles; null when there is none.
   const std::uint32_t* longest_first(std::int64_t n, const std::int32_t* order, bool previous);

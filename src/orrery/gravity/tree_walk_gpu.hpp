@@ -74,6 +74,11 @@ struct GpuWalkParams {
 /// block_order, when set, is a permutation of the ceil(N / kWalkBlockTargets)
 /// blocks of consecutive targets: the order in which they are launched
 /// (longest first, say). It changes when a target is walked, never its sums.
+/// order, when set, scatters: sorted target i's accelerations, potential and
+/// cost go to index order[i] (the caller's order) instead of i, so no pass
+/// after the walk moves them; the counter arrays stay in sorted order.
+/// totals, when set, gets the three counters summed over all targets added
+/// to it (zero it first; integers, so the order of the additions is free).
 template <class Real>
 struct DeviceWalkTargets {
   Real* ax = nullptr;
@@ -85,6 +90,9 @@ struct DeviceWalkTargets {
   std::uint32_t* particle_interactions = nullptr;
   const Real* scale = nullptr;
   const std::uint32_t* block_order = nullptr;
+  const std::int32_t* order = nullptr;
+  std::uint32_t* cost = nullptr;  // node visits, written at order[i] (needs order)
+  unsigned long long* totals = nullptr;  // [3]: node visits, cell and particle interactions
 };
 
 /// Enqueues the walk of every target of `tree` on `stream` (asynchronous).

@@ -165,16 +165,34 @@ __global__ void __launch_bounds__(kWalkBlock)
   nodes[n] = r;
 }
 
+/// Writes target i's results: sums (and cost) at order[i] when the walk
+/// scatters, counters at i.
 template <bool Pot, class Real>
 __device__ void store_target(const DeviceWalkTargets<Real>& out, std::int32_t i, const Accumulator<Real>& a,
                              const WalkCounts& c) {
-  out.ax[i] = a.ax;
-  out.ay[i] = a.ay;
-  out.az[i] = a.az;
-  if constexpr (Pot) out.pot[i] = a.pot;
+  const std::int32_t o = out.order != nullptr ? out.order[i] : i;
+  out.ax[o] = a.ax;
+  out.ay[o] = a.ay;
+  out.az[o] = a.az;
+  if constexpr (Pot) out.pot[o] = a.pot;
+  if (out.cost) out.cost[o] = c.node_visits;
   if (out.node_visits) out.node_visits[i] = c.node_visits;
   if (out.cell_interactions) out.cell_interactions[i] = c.cell_interactions;
   if (out.particle_interactions) out.particle_interactions[i] = c.particle_interactions;
+}
+
+/// Adds the calling threads' counters to out.totals: summed over the
+/// threads that reach this call together (a warp, or its first lanes in the
+/// last block), one atomic per counter from the first of them.
+template <class Real>
+__device__ void add_totals(const DeviceWalkTargets<Real>& out, const WalkCounts& c) {
+  if (out.totals == nullptr) return;  // uniform: totals not asked for
+  const cg::coalesced_group g = cg::coalesced_threads();
+  const unsigned long long v[3] = {c.node_visits, c.cell_interactions, c.particle_interactions};
+  for (int k = 0; k < 3; ++k) {
+    const unsigned long long sum = cg::reduce(g, v[k], cg::plus<unsigned long long>());
+    if (g.thread_rank() == 0) atomicAdd(out.totals + k, sum);
+  }
 }
 
 template <bool Pot, bool Quad, MathMode Mode, class Real, class Softening>
@@ -187,11 +205,7 @@ __global__ void __launch_bounds__(kWalkBlock)
   const Real scale = out.scale != nullptr ? out.scale[i] : Real(0);  // uniform: the relative opening's input
   const Accumulator<Real> acc = walk_target<Pot, Quad, Mode>(t, soft, i, c, scale);
   store_target<Pot>(out, i, acc, c);
-}
-
-template <class Real>
-__device__ Accumulator<Real> select(bool c, const Accumulator<Real>& a, const Accumulator<Real>& b) {
-  return {c ? a.ax : b.ax, c ? a.ay : b.ay, c ? a.az : b.az, c ? a.pot : b.pot};
+  add_totals(out, c);
 }
 
 /// The leaf `leaf` summed by the lanes with `sum` set, in sorted order (add_leaf's
@@ -247,17 +261,15 @@ __global__ void __launch_bounds__(kWalkBlock)
     const bool leaf = sp.next == n + 1;
     const bool sum = mine & !accept & leaf;
     // The cell term (add_cell's), evaluated by every lane and kept by those
-    // that accepted: the monopole through add_particle's keep, the second-order
-    // term on a copy, selected. Not behind a vote: some lane accepts at most
-    // nodes, and with no collective between the opening test and the term the
-    // compiler reuses d^2 and the node's values.
-    add_particle<Pot, Mode>(acc, soft, tx, ty, tz, b.com_x, b.com_y, b.com_z, sp.mass, accept);
+    // that accepted. Not behind a vote: some lane accepts at most nodes, and
+    // with no collective between the opening test and the term the compiler
+    // reuses d^2 and the node's values.
     if constexpr (Quad) {
       const NodeQuad<Real> q = node.quad;
-      Accumulator<Real> with = acc;
-      add_quadrupole<Pot, Mode>(with, soft, q.q, q.trace, xm::sub(b.com_x, tx), xm::sub(b.com_y, ty),
-                                xm::sub(b.com_z, tz));
-      acc = select(accept, with, acc);
+      add_cell_terms<Pot, true, Mode>(acc, soft, tx, ty, tz, b.com_x, b.com_y, b.com_z, sp.mass, q.q, q.trace, accept);
+    } else {
+      const Real* no_quad = nullptr;
+      add_cell_terms<Pot, false, Mode>(acc, soft, tx, ty, tz, b.com_x, b.com_y, b.com_z, sp.mass, no_quad, Real(0), accept);
     }
     c.cell_interactions += accept;
     // Group-uniform: skips a leaf no lane sums.
@@ -266,6 +278,7 @@ __global__ void __launch_bounds__(kWalkBlock)
     n = g.min(want);
   }
   if (real) store_target<Pot>(out, i, acc, c);
+  add_totals(out, real ? c : WalkCounts{});
 }
 
 /// Stream-ordered scratch (cudaMallocAsync), freed in stream order on scope exit.

@@ -105,12 +105,13 @@ ORRERY_HDI bool accepts(const tree::OctreeView<Real>& t, std::int32_t n, std::in
 template <bool Pot, bool Quad, MathMode Mode, class Real, class Softening>
 ORRERY_HDI void add_cell(Accumulator<Real>& acc, const tree::OctreeView<Real>& t, const Softening& soft,
                          std::int32_t n, Real tx, Real ty, Real tz) {
-  add_particle<Pot, Mode>(acc, soft, tx, ty, tz, t.com_x[n], t.com_y[n], t.com_z[n], t.mass[n], true);
+  const Real* q = nullptr;
+  Real trace = 0;
   if constexpr (Quad) {
-    const Real* q = t.quad + std::int64_t(n) * tree::kQuadComponents;
-    add_quadrupole<Pot, Mode>(acc, soft, q, quadrupole_trace(q), xm::sub(t.com_x[n], tx), xm::sub(t.com_y[n], ty),
-                              xm::sub(t.com_z[n], tz));
+    q = t.quad + std::int64_t(n) * tree::kQuadComponents;
+    trace = quadrupole_trace(q);
   }
+  add_cell_terms<Pot, Quad, Mode>(acc, soft, tx, ty, tz, t.com_x[n], t.com_y[n], t.com_z[n], t.mass[n], q, trace, true);
 }
 
 /// The particle-particle interactions of sorted target i with the leaf n,
