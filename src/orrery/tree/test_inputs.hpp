@@ -48,6 +48,34 @@ inline Particles<float> uniform_cube(std::size_t n, std::uint64_t seed) {
   return p;
 }
 
+/// Tight pairs spread over the unit cube: with leaf capacity 1 each pair makes
+/// a chain of single children many levels deep, far more nodes than particles.
+inline Particles<float> close_pairs(std::size_t pairs, std::uint64_t seed) {
+  auto p = uniform_cube(2 * pairs, seed);
+  for (std::size_t i = 0; i < pairs; ++i) {
+    p.x[2 * i + 1] = p.x[2 * i] + 3e-6f;
+    p.y[2 * i + 1] = p.y[2 * i];
+    p.z[2 * i + 1] = p.z[2 * i];
+  }
+  return p;
+}
+
+/// Two far tight clumps, 5/13 of the particles each (long chains of big
+/// single-child nodes, mostly empty child ranges), and the last 3/13 copies of
+/// one point (an oversized leaf of one key for capacities below their number).
+inline Particles<float> clumps_and_duplicates(std::size_t n, std::uint64_t seed) {
+  auto p = uniform_cube(n, seed);
+  const std::size_t a = n * 5 / 13, b = n * 10 / 13;
+  for (std::size_t i = 0; i < n; ++i) {
+    const float off = i < a ? 0.0f : (i < b ? 1000.0f : 500.0f);
+    const float scale = i < b ? 1e-3f : 0.0f;
+    p.x[i] = off + scale * p.x[i];
+    p.y[i] = off + scale * p.y[i];
+    p.z[i] = scale * p.z[i];
+  }
+  return p;
+}
+
 /// The degenerate and structured inputs every tree backend must handle.
 inline std::vector<NamedInput> structured_inputs() {
   std::vector<NamedInput> v;
