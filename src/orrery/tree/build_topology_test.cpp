@@ -118,26 +118,12 @@ void expect_same_as_cpu(const Particles<float>& p, int cap, Multipole mp, const 
   EXPECT_TRUE(same_bits(t.quad, cpu.quad, "quad")) << ctx;
 }
 
-/// Random points of a 4 x 4 x 4 lattice plus one far point: runs of equal
-/// keys of every length around the capacities, next to cells of other keys.
-Particles<float> lattice_duplicates(std::size_t n, std::uint64_t seed) {
-  Rng r(seed);
-  auto p = testing::make_particles(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    p.x[i] = float(r.next_u64() % 4);
-    p.y[i] = float(r.next_u64() % 4);
-    p.z[i] = float(r.next_u64() % 4);
-  }
-  p.x[0] = p.y[0] = p.z[0] = 1000.0f;
-  return p;
-}
-
 std::vector<testing::NamedInput> all_inputs() {
   auto v = testing::structured_inputs();
   v.push_back({"plummer_20000", ic::to_precision<float>(ic::plummer_sphere(20000, 29))});
   v.push_back({"close_pairs_3000", testing::close_pairs(3000, 23)});
   v.push_back({"clumps_and_duplicates_2600", testing::clumps_and_duplicates(2600, 28)});
-  v.push_back({"lattice_duplicates_3000", lattice_duplicates(3000, 31)});
+  v.push_back({"lattice_duplicates_3000", testing::lattice_duplicates(3000, 31)});
   v.push_back({"uniform_16", testing::uniform_cube(16, 32)});  // N = cap and cap + 1 for cap 16
   v.push_back({"uniform_17", testing::uniform_cube(17, 33)});
   v.push_back({"uniform_33", testing::uniform_cube(33, 34)});  // and for cap 33

@@ -1,7 +1,7 @@
-// The GPU tree build: the level-by-level algorithm of build_steps.hpp, one
-// kernel (or one CUB call) per step, each node's work done by the same
-// ORRERY_HD functions the CPU build calls (octree_build.cpp), so that the two
-// trees are equal bit for bit.
+// The GPU tree build: one kernel (or one CUB call) per step, each particle's
+// and node's work done by ORRERY_HD functions shared with the host
+// (build_steps.hpp, build_topology.hpp), so that the tree equals the CPU's
+// build_octree() bit for bit.
 //
 // Phases (one CUDA event between each, see GpuBuildTimes):
 //   box      box_partial_kernel (per-block min/max + validation flags),
@@ -11,33 +11,34 @@
 //            stable and the indices go in ascending, so ties are broken by the
 //            original index exactly as the CPU's (key, index) comparison does
 //   gather   the sources into sorted order
-//   levels   for L = 0..20: count_children_kernel (is_split, child_bounds'
-//            ranges found by child_bounds_interleaved, non-empty children,
-//            chunk sums; the last block to finish scans
-//            them and writes the next level's extent, after a capacity
-//            check), write_children_kernel (block scan, child_key, ranges).
-//            The level extents live on the device, so all 21 levels are
-//            enqueued without a host round trip; a level past the tree's
-//            depth is an empty launch.
-//   moments  bottom-up over the levels: subtree sizes, and leaf_moments /
-//            combine_moments in double
-//   order    top-down over the levels: pre-order indices; then one scatter
-//            of every node into pre-order (topology, next = preorder +
-//            subtree size, moments rounded to Real, crit2)
-// The three phases after the sort are fixed sequences of launches, replayed
+//   levels   the topology in pre-order, with no pass per level
+//            (build_topology.hpp): count_nodes_kernel (nodes_at: how many
+//            nodes start at each particle; the node count and the depth by
+//            integer atomics), an in-place CUB exclusive scan of those counts
+//            (each particle's first pre-order index), write_nodes_kernel (key,
+//            level, first of each node), extent_kernel (count and next of
+//            each node: a galloping search for the end of its cell)
+//   order    link_children_kernel: each node's parent and number of
+//            children, from the children chains (p + 1, then next)
+//   moments  moments_kernel: bottom-up in one launch. Each leaf's thread
+//            computes its moments (leaf_moments) and climbs: the last child
+//            to arrive at a parent (an integer counter) combines the
+//            children in child order (combine_moments) and climbs on. Every
+//            node's moments are rounded to Real (store_moments) in place.
+// The three phases after the gather are fixed sequences of launches, replayed
 // as CUDA graphs (re-captured only when N, the parameters or a buffer
-// change). One readback at the end gives the node count, the level sizes, the
-// overflow flag (the arrays are then grown and the tree phases run again) and
-// the validation flags.
+// change). One readback at the end gives the node count, the depth and the
+// validation flags; when the node count exceeds the node arrays (a first
+// guess), nothing was written past them: they are grown to the count and the
+// tree phases run again.
 //
-// Breadth-first arrays (prefix b_) hold the nodes as the levels create them:
-// the children of a node are contiguous and in child order, as in the CPU's
-// LevelTree. No floating-point atomics anywhere: every sum has a fixed order.
+// No floating-point atomics anywhere: every sum has a fixed order.
 #include "orrery/tree/octree_gpu.hpp"
 
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
 
 #include <algorithm>
 #include <array>
@@ -51,7 +52,7 @@
 #include "orrery/cuda/check_cuda.cuh"
 #include "orrery/cuda/memory.hpp"
 #include "orrery/tree/build_steps.hpp"
-#include "orrery/tree/child_bounds_interleaved.hpp"
+#include "orrery/tree/build_topology.hpp"
 #include "orrery/tree/octree_build.hpp"
 
 namespace orrery::tree {
@@ -63,13 +64,13 @@ using cuda::StreamHandle;
 constexpr int kBlock = 256;        // threads per block of the per-node and per-particle kernels
 constexpr unsigned kMaxGridBlocks = 1056;  // grid-stride launches: 8 blocks per SM of an H200
 constexpr int kBoxBlocks = 528;    // blocks of the box reduction (4 per SM of an H200)
-constexpr int kNumLevelSlots = kMaxLevel + 2;  // level L is [level_begin[L], level_begin[L+1]), L = 0..21
 
 /// What the device tells the host once per build (one small copy).
 struct BuildStatus {
-  std::int32_t level_begin[kNumLevelSlots];
-  std::int32_t overflow;  // 1 when the breadth-first arrays were too small for the tree
-  unsigned int ticket;    // blocks of count_children_kernel done (the last one scans)
+  // Nodes of the tree, summed in 64 bits so that a count past the node
+  // arrays (or past 2^31) is seen rather than wrapped.
+  unsigned long long num_nodes;
+  int depth;  // deepest level present
   // 1 + the largest index of a non-finite x, y, z, or an invalid mass; 0 if none.
   unsigned long long bad[4];
 };
@@ -160,139 +161,83 @@ __global__ void gather_kernel(SourcesView<Real> s, const std::int32_t* order, Re
   m[i] = s.mass[o];
 }
 
-/// The breadth-first nodes (the CPU's LevelTree), device pointers.
-struct LevelArrays {
-  std::uint64_t* key;
-  std::int32_t* level;
-  std::int32_t* first;
-  std::int32_t* count;
-  std::int32_t* child_begin;
-  std::int32_t* num_children;
-};
-
-__global__ void init_levels_kernel(LevelArrays t, std::int32_t n, BuildStatus* status, std::int32_t* preorder) {
-  t.key[0] = 0;
-  t.level[0] = 0;
-  t.first[0] = 0;
-  t.count[0] = n;
-  t.child_begin[0] = 0;
-  t.num_children[0] = 0;
-  preorder[0] = 0;  // the root comes first
-  status->level_begin[0] = 0;
-  for (int l = 1; l < kNumLevelSlots; ++l) status->level_begin[l] = 1;
-  status->overflow = 0;
-  status->ticket = 0;
+__global__ void init_status_kernel(BuildStatus* status) {
+  status->num_nodes = 0;
+  status->depth = 0;
 }
 
-/// The nodes of level L, [lo, lo + width), read on the device: the host
-/// enqueues every level without knowing their sizes.
-struct LevelExtent {
-  std::int32_t lo, width;
-  __device__ std::int32_t chunks() const { return (width + kBlock - 1) / kBlock; }
+struct MaxOf {
+  __device__ int operator()(int a, int b) const { return a > b ? a : b; }
 };
 
-__device__ LevelExtent level_extent(const BuildStatus* status, int L) {
-  const std::int32_t lo = status->level_begin[L];
-  return {lo, status->level_begin[L + 1] - lo};
-}
-
-/// Per node of level L: split or not, child ranges (kept in `inner`: the 7
-/// inner bounds), non-empty children, summed per chunk of kBlock nodes. The
-/// last block to finish then scans the chunk sums into chunk offsets and
-/// writes the extent of level L+1, after a capacity check (an overflowing
-/// level creates no children; the host grows the arrays and builds again).
-/// Blocks loop over chunks (block-uniform trip count), so the grid can be
-/// capped and an empty level costs one short launch.
+/// Per sorted particle j: start[j] = the number of nodes whose first particle
+/// is j (nodes_at); start[n] = 0, so that the exclusive scan of start[0..n]
+/// leaves the node count in start[n]. The total and the depth go to status
+/// by integer atomics (order-free), one per block.
 __global__ void __launch_bounds__(kBlock)
-    count_children_kernel(LevelArrays t, const std::uint64_t* keys, int L, std::int32_t cap, std::int64_t capacity,
-                          BuildStatus* status, std::int32_t* inner, std::int32_t* chunk_sum,
-                          std::int32_t* chunk_offset) {
-  const LevelExtent e = level_extent(status, L);
-  using Reduce = cub::BlockReduce<int, kBlock>;
-  using Scan = cub::BlockScan<std::int64_t, kBlock>;
-  __shared__ union {
-    typename Reduce::TempStorage reduce;
-    typename Scan::TempStorage scan;
-  } temp;
-  __shared__ bool last;
-  for (std::int32_t chunk = blockIdx.x; chunk < e.chunks(); chunk += gridDim.x) {
-    const std::int32_t k = chunk * kBlock + threadIdx.x;
-    int children = 0;
-    if (k < e.width) {
-      const std::int32_t i = e.lo + k;
-      const std::int32_t first = t.first[i], count = t.count[i];
-      // Only split nodes search for their children: leaves are most nodes of deep levels.
-      if (is_split(keys, first, count, L, cap)) {
-        std::int32_t b[9];
-        child_bounds_interleaved(keys, first, count, t.key[i], L, b);  // child_bounds' bounds, shorter load chain
-        for (int c = 1; c < 8; ++c) inner[std::int64_t(k) * 7 + c - 1] = b[c];
-        for (int c = 0; c < 8; ++c) children += b[c + 1] > b[c];
-      }
-      t.num_children[i] = children;
-    }
-    const int sum = Reduce(temp.reduce).Sum(children);
-    if (threadIdx.x == 0) chunk_sum[chunk] = sum;
-    __syncthreads();  // temp is reused by the next chunk
+    count_nodes_kernel(const std::uint64_t* keys, std::int32_t n, std::int32_t cap, std::int32_t* start,
+                       BuildStatus* status) {
+  long long total = 0;
+  int depth = 0;
+  for (std::int64_t j = std::int64_t(blockIdx.x) * kBlock + threadIdx.x; j < n; j += std::int64_t(gridDim.x) * kBlock) {
+    const NodesAt a = nodes_at(keys, n, static_cast<std::int32_t>(j), cap);
+    start[j] = a.count;
+    total += a.count;
+    const int deepest = a.first_level + a.count - 1;
+    depth = a.count > 0 && deepest > depth ? deepest : depth;
   }
-  __threadfence();  // this block's chunk sums are visible before its ticket is
-  if (threadIdx.x == 0) last = atomicAdd(&status->ticket, 1u) == gridDim.x - 1;
-  __syncthreads();
-  if (!last) return;  // all but the last block are done
-  std::int64_t running = 0;
-  for (std::int32_t base = 0; base < e.chunks(); base += kBlock) {
-    const std::int32_t j = base + threadIdx.x;
-    const std::int64_t v = j < e.chunks() ? __ldcg(chunk_sum + j) : 0;  // L2: written by other blocks
-    std::int64_t offset, total;
-    Scan(temp.scan).ExclusiveSum(v, offset, total);
-    if (j < e.chunks()) chunk_offset[j] = static_cast<std::int32_t>(running + offset);
-    running += total;
-    __syncthreads();  // temp is reused by the next chunk
-  }
+  if (blockIdx.x == 0 && threadIdx.x == 0) start[n] = 0;
+  __shared__ typename cub::BlockReduce<long long, kBlock>::TempStorage sum_temp;
+  __shared__ typename cub::BlockReduce<int, kBlock>::TempStorage max_temp;
+  total = cub::BlockReduce<long long, kBlock>(sum_temp).Sum(total);
+  depth = cub::BlockReduce<int, kBlock>(max_temp).Reduce(depth, MaxOf{});
   if (threadIdx.x == 0) {
-    const std::int64_t hi = e.lo + e.width;
-    const bool over = (status->overflow != 0) | (hi + running > capacity);
-    status->overflow = over ? 1 : 0;
-    status->level_begin[L + 2] = over ? static_cast<std::int32_t>(hi) : static_cast<std::int32_t>(hi + running);
-    status->ticket = 0;
+    atomicAdd(&status->num_nodes, static_cast<unsigned long long>(total));
+    atomicMax(&status->depth, depth);
   }
 }
 
-/// Per node of level L: where its children go (breadth-first, after the
-/// level), and the children themselves, in child order.
+/// True when the tree does not fit the node arrays: then no kernel writes a
+/// node (the host grows the arrays to the count and builds again).
+__device__ bool over_capacity(const BuildStatus* status, std::int64_t capacity) {
+  return status->num_nodes > static_cast<unsigned long long>(capacity);
+}
+
+/// Per sorted particle: key, level and first of the nodes it starts.
 __global__ void __launch_bounds__(kBlock)
-    write_children_kernel(LevelArrays t, int L, const BuildStatus* status, const std::int32_t* inner,
-                          const std::int32_t* chunk_offset) {
-  if (status->overflow != 0) return;  // nothing is written: the levels are built again
-  const LevelExtent e = level_extent(status, L);
-  const std::int32_t hi = e.lo + e.width;
-  using Scan = cub::BlockScan<int, kBlock>;
-  __shared__ typename Scan::TempStorage temp;
-  for (std::int32_t chunk = blockIdx.x; chunk < e.chunks(); chunk += gridDim.x) {
-    const std::int32_t k = chunk * kBlock + threadIdx.x;
-    const int children = k < e.width ? t.num_children[e.lo + k] : 0;
-    int offset;
-    Scan(temp).ExclusiveSum(children, offset);
-    __syncthreads();  // temp is reused by the next chunk
-    if (k >= e.width) continue;  // tail of the level, after the block-wide scan
-    const std::int32_t i = e.lo + k;
-    std::int32_t out = hi + chunk_offset[chunk] + offset;
-    t.child_begin[i] = out;
-    if (children == 0) continue;  // a leaf has nothing to write
-    std::int32_t b[9];
-    b[0] = t.first[i];
-    b[8] = b[0] + t.count[i];
-    for (int c = 1; c < 8; ++c) b[c] = inner[std::int64_t(k) * 7 + c - 1];
-    const std::uint64_t key = t.key[i];
-    for (int c = 0; c < 8; ++c) {
-      if (b[c + 1] == b[c]) continue;  // empty children are not nodes
-      t.key[out] = child_key(key, L, c);
-      t.level[out] = L + 1;
-      t.first[out] = b[c];
-      t.count[out] = b[c + 1] - b[c];
-      t.child_begin[out] = 0;  // the deepest level is never counted: its nodes are leaves
-      t.num_children[out] = 0;
-      ++out;
-    }
+    write_nodes_kernel(const std::uint64_t* keys, std::int32_t n, const std::int32_t* start, std::int64_t capacity,
+                       const BuildStatus* status, TopologyArrays out) {
+  if (over_capacity(status, capacity)) return;
+  for (std::int64_t j = std::int64_t(blockIdx.x) * kBlock + threadIdx.x; j < n; j += std::int64_t(gridDim.x) * kBlock)
+    write_nodes_at(keys, start, static_cast<std::int32_t>(j), out);
+}
+
+/// Per node: count and next (write_extent).
+__global__ void __launch_bounds__(kBlock)
+    extent_kernel(const std::uint64_t* keys, std::int32_t n, const std::int32_t* start, std::int64_t capacity,
+                  const BuildStatus* status, TopologyArrays out) {
+  if (over_capacity(status, capacity)) return;
+  const auto num_nodes = static_cast<std::int64_t>(status->num_nodes);
+  for (std::int64_t i = std::int64_t(blockIdx.x) * kBlock + threadIdx.x; i < num_nodes;
+       i += std::int64_t(gridDim.x) * kBlock)
+    write_extent(keys, n, start, static_cast<std::int32_t>(i), out);
+}
+
+/// Per node p: parent[c] = p for each child c, pending[p] = the number of
+/// children (the arrivals moments_kernel waits for); parent[0] = -1.
+__global__ void __launch_bounds__(kBlock)
+    link_children_kernel(const std::int32_t* next, std::int64_t capacity, const BuildStatus* status,
+                         std::int32_t* parent, std::int32_t* pending) {
+  if (over_capacity(status, capacity)) return;
+  const auto num_nodes = static_cast<std::int64_t>(status->num_nodes);
+  for (std::int64_t i = std::int64_t(blockIdx.x) * kBlock + threadIdx.x; i < num_nodes;
+       i += std::int64_t(gridDim.x) * kBlock) {
+    const auto p = static_cast<std::int32_t>(i);
+    std::int32_t children[8];
+    const int k = children_of(next, p, children);
+    for (int c = 0; c < k; ++c) parent[children[c]] = p;
+    pending[p] = k;
+    if (p == 0) parent[0] = -1;  // the root: where the climb of moments_kernel stops
   }
 }
 
@@ -301,92 +246,76 @@ struct SortedSources {
   const Real *x, *y, *z, *m;
 };
 
-/// Bottom-up over level L: subtree sizes (for the pre-order) and moments
-/// (leaf_moments over a leaf's particles, combine_moments over the children).
-template <bool Quad, class Real>
-__global__ void bottom_up_kernel(int L, LevelArrays t, const BuildStatus* status, const Cube* cube,
-                                 SortedSources<Real> s, std::int32_t* subtree, NodeMoments* mo) {
-  if (status->overflow != 0) return;  // the levels are incomplete: built again
-  const LevelExtent e = level_extent(status, L);
-  for (std::int32_t i = e.lo + blockIdx.x * kBlock + threadIdx.x; i < e.lo + e.width; i += gridDim.x * kBlock) {
-    const std::int32_t n = t.num_children[i], cb = t.child_begin[i];
-    std::int32_t size = 1;
-    for (std::int32_t c = 0; c < n; ++c) size += subtree[cb + c];
-    subtree[i] = size;
-    const CellGeometry g = cell_geometry(t.key[i], L, *cube);
-    // Leaves sum particles, internal nodes children: two different loops.
-    if (n == 0)
-      mo[i] = leaf_moments<Quad>(s.x, s.y, s.z, s.m, t.first[i], t.count[i], g);
-    else
-      mo[i] = combine_moments<Quad>(mo + cb, n, g);
-  }
-}
-
-/// Top-down over level L: the pre-order indices of the children.
-__global__ void preorder_kernel(int L, const BuildStatus* status, const std::int32_t* child_begin,
-                                const std::int32_t* num_children, const std::int32_t* subtree,
-                                std::int32_t* preorder) {
-  if (status->overflow != 0) return;  // the levels are incomplete: built again
-  const LevelExtent e = level_extent(status, L);
-  for (std::int32_t i = e.lo + blockIdx.x * kBlock + threadIdx.x; i < e.lo + e.width; i += gridDim.x * kBlock) {
-    std::int32_t at = preorder[i] + 1;
-    const std::int32_t cb = child_begin[i], n = num_children[i];
-    for (std::int32_t c = 0; c < n; ++c) {
-      preorder[cb + c] = at;
-      at += subtree[cb + c];
-    }
-  }
-}
-
-/// The tree in pre-order: the pointers of an OctreeView, writable.
-template <class Real>
-struct TreeOut {
-  std::uint64_t* key;
-  std::int32_t *level, *first, *count, *next;
-  MomentArrays<Real> moments;
+/// The nodes' topology as moments_kernel reads it.
+struct TopologyIn {
+  const std::uint64_t* key;
+  const std::int32_t *level, *first, *count, *next, *parent;
 };
 
-/// Every node to its pre-order place: topology, next = preorder + subtree
-/// size, moments rounded to Real, crit2.
+/// A node's moments written by another thread of this launch: loaded from L2
+/// (__ldcg), never from a possibly stale L1 line.
+__device__ NodeMoments load_from_l2(const NodeMoments* p) {
+  static_assert(sizeof(NodeMoments) % sizeof(double) == 0);
+  NodeMoments m;
+  const double* src = reinterpret_cast<const double*>(p);
+  double* dst = reinterpret_cast<double*>(&m);
+  for (int f = 0; f < int(sizeof(NodeMoments) / sizeof(double)); ++f) dst[f] = __ldcg(src + f);
+  return m;
+}
+
+/// Moments bottom-up in one launch. A leaf's thread computes its moments and
+/// climbs: it stores the node's rounded moments (store_moments, pre-order
+/// index = node index) and its double moments in mo, then arrives at the
+/// parent (atomicSub on pending); the last child to arrive combines all
+/// children in child order, the same operands in the same order as the CPU's
+/// combine_moments, and climbs on. No thread waits for another.
 template <bool Quad, class Real>
-__global__ void scatter_kernel(LevelArrays t, const BuildStatus* status, const std::int32_t* subtree,
-                               const std::int32_t* preorder, const Cube* cube, double theta, double tolerance,
-                               const NodeMoments* mo,
-                               TreeOut<Real> out) {
-  if (status->overflow != 0) return;  // the levels are incomplete: built again
-  const std::int32_t num_nodes = status->level_begin[kNumLevelSlots - 1];
-  for (std::int32_t i = blockIdx.x * kBlock + threadIdx.x; i < num_nodes; i += gridDim.x * kBlock) {
-    const std::int32_t d = preorder[i];
-    out.key[d] = t.key[i];
-    out.level[d] = t.level[i];
-    out.first[d] = t.first[i];
-    out.count[d] = t.count[i];
-    out.next[d] = d + subtree[i];
-    store_moments<Quad>(out.moments, d, mo[i], cell_geometry(t.key[i], t.level[i], *cube), theta, tolerance);
+__global__ void __launch_bounds__(kBlock)
+    moments_kernel(TopologyIn t, std::int64_t capacity, const BuildStatus* status, std::int32_t* pending,
+                   const Cube* cube, SortedSources<Real> s, double theta, double tolerance, NodeMoments* mo,
+                   MomentArrays<Real> out) {
+  if (over_capacity(status, capacity)) return;
+  const auto num_nodes = static_cast<std::int64_t>(status->num_nodes);
+  const Cube c = *cube;
+  for (std::int64_t i = std::int64_t(blockIdx.x) * kBlock + threadIdx.x; i < num_nodes;
+       i += std::int64_t(gridDim.x) * kBlock) {
+    // Climbs start at leaves only: an internal node is done by its last child's thread.
+    if (t.next[i] != i + 1) continue;
+    auto node = static_cast<std::int32_t>(i);
+    CellGeometry g = cell_geometry(t.key[node], t.level[node], c);
+    NodeMoments m = leaf_moments<Quad>(s.x, s.y, s.z, s.m, t.first[node], t.count[node], g);
+    for (;;) {  // one step per level climbed: as long as this thread arrives last
+      store_moments<Quad>(out, node, m, g, theta, tolerance);
+      const std::int32_t p = t.parent[node];
+      if (p < 0) break;  // the root is done
+      mo[node] = m;
+      __threadfence();  // the moments are visible device-wide before the arrival is
+      if (atomicSub(pending + p, 1) != 1) break;  // a sibling is still missing: its thread climbs on
+      __threadfence();  // the siblings' moments were fenced before their arrivals
+      std::int32_t children[8];
+      const int k = children_of(t.next, p, children);
+      NodeMoments ch[8];
+      for (int j = 0; j < k; ++j) ch[j] = load_from_l2(mo + children[j]);
+      node = p;
+      g = cell_geometry(t.key[node], t.level[node], c);
+      m = combine_moments<Quad>(ch, k, g);
+    }
   }
 }
 
 unsigned blocks_for(std::int64_t n) { return static_cast<unsigned>((n + kBlock - 1) / kBlock); }
 
 /// Blocks of a grid-stride launch over at most n items: enough to fill the
-/// GPU, few enough that an empty level is a short launch.
+/// GPU, few enough that a launch over a small tree is short and the
+/// per-block atomics of count_nodes_kernel stay few.
 unsigned capped_blocks(std::int64_t n) { return std::min(blocks_for(n), kMaxGridBlocks); }
 
-/// A first guess of the breadth-first node count: about 3N/cap nodes (leaves
-/// a third full on average), plus slack. Overflow is detected on the
-/// device and the arrays grown (by doubling), so this needs to be good, not safe.
+/// A first guess of the node count: about 3N/cap nodes (leaves a third full
+/// on average), plus slack. The device counts the nodes before writing any,
+/// and a tree past the guess is built again with arrays of its exact size,
+/// so this needs to be good, not safe.
 std::int64_t initial_node_capacity(std::int64_t n, int cap) {
   return std::min<std::int64_t>(n / cap * 3 + n / 16 + 4096, std::numeric_limits<std::int32_t>::max() - 1);
-}
-
-/// Upper bound of the number of nodes at level L, known on the host without
-/// a readback: at most N (each holds a particle), 8^L, and below the root
-/// 8 children of each split node, which holds more than cap particles.
-std::int64_t level_width_bound(int L, std::int64_t n, int cap, std::int64_t capacity) {
-  std::int64_t w = std::min(n, capacity);
-  if (L < kMaxLevel) w = std::min<std::int64_t>(w, std::int64_t(1) << (3 * L));
-  if (L > 0) w = std::min<std::int64_t>(w, 8 * (n / (std::int64_t(cap) + 1)));
-  return std::max<std::int64_t>(w, 1);
 }
 
 template <class T>
@@ -400,17 +329,20 @@ void copy_to_host(std::vector<T>& host, const T* device, std::size_t count, Stre
 template <class Real>
 struct DeviceOctree<Real>::Impl {
   static constexpr int kNumEvents = 8;
-  static constexpr int kNumGraphs = 3;  // levels, bottom-up, top-down
+  static constexpr int kNumGraphs = 3;  // levels, order, moments
 
   TreeParams params;
   StreamHandle stream = nullptr;
   std::int64_t num_particles = 0;
   std::int32_t num_nodes = 0;
   int depth = 0;
-  std::int64_t node_capacity = 0;  // of the breadth-first arrays
+  std::int64_t node_capacity = 0;  // of the node arrays
   std::uint64_t generation = 0;    // bumped whenever a buffer is reallocated (the graphs hold pointers)
 
   // Particles: keys and indices before and after the sort, sorted sources.
+  // key_in, dead after the sort, holds the levels phase's node starts
+  // (node_start(): n + 1 int32 fit in n uint64 for n >= 1), and sort_temp
+  // the scan's temporary storage.
   DeviceBuffer<std::uint64_t> key_in, key_sorted;
   DeviceBuffer<std::int32_t> index_in, order;
   DeviceBuffer<Real> x, y, z, m;
@@ -418,10 +350,9 @@ struct DeviceOctree<Real>::Impl {
   DeviceBuffer<BoxAccumulator<Real>> box_partial;
   DeviceBuffer<Cube> cube;
   DeviceBuffer<BuildStatus> status;
-  // Breadth-first nodes and the scratch of the level phase.
-  DeviceBuffer<std::uint64_t> b_key;
-  DeviceBuffer<std::int32_t> b_level, b_first, b_count, b_child_begin, b_num_children;
-  DeviceBuffer<std::int32_t> inner, chunk_sum, chunk_offset, subtree, preorder;
+  // Per node: the parent and the children still to arrive (order phase), the
+  // moments in double (moments phase; dead between builds).
+  DeviceBuffer<std::int32_t> parent, pending;
   DeviceBuffer<NodeMoments> moments;
   // The tree in pre-order.
   DeviceBuffer<std::uint64_t> key;
@@ -430,9 +361,9 @@ struct DeviceOctree<Real>::Impl {
 
   BuildStatus* host_status = nullptr;  // pinned, for the one readback
   std::array<cudaEvent_t, kNumEvents> events{};
-  // The steps after the sort are a fixed sequence of ~110 small launches (the
-  // level extents live on the device), replayed as CUDA graphs: one launch
-  // each instead of one host call per kernel. Captured on a private stream
+  // The steps after the gather are a fixed sequence of small launches (the
+  // node count lives on the device), replayed as CUDA graphs: one launch per
+  // phase instead of one host call per kernel. Captured on a private stream
   // (the legacy default stream cannot be captured), launched on the build's.
   cuda::Stream capture_stream;
   std::array<cudaGraph_t, kNumGraphs> graph{};
@@ -441,7 +372,8 @@ struct DeviceOctree<Real>::Impl {
     std::int64_t n = -1, capacity = 0;
     int cap = 0;
     Multipole multipole = Multipole::monopole;
-    double theta = 0;
+    Opening opening = Opening::geometric;
+    double theta = 0, tolerance = 0;
     std::uint64_t generation = 0;
     bool operator==(const GraphKey&) const = default;
   } graph_key;
@@ -476,9 +408,12 @@ struct DeviceOctree<Real>::Impl {
     graph_key = GraphKey{};
   }
 
-  LevelArrays level_arrays() {
-    return {b_key.data(), b_level.data(), b_first.data(), b_count.data(), b_child_begin.data(),
-            b_num_children.data()};
+  TopologyArrays topology() { return {key.data(), level.data(), first.data(), count.data(), next.data()}; }
+  std::int32_t* node_start() { return reinterpret_cast<std::int32_t*>(key_in.data()); }
+  std::size_t scan_temp_bytes() {
+    std::size_t bytes = 0;  // a size query: launches nothing
+    ORRERY_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, node_start(), int(num_particles + 1), stream));
+    return bytes;
   }
   void mark(int phase) { ORRERY_CUDA_CHECK(cudaEventRecord(events[phase], stream)); }
 
@@ -491,10 +426,9 @@ struct DeviceOctree<Real>::Impl {
   template <class Enqueue>
   void capture(int index, Enqueue&& enqueue);
   void enqueue_levels(StreamHandle s);
+  void enqueue_order(StreamHandle s);
   template <bool Quad>
-  void enqueue_bottom_up(StreamHandle s);
-  template <bool Quad>
-  void enqueue_top_down(StreamHandle s);
+  void enqueue_moments(StreamHandle s);
   void throw_if_invalid(const SourcesView<Real>& s) const;
 };
 
@@ -540,70 +474,58 @@ void DeviceOctree<Real>::Impl::sort_and_gather(const SourcesView<Real>& s) {
 template <class Real>
 void DeviceOctree<Real>::Impl::grow_node_buffers() {
   const auto c = static_cast<std::size_t>(node_capacity);
-  grow(b_key, c);
   grow(key, c);
   grow(moments, c);
-  for (auto* b : {&b_level, &b_first, &b_count, &b_child_begin, &b_num_children, &subtree, &preorder, &level, &first,
-                  &count, &next})
-    grow(*b, c);
+  for (auto* b : {&level, &first, &count, &next, &parent, &pending}) grow(*b, c);
   for (auto* b : {&mass, &com_x, &com_y, &com_z, &crit2}) grow(*b, c);
   if (params.multipole == Multipole::quadrupole) grow(quad, c * kQuadComponents);
   if (params.opening == Opening::relative) grow(crit_rel, c);
-  const std::int64_t widest = std::min<std::int64_t>(num_particles, node_capacity);
-  grow(inner, static_cast<std::size_t>(widest) * 7);
-  grow(chunk_sum, blocks_for(widest));
-  grow(chunk_offset, blocks_for(widest));
 }
 
 template <class Real>
 void DeviceOctree<Real>::Impl::enqueue_levels(StreamHandle s) {
-  const std::int64_t n = num_particles;
-  const int cap = params.leaf_capacity;
-  const LevelArrays t = level_arrays();
-  init_levels_kernel<<<1, 1, 0, s>>>(t, static_cast<std::int32_t>(n), status.data(), preorder.data());
-  ORRERY_CUDA_CHECK_LAUNCH("init_levels_kernel");
-  for (int L = 0; L < kMaxLevel; ++L) {
-    const unsigned blocks = capped_blocks(level_width_bound(L, n, cap, node_capacity));
-    count_children_kernel<<<blocks, kBlock, 0, s>>>(t, key_sorted.data(), L, cap, node_capacity, status.data(),
-                                                    inner.data(), chunk_sum.data(), chunk_offset.data());
-    ORRERY_CUDA_CHECK_LAUNCH("count_children_kernel");
-    write_children_kernel<<<blocks, kBlock, 0, s>>>(t, L, status.data(), inner.data(), chunk_offset.data());
-    ORRERY_CUDA_CHECK_LAUNCH("write_children_kernel");
-  }
+  const auto n = static_cast<std::int32_t>(num_particles);
+  std::int32_t* start = node_start();
+  init_status_kernel<<<1, 1, 0, s>>>(status.data());
+  ORRERY_CUDA_CHECK_LAUNCH("init_status_kernel");
+  count_nodes_kernel<<<capped_blocks(n), kBlock, 0, s>>>(key_sorted.data(), n, params.leaf_capacity, start,
+                                                         status.data());
+  ORRERY_CUDA_CHECK_LAUNCH("count_nodes_kernel");
+  // n + 1 <= 2^31 - 1 items (N < 2^31 - 1 is validated). The int32 sums wrap
+  // only past 2^31 nodes, which status->num_nodes (64-bit) reports instead.
+  std::size_t temp_bytes = sort_temp.bytes();
+  ORRERY_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(sort_temp.data(), temp_bytes, start, n + 1, s));
+  write_nodes_kernel<<<capped_blocks(n), kBlock, 0, s>>>(key_sorted.data(), n, start, node_capacity, status.data(),
+                                                         topology());
+  ORRERY_CUDA_CHECK_LAUNCH("write_nodes_kernel");
+  extent_kernel<<<capped_blocks(node_capacity), kBlock, 0, s>>>(key_sorted.data(), n, start, node_capacity,
+                                                                status.data(), topology());
+  ORRERY_CUDA_CHECK_LAUNCH("extent_kernel");
+}
+
+template <class Real>
+void DeviceOctree<Real>::Impl::enqueue_order(StreamHandle s) {
+  link_children_kernel<<<capped_blocks(node_capacity), kBlock, 0, s>>>(next.data(), node_capacity, status.data(),
+                                                                       parent.data(), pending.data());
+  ORRERY_CUDA_CHECK_LAUNCH("link_children_kernel");
 }
 
 template <class Real>
 template <bool Quad>
-void DeviceOctree<Real>::Impl::enqueue_bottom_up(StreamHandle s) {
+void DeviceOctree<Real>::Impl::enqueue_moments(StreamHandle s) {
+  const TopologyIn t{key.data(), level.data(), first.data(), count.data(), next.data(), parent.data()};
   const SortedSources<Real> src{x.data(), y.data(), z.data(), m.data()};
-  for (int L = kMaxLevel; L >= 0; --L) {
-    const unsigned blocks = capped_blocks(level_width_bound(L, num_particles, params.leaf_capacity, node_capacity));
-    bottom_up_kernel<Quad, Real><<<blocks, kBlock, 0, s>>>(L, level_arrays(), status.data(), cube.data(), src,
-                                                           subtree.data(), moments.data());
-    ORRERY_CUDA_CHECK_LAUNCH("bottom_up_kernel");
-  }
-}
-
-template <class Real>
-template <bool Quad>
-void DeviceOctree<Real>::Impl::enqueue_top_down(StreamHandle s) {
-  for (int L = 0; L < kMaxLevel; ++L) {
-    const unsigned blocks = capped_blocks(level_width_bound(L, num_particles, params.leaf_capacity, node_capacity));
-    preorder_kernel<<<blocks, kBlock, 0, s>>>(L, status.data(), b_child_begin.data(), b_num_children.data(),
-                                              subtree.data(), preorder.data());
-    ORRERY_CUDA_CHECK_LAUNCH("preorder_kernel");
-  }
-  const TreeOut<Real> out{key.data(),
-                          level.data(),
-                          first.data(),
-                          count.data(),
-                          next.data(),
-                          {mass.data(), com_x.data(), com_y.data(), com_z.data(), crit2.data(), Quad ? quad.data() : nullptr,
-                           params.opening == Opening::relative ? crit_rel.data() : nullptr}};
-  scatter_kernel<Quad, Real><<<capped_blocks(node_capacity), kBlock, 0, s>>>(
-      level_arrays(), status.data(), subtree.data(), preorder.data(), cube.data(), params.theta, params.tolerance, moments.data(),
-      out);
-  ORRERY_CUDA_CHECK_LAUNCH("scatter_kernel");
+  const MomentArrays<Real> out{mass.data(),
+                               com_x.data(),
+                               com_y.data(),
+                               com_z.data(),
+                               crit2.data(),
+                               Quad ? quad.data() : nullptr,
+                               params.opening == Opening::relative ? crit_rel.data() : nullptr};
+  moments_kernel<Quad, Real><<<capped_blocks(node_capacity), kBlock, 0, s>>>(
+      t, node_capacity, status.data(), pending.data(), cube.data(), src, params.theta, params.tolerance,
+      moments.data(), out);
+  ORRERY_CUDA_CHECK_LAUNCH("moments_kernel");
 }
 
 template <class Real>
@@ -628,16 +550,18 @@ void DeviceOctree<Real>::Impl::capture_graphs() {
   destroy_graphs();
   const bool quad_moments = params.multipole == Multipole::quadrupole;
   capture(0, [&](StreamHandle s) { enqueue_levels(s); });
-  capture(1, [&](StreamHandle s) { quad_moments ? enqueue_bottom_up<true>(s) : enqueue_bottom_up<false>(s); });
-  capture(2, [&](StreamHandle s) { quad_moments ? enqueue_top_down<true>(s) : enqueue_top_down<false>(s); });
+  capture(1, [&](StreamHandle s) { enqueue_order(s); });
+  capture(2, [&](StreamHandle s) { quad_moments ? enqueue_moments<true>(s) : enqueue_moments<false>(s); });
 }
 
 template <class Real>
 void DeviceOctree<Real>::Impl::tree_phases() {
   node_capacity = std::max(node_capacity, initial_node_capacity(num_particles, params.leaf_capacity));
+  grow(sort_temp, scan_temp_bytes());  // usually a no-op: the sort's storage is larger
   for (;;) {
     grow_node_buffers();
-    const GraphKey k{num_particles, node_capacity, params.leaf_capacity, params.multipole, params.theta, generation};
+    const GraphKey k{num_particles, node_capacity, params.leaf_capacity, params.multipole,
+                     params.opening,  params.theta,  params.tolerance,      generation};
     if (!(k == graph_key)) {
       capture_graphs();
       graph_key = k;
@@ -649,10 +573,14 @@ void DeviceOctree<Real>::Impl::tree_phases() {
     ORRERY_CUDA_CHECK(cudaGraphLaunch(graph_exec[2], stream));
     mark(7);
     cuda::copy_device_to_host(host_status, status.data(), sizeof(BuildStatus), stream);  // synchronises
-    if (host_status->overflow == 0) return;
-    if (node_capacity >= std::numeric_limits<std::int32_t>::max() - 1)
-      throw RuntimeFailure("the octree of " + std::to_string(num_particles) + " particles has more than 2^31 - 1 nodes");
-    node_capacity = std::min<std::int64_t>(2 * node_capacity, std::numeric_limits<std::int32_t>::max() - 1);
+    const unsigned long long nodes = host_status->num_nodes;
+    const bool invalid = std::any_of(std::begin(host_status->bad), std::end(host_status->bad),
+                                     [](unsigned long long b) { return b != 0; });
+    if (nodes <= static_cast<unsigned long long>(node_capacity) || invalid) return;  // invalid: build() throws
+    if (nodes > static_cast<unsigned long long>(std::numeric_limits<std::int32_t>::max() - 1))
+      throw RuntimeFailure("the octree of " + std::to_string(num_particles) + " particles has " +
+                           std::to_string(nodes) + " nodes, more than 2^31 - 2");
+    node_capacity = static_cast<std::int64_t>(nodes);  // the exact size: the second pass fits
   }
 }
 
@@ -683,11 +611,8 @@ void DeviceOctree<Real>::Impl::build(const SourcesView<Real>& s, const TreeParam
   sort_and_gather(s);
   tree_phases();
   throw_if_invalid(s);
-  const std::int32_t* level_begin = host_status->level_begin;
-  int num_levels = 1;
-  while (num_levels < kMaxLevel + 1 && level_begin[num_levels + 1] > level_begin[num_levels]) ++num_levels;
-  num_nodes = level_begin[kNumLevelSlots - 1];
-  depth = num_levels - 1;
+  num_nodes = static_cast<std::int32_t>(host_status->num_nodes);
+  depth = host_status->depth;
 }
 
 template <class Real>
@@ -749,8 +674,8 @@ GpuBuildTimes DeviceOctree<Real>::times() const {
   if (impl_->num_nodes == 0) return t;
   const auto& e = impl_->events;
   ORRERY_CUDA_CHECK(cudaEventSynchronize(e[Impl::kNumEvents - 1]));
-  double* phase[Impl::kNumEvents - 1] = {&t.box,    &t.keys,    &t.sort, &t.gather,
-                                         &t.levels, &t.moments, &t.order};  // in the order run
+  double* phase[Impl::kNumEvents - 1] = {&t.box,    &t.keys,  &t.sort,   &t.gather,
+                                         &t.levels, &t.order, &t.moments};  // in the order run
   for (int k = 0; k + 1 < Impl::kNumEvents; ++k) {
     float ms = 0;
     ORRERY_CUDA_CHECK(cudaEventElapsedTime(&ms, e[k], e[k + 1]));
@@ -761,7 +686,7 @@ GpuBuildTimes DeviceOctree<Real>::times() const {
 
 template <class Real>
 std::span<std::byte> DeviceOctree<Real>::scratch_between_builds() const {
-  auto& m = impl_->moments;  // written by the bottom-up pass, read by the top-down one, then dead
+  auto& m = impl_->moments;  // written and read by moments_kernel only, then dead
   return {reinterpret_cast<std::byte*>(m.data()), m.bytes()};
 }
 
@@ -769,13 +694,10 @@ template <class Real>
 std::size_t DeviceOctree<Real>::device_bytes() const {
   const Impl& t = *impl_;
   std::size_t b = t.key_in.bytes() + t.key_sorted.bytes() + t.index_in.bytes() + t.order.bytes() + t.sort_temp.bytes() +
-                  t.box_partial.bytes() + t.cube.bytes() + t.status.bytes() + t.b_key.bytes() + t.moments.bytes() +
-                  t.key.bytes();
+                  t.box_partial.bytes() + t.cube.bytes() + t.status.bytes() + t.moments.bytes() + t.key.bytes();
   for (const auto* v : {&t.x, &t.y, &t.z, &t.m, &t.mass, &t.com_x, &t.com_y, &t.com_z, &t.crit2, &t.quad, &t.crit_rel})
     b += v->bytes();
-  for (const auto* v : {&t.b_level, &t.b_first, &t.b_count, &t.b_child_begin, &t.b_num_children, &t.inner,
-                        &t.chunk_sum, &t.chunk_offset, &t.subtree, &t.preorder, &t.level, &t.first, &t.count, &t.next})
-    b += v->bytes();
+  for (const auto* v : {&t.level, &t.first, &t.count, &t.next, &t.parent, &t.pending}) b += v->bytes();
   return b;
 }
 

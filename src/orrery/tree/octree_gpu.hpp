@@ -2,9 +2,11 @@
 // The Barnes-Hut octree built entirely on the GPU (DESIGN §3 "Build on the
 // device"), bit for bit the tree build_octree() makes on the host: the same
 // nodes in the same pre-order, the same particle ranges, the same moment and
-// crit2 bits, the same sorted sources and permutation. The kernels run the
-// level-by-level algorithm of build_steps.hpp and call its per-node functions,
-// so the equality holds by construction (and octree_gpu_test.cu checks it).
+// crit2 bits, the same sorted sources and permutation. The kernels call the
+// per-particle and per-node functions of build_topology.hpp (the topology
+// without a pass per level; build_topology_test.cpp proves it equal to
+// build_octree()'s on the host) and build_steps.hpp (keys, moments), and
+// octree_gpu_test.cu checks the equality on the device.
 //
 // No CUDA header here: CPU code and the walk's host side may include this.
 // Pointers in the views are device memory.
@@ -35,10 +37,10 @@ struct GpuBuildTimes {
   double keys = 0;     // Morton keys
   double sort = 0;     // radix sort of (key, index)
   double gather = 0;   // the sources gathered into sorted order
-  double levels = 0;   // level-by-level node creation (breadth-first)
-  double order = 0;    // pre-order indices top-down, then the scatter of every node into pre-order
-                       // (topology, next, moments rounded to Real, crit2)
-  double moments = 0;  // bottom-up: subtree sizes and moments in double
+  double levels = 0;   // the topology in pre-order: nodes per particle, their scan, then each
+                       // node's key, level, first, count, next (no pass per level)
+  double order = 0;    // each node's parent and number of children (the children chains)
+  double moments = 0;  // bottom-up in one launch: moments in double, rounded to Real, crit2
   double total() const { return box + keys + sort + gather + levels + order + moments; }
 };
 
@@ -75,12 +77,12 @@ class DeviceOctree {
 
   /// Phase times of the last build (the final readback of the node count is
   /// in none of them). Phases run in the order box, keys, sort, gather,
-  /// levels, moments, order.
+  /// levels, order, moments.
   GpuBuildTimes times() const;
   /// Device bytes held now (tree, sorted sources, and the build's scratch).
   std::size_t device_bytes() const;
   /// Device memory only a build uses (the double-precision moments of its
-  /// bottom-up pass, at least 80 bytes per node of the last build): free for
+  /// moments phase, at least 80 bytes per node of the last build): free for
   /// the caller from the end of a build to the next build() on the same
   /// stream. The GPU walk keeps its node records there instead of allocating
   /// them (at 1G particles that is the 7.5 GB that decided whether they fit).

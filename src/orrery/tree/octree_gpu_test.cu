@@ -18,7 +18,6 @@
 #include "orrery/ic/initial_conditions.hpp"
 #include "orrery/ic/plummer.hpp"
 #include "orrery/tree/build_steps.hpp"
-#include "orrery/tree/child_bounds_interleaved.hpp"
 #include "orrery/tree/octree_build.hpp"
 #include "orrery/tree/octree_gpu.hpp"
 #include "orrery/tree/test_inputs.hpp"
@@ -49,18 +48,6 @@ struct DeviceSources {
 /// clustered input with a deep tree.
 Particles<float> plummer(std::int64_t n, std::uint64_t seed) {
   return ic::to_precision<float>(ic::plummer_sphere(n, seed));
-}
-
-/// Tight pairs spread over the unit cube: with leaf capacity 1 each pair makes
-/// a chain of single children many levels deep, far more nodes than particles.
-Particles<float> close_pairs(std::size_t pairs, std::uint64_t seed) {
-  auto p = testing::uniform_cube(2 * pairs, seed);
-  for (std::size_t i = 0; i < pairs; ++i) {
-    p.x[2 * i + 1] = p.x[2 * i] + 3e-6f;
-    p.y[2 * i + 1] = p.y[2 * i];
-    p.z[2 * i + 1] = p.z[2 * i];
-  }
-  return p;
 }
 
 /// Bitwise equality of two arrays, reporting the first difference.
@@ -113,47 +100,6 @@ void check_against_cpu(DeviceOctree<Real>& tree, const Particles<float>& input, 
   expect_same_tree(gpu, cpu, ctx);
 }
 
-/// Both searches on one node; false (with a message) when they differ.
-::testing::AssertionResult same_bounds(const std::vector<std::uint64_t>& keys, std::int32_t first,
-                                       std::int32_t count, std::uint64_t key, std::int32_t level) {
-  std::int32_t a[9], b[9];
-  child_bounds(keys.data(), first, count, key, level, a);
-  child_bounds_interleaved(keys.data(), first, count, key, level, b);
-  for (int c = 0; c < 9; ++c)
-    if (a[c] != b[c])
-      return ::testing::AssertionFailure() << "node first " << first << " count " << count << " level " << level
-                                           << ": bound " << c << " is " << b[c] << ", child_bounds says " << a[c];
-  return ::testing::AssertionSuccess();
-}
-
-// Host only (runs without a GPU): the search the level kernel uses gives
-// child_bounds' ranges on every internal node of real trees and on random
-// ranges of random keys, including targets outside the range.
-TEST(ChildBoundsInterleaved, EqualsChildBounds) {
-  auto inputs = testing::structured_inputs();
-  inputs.push_back({"plummer_20000", plummer(20000, 29)});
-  for (const auto& in : inputs) {
-    const Octree<float> t = build_octree(in.particles.sources(), TreeParams{0.5, 1, Multipole::monopole});
-    std::vector<std::uint64_t> keys(t.x.size());
-    for (std::size_t j = 0; j < keys.size(); ++j) keys[j] = position_key(t.x[j], t.y[j], t.z[j], t.cube);
-    for (std::int32_t i = 0; i < t.num_nodes(); ++i)
-      if (t.next[i] != i + 1) ASSERT_TRUE(same_bounds(keys, t.first[i], t.count[i], t.key[i], t.level[i])) << in.name;
-  }
-  Rng r(30);
-  for (int trial = 0; trial < 20000; ++trial) {
-    const std::int32_t n = 1 + static_cast<std::int32_t>(r.next_u64() % 300);
-    const int level = 1 + static_cast<int>(r.next_u64() % (kMaxLevel - 1));  // the root: in the trees above
-    const std::uint64_t span = std::uint64_t(8) << key_shift(level + 1);  // one cell; keys over two
-    std::vector<std::uint64_t> keys(n);
-    for (auto& k : keys) k = r.next_u64() % (2 * span);
-    std::sort(keys.begin(), keys.end());
-    const std::int32_t first = static_cast<std::int32_t>(r.next_u64() % n);
-    const std::int32_t count = 1 + static_cast<std::int32_t>(r.next_u64() % (n - first));
-    const std::uint64_t key = (r.next_u64() % 2) * span;
-    ASSERT_TRUE(same_bounds(keys, first, count, key, level)) << "trial " << trial;
-  }
-}
-
 template <class Real>
 class DeviceOctreeTest : public ::testing::Test {};
 using Reals = ::testing::Types<float, double>;
@@ -190,7 +136,7 @@ TYPED_TEST(DeviceOctreeTest, PlummerEqualsCpuTreeBitForBit) {
 TYPED_TEST(DeviceOctreeTest, DeepChainsGrowTheNodeArraysAndStillMatch) {
   SKIP_WITHOUT_GPU();
   DeviceOctree<TypeParam> tree;
-  const auto p = close_pairs(20000, 23);
+  const auto p = testing::close_pairs(20000, 23);
   check_against_cpu(tree, p, TreeParams{0.5, 1, Multipole::quadrupole}, "close_pairs_20000");
   EXPECT_GT(tree.num_nodes(), 4 * p.size());  // the chains: the guess of the node count was too small
 }
@@ -199,17 +145,15 @@ TYPED_TEST(DeviceOctreeTest, LargeClumpsAndDuplicatesEqualCpuTree) {
   SKIP_WITHOUT_GPU();
   // Two far clumps make long chains of big single-child nodes (mostly empty
   // child ranges), and 6000 copies of one point an oversized leaf of one key.
-  auto p = testing::uniform_cube(26000, 28);
-  for (std::size_t i = 0; i < 26000; ++i) {
-    const float off = i < 10000 ? 0.0f : (i < 20000 ? 1000.0f : 500.0f);
-    const float scale = i < 20000 ? 1e-3f : 0.0f;
-    p.x[i] = off + scale * p.x[i];
-    p.y[i] = off + scale * p.y[i];
-    p.z[i] = scale * p.z[i];
-  }
+  const auto p = testing::clumps_and_duplicates(26000, 28);
   DeviceOctree<TypeParam> tree;
   for (int cap : {1, 16, 5000})
     check_against_cpu(tree, p, TreeParams{0.5, cap, Multipole::quadrupole}, "large_clumps_26000");
+  // Runs of equal keys of every length around the capacities; a capacity
+  // past any N (the cap + 1 windows must not overflow int32).
+  const auto lattice = testing::lattice_duplicates(30000, 31);
+  for (int cap : {1, 2, 33, 1000, std::numeric_limits<std::int32_t>::max()})
+    check_against_cpu(tree, lattice, TreeParams{0.5, cap, Multipole::monopole}, "lattice_duplicates_30000");
 }
 
 TYPED_TEST(DeviceOctreeTest, RebuildsReuseBuffersAndForgetThePreviousTree) {

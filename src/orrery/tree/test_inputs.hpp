@@ -76,6 +76,20 @@ inline Particles<float> clumps_and_duplicates(std::size_t n, std::uint64_t seed)
   return p;
 }
 
+/// Random points of a 4 x 4 x 4 lattice plus one far point: runs of equal
+/// keys of every length around the capacities, next to cells of other keys.
+inline Particles<float> lattice_duplicates(std::size_t n, std::uint64_t seed) {
+  Rng r(seed);
+  auto p = make_particles(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    p.x[i] = float(r.next_u64() % 4);
+    p.y[i] = float(r.next_u64() % 4);
+    p.z[i] = float(r.next_u64() % 4);
+  }
+  p.x[0] = p.y[0] = p.z[0] = 1000.0f;
+  return p;
+}
+
 /// The degenerate and structured inputs every tree backend must handle.
 inline std::vector<NamedInput> structured_inputs() {
   std::vector<NamedInput> v;
