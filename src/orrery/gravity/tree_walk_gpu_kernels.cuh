@@ -255,9 +255,8 @@ __global__ void __launch_bounds__(kWalkBlock)
     const NodeBox<Real> b = node.box;
     const NodeSpan<Real> sp = node.span;
     const bool mine = want == n;
-    const Real rel = Rel ? relative_threshold(relative_coefficient(node), scale, b.crit2) : Real(0);
-    const bool accept =
-        mine & accepts_node<Rel>(b.com_x, b.com_y, b.com_z, b.crit2, rel, sp.first, sp.count, i, tx, ty, tz);
+    const bool accept = mine & accepts_node<Rel>(b.com_x, b.com_y, b.com_z, b.crit2, relative_coefficient(node), scale,
+                                                 sp.first, sp.count, i, tx, ty, tz);
     const bool leaf = sp.next == n + 1;
     const bool sum = mine & !accept & leaf;
     // The cell term (add_cell's), evaluated by every lane and kept by those

@@ -22,26 +22,39 @@ struct WalkCounts {
   std::uint32_t particle_interactions = 0;
 };
 
+/// The relative test at a cell (docs/adr/0007): d^2 > crit_rel * scale,
+/// the target's scale being relative_scale's, or d^2 > 4 crit2, the cap: the
+/// relative criterion opens no cell that Barnes' criterion at theta / 2
+/// (with 2 delta) would accept. Without the cap the few groups of a dense
+/// centre walk several times the mean and alone set the GPU walk's time;
+/// their accuracy stays that of the geometric walk at theta / 2. The two
+/// comparisons are exact: this is d^2 > min(crit_rel * scale, 4 crit2)
+/// without the minimum (one instruction fewer per node on the GPU).
+template <class Real>
+ORRERY_HDI bool relative_far(Real d2, Real crit_rel, Real scale, Real crit2) {
+  return (d2 > xm::mul(crit_rel, scale)) | (d2 > xm::mul(Real(4), crit2));
+}
+
 /// Opening criterion: accept node n for sorted target i at (tx, ty, tz) when
 /// |target - com|^2 > crit2[n] (Barnes' d > size/theta + delta, squared) and
 /// the target is not one of the cell's particles. Membership is the integer
-/// test first <= i < first + count: exact, so a target never accepts a cell
-/// that contains it, whatever the rounding of the centre of mass. With the
-/// relative opening (Rel, docs/adr/0007) the distance must also exceed
-/// rel = crit_rel[n] * scale (relative_threshold).
+/// test first <= i < first + count (as one unsigned comparison): exact, so a
+/// target never accepts a cell that contains it, whatever the rounding of
+/// the centre of mass. With the relative opening (Rel) the cell must also
+/// pass relative_far for the target's scale.
 template <bool Rel, class Real>
-ORRERY_HDI bool accepts_node(Real com_x, Real com_y, Real com_z, Real crit2, Real rel, std::int32_t first,
-                             std::int32_t count, std::int32_t i, Real tx, Real ty, Real tz) {
+ORRERY_HDI bool accepts_node(Real com_x, Real com_y, Real com_z, Real crit2, Real crit_rel, Real scale,
+                             std::int32_t first, std::int32_t count, std::int32_t i, Real tx, Real ty, Real tz) {
   const Real d2 = xm::norm2(xm::sub(com_x, tx), xm::sub(com_y, ty), xm::sub(com_z, tz));
-  const bool member = (first <= i) & (i < first + count);
+  const bool member = static_cast<std::uint32_t>(i - first) < static_cast<std::uint32_t>(count);
   bool far = d2 > crit2;
-  if constexpr (Rel) far = far & (d2 > rel);
+  if constexpr (Rel) far = far & relative_far(d2, crit_rel, scale, crit2);
   return far & !member;
 }
 template <class Real>
 ORRERY_HDI bool accepts_node(Real com_x, Real com_y, Real com_z, Real crit2, std::int32_t first, std::int32_t count,
                              std::int32_t i, Real tx, Real ty, Real tz) {
-  return accepts_node<false>(com_x, com_y, com_z, crit2, Real(0), first, count, i, tx, ty, tz);
+  return accepts_node<false>(com_x, com_y, com_z, crit2, Real(0), Real(0), first, count, i, tx, ty, tz);
 }
 
 /// |a| in double, as the relative criterion reads it.
@@ -77,28 +90,15 @@ ORRERY_HDI Real relative_scale(Real ax, Real ay, Real az, double floor = 0.0) {
   return static_cast<Real>(s < cap ? s : cap);
 }
 
-/// The relative test's threshold on d^2 at a cell: crit_rel * scale, but
-/// never above 4 crit2: the relative criterion opens no cell that Barnes'
-/// criterion at theta / 2 (with 2 delta) would accept. Without this cap the
-/// few groups of a dense centre walk several times the mean and alone set
-/// the GPU walk's time (docs/adr/0007); their accuracy stays that of the
-/// geometric walk at theta / 2.
-template <class Real>
-ORRERY_HDI Real relative_threshold(Real crit_rel, Real scale, Real crit2) {
-  const Real rel = xm::mul(crit_rel, scale), cap = xm::mul(Real(4), crit2);
-  return rel < cap ? rel : cap;
-}
-
 /// The opening test of walk_target: node n of the tree for target i, with
-/// the relative part when the tree has it (a tree-uniform branch). crit2 >= 0
-/// makes d^2 > crit2 imply d^2 > 0, so the geometric tree's test is exactly
-/// accepts_node's.
+/// the relative part when the tree has it (a tree-uniform branch).
 template <class Real>
 ORRERY_HDI bool accepts(const tree::OctreeView<Real>& t, std::int32_t n, std::int32_t i, Real tx, Real ty, Real tz,
                         Real scale) {
-  const Real rel = t.crit_rel != nullptr ? relative_threshold(t.crit_rel[n], scale, t.crit2[n]) : Real(0);
-  return accepts_node<true>(t.com_x[n], t.com_y[n], t.com_z[n], t.crit2[n], rel, t.first[n], t.count[n], i, tx, ty,
-                            tz);
+  if (t.crit_rel != nullptr)
+    return accepts_node<true>(t.com_x[n], t.com_y[n], t.com_z[n], t.crit2[n], t.crit_rel[n], scale, t.first[n],
+                              t.count[n], i, tx, ty, tz);
+  return accepts_node(t.com_x[n], t.com_y[n], t.com_z[n], t.crit2[n], t.first[n], t.count[n], i, tx, ty, tz);
 }
 
 /// The particle-cell interaction of target (tx, ty, tz) with node n.

@@ -102,7 +102,7 @@ template <bool Rel, int W, class Real>
     const Int active = g.want[l] == n ? Int(-1) : Int(0);
     const Real d2 = xm::norm2(xm::sub(cx, g.tx[l]), xm::sub(cy, g.ty[l]), xm::sub(cz, g.tz[l]));
     Int far = d2 > crit2 ? Int(-1) : Int(0);
-    if constexpr (Rel) far &= d2 > gravity::relative_threshold(crit_rel, g.scale[l], crit2) ? Int(-1) : Int(0);
+    if constexpr (Rel) far &= gravity::relative_far(d2, crit_rel, g.scale[l], crit2) ? Int(-1) : Int(0);
     const Int member = (first <= g.idx[l]) & (g.idx[l] < first + count) ? Int(1) : Int(0);
     const Int accept = active & far & (member - 1);
     const Int sum_leaf = active & ~accept & leaf;
