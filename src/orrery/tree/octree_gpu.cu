@@ -580,7 +580,10 @@ void DeviceOctree<Real>::Impl::tree_phases() {
     if (nodes > static_cast<unsigned long long>(std::numeric_limits<std::int32_t>::max() - 1))
       throw RuntimeFailure("the octree of " + std::to_string(num_particles) + " particles has " +
                            std::to_string(nodes) + " nodes, more than 2^31 - 2");
-    node_capacity = static_cast<std::int64_t>(nodes);  // the exact size: the second pass fits
+    // The count is exact, so the second pass fits; a sixteenth more spares a
+    // simulation a rebuild each time its tree gains a few nodes.
+    node_capacity = std::min<std::int64_t>(static_cast<std::int64_t>(nodes + nodes / 16),
+                                           std::numeric_limits<std::int32_t>::max() - 1);
   }
 }
 
