@@ -96,15 +96,16 @@ ORRERY_HDI NodesAt nodes_at(const std::uint64_t* keys, std::int32_t n, std::int3
   const int c = shared_with_previous(keys, j);
   if (c == kMaxLevel) return {c + 1, 0};  // a repeat of the previous key starts no cell
   const std::int64_t window_end = std::int64_t(j) + cap;  // j .. j + cap: cap + 1 particles
-  if (j > 0) {
-    // Does the level-c cell holding j (and j-1) hold more than cap particles?
-    // Its end, clipped to window_end + 1: then a cap+1 window ending there
-    // lies in the cell iff its first particle does.
-    const std::int64_t limit = window_end + 1 < n ? window_end + 1 : n;
-    const std::int64_t s = first_key_after(keys, j, limit, cell_last_key(keys[j], c)) - 1 - cap;
+  int m = window_end < n ? shared_levels(keys[j], keys[window_end]) : -1;
+  // Does the level-c cell holding j (and j-1) hold more than cap particles?
+  // Yes if j .. j+cap lie in it (m >= c). Otherwise find its end (before
+  // window_end): a cap+1 window ending there lies in the cell iff its first
+  // particle does. Only then is there a search (often m decides alone).
+  if (j > 0 && m < c) {
+    const std::int64_t end = first_key_after(keys, j, window_end < n ? window_end : n, cell_last_key(keys[j], c));
+    const std::int64_t s = end - 1 - cap;
     if (s < 0 || shared_levels(keys[s], keys[j]) < c) return {c + 1, 0};  // the parent is a leaf
   }
-  int m = window_end < n ? shared_levels(keys[j], keys[window_end]) : -1;
   if (m == kMaxLevel) {  // j .. j+cap are one key: the first other key sets how deep cells split
     const std::int64_t r = first_key_after(keys, window_end, n, keys[j]);
     m = r < n ? shared_levels(keys[j], keys[r]) : -1;

@@ -92,7 +92,8 @@ template <class T>
     return ::testing::AssertionFailure() << field << ": " << got.size() << " entries, build_octree has " << want.size();
   for (std::size_t i = 0; i < got.size(); ++i)
     if (std::memcmp(&got[i], &want[i], sizeof(T)) != 0)
-      return ::testing::AssertionFailure() << field << "[" << i << "] is " << got[i] << ", build_octree has " << want[i];
+      return ::testing::AssertionFailure() << field << "[" << i << "] is " << got[i] << ", build_octree has "
+                                           << want[i];
   return ::testing::AssertionSuccess();
 }
 
