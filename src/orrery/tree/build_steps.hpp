@@ -134,14 +134,16 @@ ORRERY_HDI NodeMoments leaf_moments(const Real* x, const Real* y, const Real* z,
   return mo;
 }
 
-/// Moments of an internal node from its `n` children, in child order
-/// (children[0..n) are the children's moments).
-template <bool Quad>
-ORRERY_HDI NodeMoments combine_moments(const NodeMoments* children, int n, const CellGeometry& g) {
+/// Moments of an internal node from its `n` children, in child order:
+/// child(c) returns the moments of child c (c = 0..n-1), and is called up to
+/// twice per child (the quadrupole's parallel-axis pass reads them again), so
+/// a caller can stream them from memory instead of holding all eight.
+template <bool Quad, class Child>
+ORRERY_HDI NodeMoments combine_moments(int n, const Child& child, const CellGeometry& g) {
   NodeMoments mo;
   double sx = 0, sy = 0, sz = 0;
   for (int c = 0; c < n; ++c) {
-    const NodeMoments& ch = children[c];
+    const NodeMoments ch = child(c);
     mo.mass = xm::add(mo.mass, ch.mass);
     sx = xm::fma(ch.mass, ch.cx, sx);
     sy = xm::fma(ch.mass, ch.cy, sy);
@@ -150,12 +152,18 @@ ORRERY_HDI NodeMoments combine_moments(const NodeMoments* children, int n, const
   set_centre_of_mass(mo, sx, sy, sz, g);
   if constexpr (Quad) {
     for (int c = 0; c < n; ++c) {  // parallel-axis theorem
-      const NodeMoments& ch = children[c];
+      const NodeMoments ch = child(c);
       for (int k = 0; k < kQuadComponents; ++k) mo.q[k] = xm::add(mo.q[k], ch.q[k]);
       add_quadrupole_term(mo.q, ch.mass, xm::sub(ch.cx, mo.cx), xm::sub(ch.cy, mo.cy), xm::sub(ch.cz, mo.cz));
     }
   }
   return mo;
+}
+
+/// The same from an array of the children's moments, children[0..n).
+template <bool Quad>
+ORRERY_HDI NodeMoments combine_moments(const NodeMoments* children, int n, const CellGeometry& g) {
+  return combine_moments<Quad>(n, [children](int c) { return children[c]; }, g);
 }
 
 /// The squared acceptance radius of a cell (see gravity/walk.hpp): Barnes'

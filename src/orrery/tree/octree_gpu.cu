@@ -294,11 +294,12 @@ __global__ void __launch_bounds__(kBlock)
       __threadfence();  // the siblings' moments were fenced before their arrivals
       std::int32_t children[8];
       const int k = children_of(t.next, p, children);
-      NodeMoments ch[8];
-      for (int j = 0; j < k; ++j) ch[j] = load_from_l2(mo + children[j]);
       node = p;
       g = cell_geometry(t.key[node], t.level[node], c);
-      m = combine_moments<Quad>(ch, k, g);
+      // The children streamed from L2 (read twice with quadrupoles), not
+      // copied into a local array: eight moments are 640 bytes of stack a
+      // thread, local-memory traffic of the whole tree's size.
+      m = combine_moments<Quad>(k, [&](int j) { return load_from_l2(mo + children[j]); }, g);
     }
   }
 }
@@ -522,7 +523,9 @@ void DeviceOctree<Real>::Impl::enqueue_moments(StreamHandle s) {
                                crit2.data(),
                                Quad ? quad.data() : nullptr,
                                params.opening == Opening::relative ? crit_rel.data() : nullptr};
-  moments_kernel<Quad, Real><<<capped_blocks(node_capacity), kBlock, 0, s>>>(
+  // One thread per node (not grid-stride): a leaf's climb is a chain of
+  // dependent loads, and more threads in flight hide them.
+  moments_kernel<Quad, Real><<<blocks_for(node_capacity), kBlock, 0, s>>>(
       t, node_capacity, status.data(), pending.data(), cube.data(), src, params.theta, params.tolerance,
       moments.data(), out);
   ORRERY_CUDA_CHECK_LAUNCH("moments_kernel");
