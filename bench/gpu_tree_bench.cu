@@ -602,8 +602,8 @@ class Session {
     std::printf("\n== capacity (float, monopole, no potential, counters off)\n");
     // One evaluation per size (the first at that size, allocation included):
     // at these sizes an evaluation is seconds, and device time is scarce.
-    for (std::int64_t n : {std::int64_t(1) << 29, std::int64_t(1) << 30, std::int64_t(1536) << 20,
-                           std::int64_t(2047) << 20}) {
+    for (std::int64_t n : {std::int64_t(1) << 29, std::int64_t(1) << 30, std::int64_t(1280) << 20,
+                           std::int64_t(1536) << 20, std::int64_t(2047) << 20}) {
       try {
         const double drift = canary();  // before this row's solver exists: one solver at a time
         DeviceSet p(n, false);
