@@ -91,14 +91,12 @@ ORRERY_HDI Real relative_scale(Real ax, Real ay, Real az, double floor = 0.0) {
 }
 
 /// The opening test of walk_target: node n of the tree for target i, with
-/// the relative part when the tree has it (a tree-uniform branch).
-template <class Real>
+/// the relative part (Rel: the tree has crit_rel) for the target's scale.
+template <bool Rel, class Real>
 ORRERY_HDI bool accepts(const tree::OctreeView<Real>& t, std::int32_t n, std::int32_t i, Real tx, Real ty, Real tz,
                         Real scale) {
-  if (t.crit_rel != nullptr)
-    return accepts_node<true>(t.com_x[n], t.com_y[n], t.com_z[n], t.crit2[n], t.crit_rel[n], scale, t.first[n],
-                              t.count[n], i, tx, ty, tz);
-  return accepts_node(t.com_x[n], t.com_y[n], t.com_z[n], t.crit2[n], t.first[n], t.count[n], i, tx, ty, tz);
+  return accepts_node<Rel>(t.com_x[n], t.com_y[n], t.com_z[n], t.crit2[n], Rel ? t.crit_rel[n] : Real(0), scale,
+                           t.first[n], t.count[n], i, tx, ty, tz);
 }
 
 /// The particle-cell interaction of target (tx, ty, tz) with node n.
@@ -123,17 +121,17 @@ ORRERY_HDI void add_leaf(Accumulator<Real>& acc, const tree::OctreeView<Real>& t
   for (std::int32_t j = f; j < e; ++j) add_particle<Pot, Mode>(acc, soft, tx, ty, tz, t.x[j], t.y[j], t.z[j], t.m[j], j != i);
 }
 
-/// The whole walk of sorted target i; scale is its relative_scale (read only
-/// when the tree has the relative opening; 0 there gives the geometric walk).
-template <bool Pot, bool Quad, MathMode Mode, class Real, class Softening>
-ORRERY_HDI Accumulator<Real> walk_target(const tree::OctreeView<Real>& t, const Softening& soft, std::int32_t i,
-                                         WalkCounts& counts, Real scale = Real(0)) {
+/// The walk of sorted target i with the opening test fixed (Rel: the
+/// relative one, with the target's scale).
+template <bool Pot, bool Quad, bool Rel, MathMode Mode, class Real, class Softening>
+ORRERY_HDI Accumulator<Real> walk_target_opening(const tree::OctreeView<Real>& t, const Softening& soft, std::int32_t i,
+                                                 WalkCounts& counts, Real scale) {
   const Real tx = t.x[i], ty = t.y[i], tz = t.z[i];
   Accumulator<Real> acc;
   std::int32_t n = 0;
   while (n < t.num_nodes) {
     ++counts.node_visits;
-    const bool accept = accepts(t, n, i, tx, ty, tz, scale);
+    const bool accept = accepts<Rel>(t, n, i, tx, ty, tz, scale);
     const bool leaf = t.next[n] == n + 1;
     // The branch is the walk itself: accepting, summing a leaf and descending
     // are different work, not different values.
@@ -148,6 +146,17 @@ ORRERY_HDI Accumulator<Real> walk_target(const tree::OctreeView<Real>& t, const 
     n = (accept | leaf) ? t.next[n] : n + 1;
   }
   return acc;
+}
+
+/// The whole walk of sorted target i; scale is its relative_scale (read only
+/// when the tree has the relative opening; 0 there gives the geometric walk).
+/// The opening is chosen once per target, not per node: a GPU thread's walk
+/// loop then holds one opening test.
+template <bool Pot, bool Quad, MathMode Mode, class Real, class Softening>
+ORRERY_HDI Accumulator<Real> walk_target(const tree::OctreeView<Real>& t, const Softening& soft, std::int32_t i,
+                                         WalkCounts& counts, Real scale = Real(0)) {
+  if (t.crit_rel != nullptr) return walk_target_opening<Pot, Quad, true, Mode>(t, soft, i, counts, scale);
+  return walk_target_opening<Pot, Quad, false, Mode>(t, soft, i, counts, scale);
 }
 
 }  // namespace orrery::gravity
