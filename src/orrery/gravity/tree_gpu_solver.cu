@@ -367,12 +367,10 @@ void GpuTreeSolver<Real>::walk_into(const tree::OctreeView<Real>& view, const st
     w.block_order = longest_first(n, order, o.previous_accelerations);
     st.t_bootstrap.stop(stream);
     w.scale = st.scale.data();
-    // With counters, each target's visits are kept (caller's order) for the
-    // next walk's launch order.
-    if (cfg.counters) {
-      ensure(st.cost, n);
-      w.cost = st.cost.data();
-    }
+    // Each target's visits (caller's order) for the next walk's launch order,
+    // counters on or off: the walk counts its visits either way.
+    ensure(st.cost, n);
+    w.cost = st.cost.data();
   }
   st.cost_count = w.cost != nullptr ? n : 0;
   st.t_walk.start(stream);
