@@ -145,6 +145,14 @@ __device__ Real relative_coefficient(const WalkNode<Real, Quad, Rel>& node) {
   else return node.rel.crit_rel;
 }
 
+/// The record's second moments and trace; zeros in a monopole record (whose
+/// cell term reads neither).
+template <class Real, bool Quad, bool Rel>
+__device__ NodeQuad<Real> quadrupole_part(const WalkNode<Real, Quad, Rel>& node) {
+  if constexpr (Quad) return node.quad;
+  else return {};
+}
+
 template <class Real, bool Quad, bool Rel>
 __global__ void __launch_bounds__(kWalkBlock)
     pack_nodes(const tree::OctreeView<Real> t, WalkNode<Real, Quad, Rel>* nodes) {
@@ -226,8 +234,7 @@ __device__ void sum_leaf(const Group& g, Accumulator<Real>& acc, WalkCounts& c, 
                               g.broadcast(sm, k), sum & (base + k != i));
     }
   }
-  const bool member = (f <= i) & (i < e);
-  c.particle_interactions += sum ? std::uint32_t(e - f - member) : 0u;
+  c.particle_interactions += sum ? std::uint32_t(leaf.count - holds(f, leaf.count, i)) : 0u;
 }
 
 template <bool Pot, bool Quad, bool Rel, MathMode Mode, int W, class Real, class Softening>
@@ -263,13 +270,8 @@ __global__ void __launch_bounds__(kWalkBlock)
     // that accepted. Not behind a vote: some lane accepts at most nodes, and
     // with no collective between the opening test and the term the compiler
     // reuses d^2 and the node's values.
-    if constexpr (Quad) {
-      const NodeQuad<Real> q = node.quad;
-      add_cell_terms<Pot, true, Mode>(acc, soft, tx, ty, tz, b.com_x, b.com_y, b.com_z, sp.mass, q.q, q.trace, accept);
-    } else {
-      const Real* no_quad = nullptr;
-      add_cell_terms<Pot, false, Mode>(acc, soft, tx, ty, tz, b.com_x, b.com_y, b.com_z, sp.mass, no_quad, Real(0), accept);
-    }
+    const NodeQuad<Real> q = quadrupole_part(node);
+    add_cell_terms<Pot, Quad, Mode>(acc, soft, tx, ty, tz, b.com_x, b.com_y, b.com_z, sp.mass, q.q, q.trace, accept);
     c.cell_interactions += accept;
     // Group-uniform: skips a leaf no lane sums.
     if (g.any(sum)) sum_leaf<Pot, Mode>(g, acc, c, t, soft, sp, i, tx, ty, tz, sum);

@@ -35,10 +35,16 @@ ORRERY_HDI bool relative_far(Real d2, Real crit_rel, Real scale, Real crit2) {
   return (d2 > xm::mul(crit_rel, scale)) | (d2 > xm::mul(Real(4), crit2));
 }
 
+/// Whether sorted particle i is one of the node's particles [first, first +
+/// count): one unsigned comparison (i - first wraps past count when i < first).
+ORRERY_HDI bool holds(std::int32_t first, std::int32_t count, std::int32_t i) {
+  return static_cast<std::uint32_t>(i - first) < static_cast<std::uint32_t>(count);
+}
+
 /// Opening criterion: accept node n for sorted target i at (tx, ty, tz) when
 /// |target - com|^2 > crit2[n] (Barnes' d > size/theta + delta, squared) and
 /// the target is not one of the cell's particles. Membership is the integer
-/// test first <= i < first + count (as one unsigned comparison): exact, so a
+/// test first <= i < first + count (holds): exact, so a
 /// target never accepts a cell that contains it, whatever the rounding of
 /// the centre of mass. With the relative opening (Rel) the cell must also
 /// pass relative_far for the target's scale.
@@ -46,10 +52,9 @@ template <bool Rel, class Real>
 ORRERY_HDI bool accepts_node(Real com_x, Real com_y, Real com_z, Real crit2, Real crit_rel, Real scale,
                              std::int32_t first, std::int32_t count, std::int32_t i, Real tx, Real ty, Real tz) {
   const Real d2 = xm::norm2(xm::sub(com_x, tx), xm::sub(com_y, ty), xm::sub(com_z, tz));
-  const bool member = static_cast<std::uint32_t>(i - first) < static_cast<std::uint32_t>(count);
   bool far = d2 > crit2;
   if constexpr (Rel) far = far & relative_far(d2, crit_rel, scale, crit2);
-  return far & !member;
+  return far & !holds(first, count, i);
 }
 template <class Real>
 ORRERY_HDI bool accepts_node(Real com_x, Real com_y, Real com_z, Real crit2, std::int32_t first, std::int32_t count,
@@ -140,8 +145,7 @@ ORRERY_HDI Accumulator<Real> walk_target_opening(const tree::OctreeView<Real>& t
       ++counts.cell_interactions;
     } else if (leaf) {
       add_leaf<Pot, Mode>(acc, t, soft, n, i, tx, ty, tz);
-      const std::int32_t f = t.first[n];
-      counts.particle_interactions += t.count[n] - ((f <= i) & (i < f + t.count[n]));
+      counts.particle_interactions += t.count[n] - holds(t.first[n], t.count[n], i);
     }
     n = (accept | leaf) ? t.next[n] : n + 1;
   }
