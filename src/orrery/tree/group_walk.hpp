@@ -128,38 +128,29 @@ template <int H, class Int>
   return b != 0;
 }
 
-/// The particle-cell interaction of node n for the lanes that accepted it.
+/// The particle-cell interaction of node n for the lanes that accepted it:
+/// add_cell's terms (add_cell_terms) with the node's values loaded once
+/// outside the lane loop, masked by their keep (a select after the
+/// arithmetic, the same bits as add_cell on the lanes that take the cell).
 template <bool Pot, bool Quad, MathMode Mode, int W, class Real, class Softening>
 inline void add_cells(const OctreeView<Real>& t, const WalkNode<Real>& node, const Softening& soft, std::int32_t n,
                       GroupLanes<W, Real>& __restrict g) {
+  const Real cx = node.com_x, cy = node.com_y, cz = node.com_z, m = node.mass;
+  const Real* q = nullptr;
+  Real trace = 0;
   if constexpr (Quad) {
-    // add_cell adds the quadrupole unconditionally: add both terms to a copy,
-    // then select. (Splitting the terms as below vectorises worse here.)
+    q = t.quad + std::int64_t(n) * kQuadComponents;
+    trace = gravity::quadrupole_trace(q);
+  }
 #pragma omp simd
-    for (int l = 0; l < W; ++l) {
-      gravity::Accumulator<Real> a{g.sx[l], g.sy[l], g.sz[l], g.sp[l]};
-      gravity::add_cell<Pot, Quad, Mode>(a, t, soft, n, g.tx[l], g.ty[l], g.tz[l]);
-      const bool take = g.take_cell[l];
-      g.sx[l] = take ? a.ax : g.sx[l];
-      g.sy[l] = take ? a.ay : g.sy[l];
-      g.sz[l] = take ? a.az : g.sz[l];
-      if constexpr (Pot) g.sp[l] = take ? a.pot : g.sp[l];
-    }
-  } else {
-    // add_cell's monopole term, masked by add_particle's keep: the same bits
-    // as add_cell on the lanes that take the cell, with the node's values
-    // loaded once outside the lane loop (1.7x faster than the copy and
-    // select above, measured on Zen 4).
-    const Real cx = node.com_x, cy = node.com_y, cz = node.com_z, m = node.mass;
-#pragma omp simd
-    for (int l = 0; l < W; ++l) {
-      gravity::Accumulator<Real> a{g.sx[l], g.sy[l], g.sz[l], g.sp[l]};
-      gravity::add_particle<Pot, Mode>(a, soft, g.tx[l], g.ty[l], g.tz[l], cx, cy, cz, m, bool(g.take_cell[l]));
-      g.sx[l] = a.ax;
-      g.sy[l] = a.ay;
-      g.sz[l] = a.az;
-      if constexpr (Pot) g.sp[l] = a.pot;
-    }
+  for (int l = 0; l < W; ++l) {
+    gravity::Accumulator<Real> a{g.sx[l], g.sy[l], g.sz[l], g.sp[l]};
+    gravity::add_cell_terms<Pot, Quad, Mode>(a, soft, g.tx[l], g.ty[l], g.tz[l], cx, cy, cz, m, q, trace,
+                                             bool(g.take_cell[l]));
+    g.sx[l] = a.ax;
+    g.sy[l] = a.ay;
+    g.sz[l] = a.az;
+    if constexpr (Pot) g.sp[l] = a.pot;
   }
 }
 
