@@ -19,11 +19,11 @@
 // value), g++ if-converts them and turns sqrt, division and fma into their
 // packed IEEE instructions, which round exactly like the scalar ones. The
 // group's next node is a branch (see walk_group), so the processor speculates
-// down the tree as it does in the scalar walk. What each change of this walk
-// bought is measured side by side in docs/performance/cpu_tree.md ("The walk,
-// step by step, on one core"); tried there without gain: prefetching
-// nodes[next], the membership test as one unsigned compare, the register
-// skip for cells.
+// down the tree as it does in the scalar walk. The walk's builds are timed
+// side by side in docs/performance/cpu_tree.md ("The walk, step by step, on
+// one core"). Tried while writing it and dropped, with no recorded table:
+// prefetching nodes[next], the membership test as one unsigned compare, the
+// register skip (add_leaves) for cells.
 #include <algorithm>
 #include <cstdint>
 #include <type_traits>
@@ -163,7 +163,8 @@ inline void add_leaves(const OctreeView<Real>& t, const WalkNode<Real>& node, co
                        GroupLanes<W, Real>& __restrict g) {
   using Int = typename GroupLanes<W, Real>::Int;
   const std::int32_t first = node.first, end = first + node.count;
-  // The counter lives here, not in decide(): one step in twenty sums a leaf.
+  // The counter lives here, not in decide(): only the steps that sum a leaf
+  // pay for it.
   const Int count = node.count;
 #pragma omp simd
   for (int l = 0; l < W; ++l) {
@@ -171,10 +172,10 @@ inline void add_leaves(const OctreeView<Real>& t, const WalkNode<Real>& node, co
     g.parts[l] += g.take_leaf[l] & (count - member);
   }
   // One AVX2 register of lanes at a time, skipping a register none of whose
-  // lanes sums the leaf: sorted targets are near each other by halves, and
-  // at N = 1M a sixth of the halves have no lane at a leaf some lane sums
-  // (the same skip for cells, where only a fourteenth are empty, cost more
-  // than it saved). Each lane still adds the particles in sorted order.
+  // lanes sums the leaf: sorted targets are near each other by halves. (The
+  // skip is part of build B in docs/performance/cpu_tree.md, "The walk, step
+  // by step"; it was not timed alone there.) Each lane still adds the
+  // particles in sorted order.
   static_assert(W % H == 0);
   for (int h = 0; h < W; h += H) {
     if (!any_lane<H>(g.take_leaf + h)) continue;
