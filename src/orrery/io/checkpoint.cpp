@@ -178,9 +178,11 @@ void write_checkpoint(const std::filesystem::path& path, const Checkpoint<Real>&
   if (c.build.precision != precision_name<Real>())
     throw InputError("checkpoint '" + path.string() + "': build.precision '" + c.build.precision + "' is not the particles' precision");
   const auto& a = c.accelerations;
-  if (!a.ax.empty() && (a.ax.size() != n || a.ay.size() != n || a.az.size() != n))
-    throw InputError("checkpoint '" + path.string() + "': " + std::to_string(a.ax.size()) + " accelerations for " +
-                     std::to_string(n) + " particles; accepted: none or one per particle");
+  const bool none = a.ax.empty() && a.ay.empty() && a.az.empty();
+  if (!none && (a.ax.size() != n || a.ay.size() != n || a.az.size() != n))
+    throw InputError(fmt::format("checkpoint '{}': accelerations ax, ay, az of {}, {}, {} values for {} particles; "
+                                 "accepted: none, or one per particle in each",
+                                 path.string(), a.ax.size(), a.ay.size(), a.az.size(), n));
   Writer w;
   for (const char ch : kMagic) w.put(ch);
   w.put(kFormat);
@@ -253,13 +255,14 @@ Checkpoint<Real> read_checkpoint(const std::filesystem::path& path) {
     if ((m != 0 && m != n) || 3 * m * sizeof(Real) != r.remaining())
       r.fail("accelerations.count", fmt::format("{} for {} particles, with {} bytes left; accepted: 0 or {}", m, n,
                                                 r.remaining(), n));
-    auto& a = c.accelerations;
-    r.get_array(a.ax, m, "accelerations.ax");
-    r.get_array(a.ay, m, "accelerations.ay");
-    r.get_array(a.az, m, "accelerations.az");
-    for (const auto* v : {&a.ax, &a.ay, &a.az})
-      for (const Real x : *v)
-        if (!std::isfinite(x)) r.fail("accelerations", fmt::format("{} is not finite", x));
+    const auto read_column = [&](std::vector<Real>& v, const char* field) {
+      r.get_array(v, m, field);
+      for (std::size_t i = 0; i < v.size(); ++i)
+        if (!std::isfinite(v[i])) r.fail(field, fmt::format("row {} is {}; accepted: finite numbers", i, v[i]));
+    };
+    read_column(c.accelerations.ax, "accelerations.ax");
+    read_column(c.accelerations.ay, "accelerations.ay");
+    read_column(c.accelerations.az, "accelerations.az");
   }
   validate_particles(p, "file '" + path.string() + "'", {"particles.position", "particles.velocity", "particles.mass", "particles.id"});
   return c;

@@ -93,7 +93,12 @@ TEST(Checkpoint, WithoutAccelerationsRoundTripsEmpty) {
   expect_same(c, back);
   EXPECT_TRUE(back.accelerations.ax.empty());
   c.accelerations.ax.assign(49, 1.0);
-  expect_input_error([&] { write_checkpoint(dir / "bad.orrck", c); }, {"bad.orrck", "49 accelerations for 50 particles"});
+  expect_input_error([&] { write_checkpoint(dir / "bad.orrck", c); },
+                     {"bad.orrck", "ax, ay, az of 49, 0, 0 values for 50 particles"});
+  EXPECT_FALSE(std::filesystem::exists(dir / "bad.orrck"));
+  c.accelerations = {};
+  c.accelerations.ay.assign(50, 1.0);  // ax empty does not make the others "none"
+  expect_input_error([&] { write_checkpoint(dir / "bad.orrck", c); }, {"bad.orrck", "ax, ay, az of 0, 50, 0 values"});
   EXPECT_FALSE(std::filesystem::exists(dir / "bad.orrck"));
 }
 
@@ -130,7 +135,8 @@ TEST(Checkpoint, AccelerationsOfAnotherCountOrNotFiniteAreRefused) {
   expect_input_error([&] { read_checkpoint<double>(dir / "m.orrck"); }, {"m.orrck", "accelerations.count", "29"});
   c.accelerations.ay[7] = std::numeric_limits<double>::infinity();
   write_checkpoint(dir / "inf.orrck", c);
-  expect_input_error([&] { read_checkpoint<double>(dir / "inf.orrck"); }, {"inf.orrck", "accelerations", "inf"});
+  expect_input_error([&] { read_checkpoint<double>(dir / "inf.orrck"); },
+                     {"inf.orrck", "accelerations.ay", "row 7 is inf; accepted: finite numbers"});
 }
 
 TEST(Checkpoint, EveryFlippedByteFailsTheChecksum) {
