@@ -89,10 +89,11 @@ void Simulation<Real>::compute_forces(bool with_potential) {
 
 template <class Real>
 void Simulation<Real>::restore_accelerations(const Accelerations<Real>& a) {
-  const auto n = particles_.size();
-  if (a.ax.size() != static_cast<std::size_t>(n) || a.ay.size() != a.ax.size() || a.az.size() != a.ax.size()) {
-    throw InputError("simulation: " + std::to_string(a.ax.size()) + " accelerations restored for " +
-                     std::to_string(n) + " particles; they must be equal");
+  const auto n = static_cast<std::size_t>(particles_.size());
+  if (a.ax.size() != n || a.ay.size() != n || a.az.size() != n) {
+    throw InputError("simulation: restored accelerations ax, ay, az of " + std::to_string(a.ax.size()) + ", " +
+                     std::to_string(a.ay.size()) + ", " + std::to_string(a.az.size()) + " values for " +
+                     std::to_string(n) + " particles; accepted: one per particle in each");
   }
   accelerations_.ax = a.ax;
   accelerations_.ay = a.ay;

@@ -168,6 +168,15 @@ TEST(Simulation, RestoredAccelerationsAreUsedAndReadAsThePreviousOnes) {
   EXPECT_EQ(spy->seen[0], 7.0);
   EXPECT_EQ(sim.particles().vx[0], std::fma(1.0, 0.005, std::fma(7.0, 0.005, vx0)));  // leapfrog.hpp's kicks
   EXPECT_THROW(sim.restore_accelerations(Accelerations<double>(7)), InputError);
+  a.ay.pop_back();  // the message names each array's size, not only ax's
+  try {
+    sim.restore_accelerations(a);
+    ADD_FAILURE() << "no InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("ax, ay, az of 8, 7, 8 values for 8 particles; accepted: one per particle"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(Simulation, RejectsNonPositiveStep) {
