@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <memory>
+#include <utility>
 
 #include "orrery/core/error.hpp"
 #include "orrery/driver/make_simulation.hpp"
@@ -70,23 +71,22 @@ RunSummary run_in(const RunConfig& config, const RunOptions& options,
   Particles<Real> particles;
   integrate::SimulationState state;
   state.dt = config.integration.dt;
-  io::Checkpoint<Real> restored;
+  Accelerations<Real> accelerations;  // a checkpoint's, when it stores them
   if (!options.restart.empty()) {
-    restored = io::read_checkpoint<Real>(options.restart);
-    io::require_same_build(restored.build, io::BuildFingerprint::current<Real>(), options.restart);
-    require_same_physics(
-        io::Config::from_string(restored.config, "checkpoint '" + options.restart.string() + "'").run_config(), config,
-        options.restart);
-    particles = std::move(restored.particles);
-    state = restored.state;
+    auto c = io::read_checkpoint<Real>(options.restart);
+    io::require_same_build(c.build, io::BuildFingerprint::current<Real>(), options.restart);
+    require_same_physics(io::Config::from_string(c.config, "checkpoint '" + options.restart.string() + "'").run_config(),
+                         config, options.restart);
+    particles = std::move(c.particles);
+    state = c.state;
+    accelerations = std::move(c.accelerations);
   } else {
     auto initial = initial_state(config);
     particles = ic::to_precision<Real>(initial.particles);
     state.time_origin = initial.time;
   }
   Simulation<Real> sim = make_simulation<Real>(std::move(particles), config.gravity, state);
-  io::restore_accelerations(sim, restored);
-  restored = {};  // the run holds its own copies
+  if (!accelerations.ax.empty()) sim.restore_accelerations(std::exchange(accelerations, {}));  // sim keeps a copy
   summary.first_step = sim.step_count();
   summary.run.solver = sim.solver_name();
   io::RunControl control({config.output.checkpoint_minutes, config.integration.wall_limit_minutes, dir / "STOP"});

@@ -164,11 +164,6 @@ Checkpoint<Real> checkpoint_of(integrate::Simulation<Real>& sim, std::string con
 }
 
 template <class Real>
-void restore_accelerations(integrate::Simulation<Real>& sim, const Checkpoint<Real>& c) {
-  if (!c.accelerations.ax.empty()) sim.restore_accelerations(c.accelerations);
-}
-
-template <class Real>
 void write_checkpoint(const std::filesystem::path& path, const Checkpoint<Real>& c) {
   const auto& p = c.particles;
   const std::size_t n = p.x.size();
@@ -340,7 +335,6 @@ std::filesystem::path write_rotating_checkpoint(const std::filesystem::path& dir
   template Checkpoint<Real> read_checkpoint<Real>(const std::filesystem::path&);                         \
   template Checkpoint<Real> checkpoint_of<Real>(integrate::Simulation<Real>&, std::string,                 \
                                                std::map<std::string, std::int64_t>);                     \
-  template void restore_accelerations<Real>(integrate::Simulation<Real>&, const Checkpoint<Real>&);      \
   template std::filesystem::path write_rotating_checkpoint<Real>(const std::filesystem::path&, const Checkpoint<Real>&, \
                                                                  int);
 ORRERY_CHECKPOINT_INSTANTIATE(float)

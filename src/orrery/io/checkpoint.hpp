@@ -56,11 +56,6 @@ template <class Real>
 Checkpoint<Real> checkpoint_of(integrate::Simulation<Real>& sim, std::string config,
                                std::map<std::string, std::int64_t> counters = {});
 
-/// Hands the checkpoint's accelerations, when it has them, to `sim`, made
-/// from its particles and state: the run then continues bit-identically.
-template <class Real>
-void restore_accelerations(integrate::Simulation<Real>& sim, const Checkpoint<Real>& c);
-
 /// Writes atomically. InputError when the directory is not writable or the
 /// disk is full (an existing file of that name is then unchanged).
 template <class Real>
