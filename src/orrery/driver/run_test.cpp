@@ -83,6 +83,18 @@ TEST(DriverRun, RelativeOpeningRestartContinuesBitIdentically) {
   EXPECT_EQ(rest.first_step, 20);
   EXPECT_EQ(rest.run.steps, 32);
   io::testing::expect_same_particles(final_particles(whole), final_particles(rest));
+
+  // The control: the same checkpoint without its accelerations restarts with a bootstrap evaluation and
+  // leaves the straight run's path, so the equality above is owed to the stored accelerations.
+  auto stripped = io::read_checkpoint<double>(part.checkpoint);
+  stripped.accelerations = {};
+  ScratchDir control_dir;
+  io::write_checkpoint(control_dir / "stripped.orrck", stripped);
+  auto control = small_run(control_dir.path(), 0.5, relative);
+  control.options.restart = control_dir / "stripped.orrck";
+  const auto bootstrapped = run(control.config, control.options);
+  EXPECT_EQ(bootstrapped.run.steps, 32);
+  EXPECT_NE(final_particles(whole).x, final_particles(bootstrapped).x);
 }
 
 TEST(DriverRun, StopFileCheckpointsAndStopsAndTheRunCanBeResumed) {
