@@ -56,11 +56,6 @@ ORRERY_HDI bool accepts_node(Real com_x, Real com_y, Real com_z, Real crit2, Rea
   if constexpr (Rel) far = far & relative_far(d2, crit_rel, scale, crit2);
   return far & !holds(first, count, i);
 }
-template <class Real>
-ORRERY_HDI bool accepts_node(Real com_x, Real com_y, Real com_z, Real crit2, std::int32_t first, std::int32_t count,
-                             std::int32_t i, Real tx, Real ty, Real tz) {
-  return accepts_node<false>(com_x, com_y, com_z, crit2, Real(0), Real(0), first, count, i, tx, ty, tz);
-}
 
 /// |a| in double, as the relative criterion reads it.
 template <class Real>
