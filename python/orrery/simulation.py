@@ -162,13 +162,17 @@ class Simulation:
     def load_checkpoint(cls, path, **overrides):
         """Continues a run from a checkpoint written by save_checkpoint or the
         CLI: same particles, time, step count and settings (from the stored
-        configuration), so stepping on is bit-identical to the run that wrote it."""
+        configuration), so stepping on is bit-identical to the run that wrote it.
+        `overrides` change settings (e.g. theta=0.4): the stored accelerations
+        are then the old settings' force, so they are not restored and the
+        first step evaluates the force afresh, as a new run does."""
         arrays, state, config_text, _counters, _build = _core.read_checkpoint(str(path))
         gravity, _dt = _core.run_settings(config_text, f"checkpoint {path}")
-        settings = {**_gravity.as_dict(gravity), **overrides}
+        stored = _gravity.as_dict(gravity)
+        settings = {**stored, **overrides}
         settings["precision"] = "single" if arrays["positions"].dtype == np.float32 else "double"
         self = cls._from_state(arrays, state, settings)
-        if "accelerations" in arrays:
+        if "accelerations" in arrays and self.settings == stored:
             # What the next step kicks with and, with opening="relative", what its evaluation reads.
             self._sim.restore_accelerations(_arrays.rows3("accelerations", arrays["accelerations"], self._dtype))
         return self

@@ -93,6 +93,16 @@ def test_a_relative_opening_checkpoint_continues_bit_identically(tmp_path):
     fresh.step(7)
     assert not np.array_equal(fresh.positions, straight.positions)
 
+    # An override changes the force: the stored accelerations (the old
+    # tolerance's) are not kept, and the run is the fresh one at the new tolerance.
+    changed = orrery.Simulation.load_checkpoint(tmp_path / "run.orrck", tolerance=0.002)
+    assert changed.settings["tolerance"] == 0.002
+    fresh_changed = orrery.Simulation(first.positions, first.velocities, first.mass, first.ids, time=first.time,
+                                      **{**settings, "tolerance": 0.002})
+    changed.step(3)
+    fresh_changed.step(3)
+    assert np.array_equal(changed.positions, fresh_changed.positions)
+
 
 def test_file_errors_name_the_file(tmp_path):
     missing = tmp_path / "nope.h5"
