@@ -23,6 +23,12 @@
 #   python        the Python package's tests (scripts/python_test.sh on the cuda build:
 #                 the CUDA tests of tests/python run instead of skipping)
 #   bench-build   bench/gpu_tree_build_bench (the tree build alone, 1M and 16M) -> gpu_tree_build.csv
+#   golden        the golden forces (tests/golden): the CUDA cases and the CPU cases on this
+#                 host; with ORRERY_GOLDEN_RECORD=1 they are recorded to golden_record.txt instead
+#   bench-regression  bench/bh_regression_bench (issue 14's no-speed rows); with
+#                 ORRERY_OLD_SRC=DIR (a `git archive` of an older commit, e.g. under the
+#                 git-ignored .old/) that commit's copy is built too and the two run
+#                 alternately, old new old new, into bh_regression.csv
 #   cpu-isa       the CPU tree tests (AVX-512 walk bits on this host), then the 1M walk with
 #                 --isa avx2 and avx512 side by side on all host threads (order alternated)
 #   bench-cpu-tree  bench/cpu_tree_bench on all host cores (docs/performance/cpu_tree.md's
@@ -59,6 +65,8 @@ targets_for() {
     python) echo orrery_cli ;;
     bench-build) echo gpu_tree_build_bench ;;
     cpu-isa) echo cpu_tree_bench orrery_tree_test ;;
+    golden) echo orrery_golden_test orrery_golden_gpu_test ;;
+    bench-regression) echo bh_regression_bench ;;
     *) return 1 ;;
   esac
 }
@@ -209,6 +217,39 @@ task_cpu-isa() {
   done
 }
 
+task_golden() {
+  local record=
+  [ "${ORRERY_GOLDEN_RECORD:-0}" = 1 ] && record=$out/golden_record.txt
+  for exe in build/cuda/tests/golden/orrery_golden_gpu_test build/cuda/tests/golden/orrery_golden_test; do
+    say "== $(basename "$exe")${record:+ (recording)}"
+    ORRERY_GOLDEN_RECORD=$record "$exe" >"$logs/$(basename "$exe").log" 2>&1 || fail "$(basename "$exe") (see logs)"
+    grep -E "^\[  (PASSED|FAILED) |^\[  SKIPPED \] [0-9]|^\[==========\] [0-9]+ tests|^\[  FAILED  \] " "$logs/$(basename "$exe").log" | tee -a "$summary"
+  done
+}
+
+task_bench-regression() {
+  local old=${ORRERY_OLD_SRC:-} csv=$out/bh_regression.csv
+  if [ -n "$old" ]; then
+    [ -e "$old/.deps" ] || ln -s "$root/.deps" "$old/.deps"
+    if cmake -S "$old" -B build/old -G Ninja -DCMAKE_BUILD_TYPE=Release -DORRERY_ENABLE_CUDA=ON \
+      -DORRERY_REQUIRE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DORRERY_BUILD_TESTS=OFF >"$logs/old_configure.log" 2>&1 &&
+      cmake --build build/old -j "$jobs" --target bh_regression_bench >"$logs/old_build.log" 2>&1; then
+      say "built the old copy $old"
+    else
+      fail "old copy $old did not build"; tail -20 "$logs/old_build.log" | tee -a "$summary"; old=
+    fi
+  fi
+  say "== bh_regression_bench${old:+ (old = $old, alternating)}"
+  for round in 1 2; do
+    if [ -n "$old" ]; then
+      build/old/bench/bh_regression_bench --out "$logs/old_$round.csv" --label "old$round" 2>&1 | tee -a "$summary" || fail "old bench"
+    fi
+    build/cuda/bench/bh_regression_bench --out "$logs/new_$round.csv" --label "new$round" 2>&1 | tee -a "$summary" || fail "new bench"
+  done
+  cat "$logs"/new_1.csv >"$csv"
+  for f in "$logs"/old_1.csv "$logs"/old_2.csv "$logs"/new_2.csv; do [ -f "$f" ] && tail -n +2 "$f" >>"$csv"; done
+}
+
 task_bench-cpu-tree() {
   say "== cpu_tree_bench ($(nproc) threads)"
   OMP_NUM_THREADS=$(nproc) OMP_PROC_BIND=close build/cuda/bench/cpu_tree_bench "$out/cpu_tree_h200host" \
@@ -227,7 +268,7 @@ task_bench-cpu-tree() {
 
 targets=()
 for t in "${tasks[@]}"; do
-  tg=$(targets_for "$t") || { fail "unknown task '$t' (accepted: tests sanitize bench-direct tree bench-tree bench-cpu-tree profile cpu-threads python bench-build cpu-isa)"; continue; }
+  tg=$(targets_for "$t") || { fail "unknown task '$t' (accepted: tests sanitize bench-direct tree bench-tree bench-cpu-tree profile cpu-threads python bench-build cpu-isa golden bench-regression)"; continue; }
   read -ra more <<<"$tg"
   targets+=("${more[@]}")
 done

@@ -1,0 +1,201 @@
+// The no-speed-change check of issue 14 (the Barnes-Hut restructuring): the
+// rows a restructuring must keep within 2 %, timed through the solver factory
+// only (make_solver / make_device_solver and GravityConfig), an interface that
+// the commits before and after share, so that one program measures both side
+// by side in one device session (scripts/gpu_session.sh, task bench-regression).
+//
+// Rows (Plummer sphere from ic::plummer_sphere, float, softening 0.05):
+//   gpu_tree_geometric   GPU tree, theta 0.5, monopole, leaf 16, potentials and counters, N = 1M and 16M
+//   gpu_tree_relative    GPU tree, relative opening (tolerance 0.0055, theta 1), quadrupole, leaf 32,
+//                        accelerations only, steady state (previous accelerations), N = 1M and 16M
+//   gpu_direct           GPU direct summation, potentials, N = 1M
+//   cpu_tree             CPU tree as gpu_tree_geometric, N = 1M, all host threads
+// GPU rows are device-resident (solve_device), timed on the host around the
+// call and a device synchronisation. Protocol: 3 warm-up evaluations, then
+// --trials timed ones (5 at 16M and on the CPU); median, min, max and the
+// interquartile spread are written.
+//
+// usage: bh_regression_bench --out FILE.csv [--label NAME] [--trials K] [--rows a,b,...]
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "bench_stats.hpp"
+#include "orrery/core/error.hpp"
+#include "orrery/cuda/memory.hpp"
+#include "orrery/cuda/stream.hpp"
+#include "orrery/gravity/solver_factory.hpp"
+#include "orrery/ic/plummer.hpp"
+
+namespace orrery::bench {
+namespace {
+
+struct HostSet {
+  std::int64_t n;
+  std::vector<float> x, y, z, m, ax, ay, az, pot;
+  explicit HostSet(std::int64_t count) : n(count), ax(count), ay(count), az(count), pot(count) {
+    const Particles<double> p = ic::plummer_sphere(count, 20261202);
+    for (std::int64_t i = 0; i < count; ++i) {
+      x.push_back(float(p.x[i]));
+      y.push_back(float(p.y[i]));
+      z.push_back(float(p.z[i]));
+      m.push_back(float(p.mass[i]));
+    }
+  }
+  SourcesView<float> sources() const { return {n, x.data(), y.data(), z.data(), m.data()}; }
+  AccelerationsView<float> out() { return {n, ax.data(), ay.data(), az.data(), pot.data()}; }
+};
+
+struct DeviceSet {
+  std::int64_t n;
+  cuda::DeviceBuffer<float> x, y, z, m, ax, ay, az, pot;
+  explicit DeviceSet(const HostSet& h)
+      : n(h.n), x(h.n), y(h.n), z(h.n), m(h.n), ax(h.n), ay(h.n), az(h.n), pot(h.n) {
+    x.upload(h.x);
+    y.upload(h.y);
+    z.upload(h.z);
+    m.upload(h.m);
+  }
+  SourcesView<float> sources() const { return {n, x.data(), y.data(), z.data(), m.data()}; }
+  AccelerationsView<float> out() { return {n, ax.data(), ay.data(), az.data(), pot.data()}; }
+};
+
+double ms_of(const std::function<void()>& f) {
+  const auto t0 = std::chrono::steady_clock::now();
+  f();
+  return 1e3 * std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+double iqr_pct(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const auto q = [&](double f) {
+    const double at = f * double(v.size() - 1);
+    const auto lo = static_cast<std::size_t>(at);
+    const std::size_t hi = std::min(lo + 1, v.size() - 1);
+    return v[lo] + (at - double(lo)) * (v[hi] - v[lo]);
+  };
+  return 100.0 * (q(0.75) - q(0.25)) / stats_of(v).median;
+}
+
+gravity::GravityConfig geometric_tree(const char* backend) {
+  gravity::GravityConfig g;
+  g.solver = "tree";
+  g.backend = backend;
+  g.softening = 0.05;
+  g.theta = 0.5;
+  g.leaf_capacity = 16;
+  g.multipole_order = 1;
+  return g;
+}
+
+gravity::GravityConfig relative_tree() {
+  gravity::GravityConfig g = geometric_tree("cuda");
+  // The enum's namespace moved in the restructuring; its type is the config's.
+  g.opening = decltype(gravity::GravityConfig::opening)::relative;
+  g.tolerance = 0.0055;
+  g.theta = 1.0;
+  g.leaf_capacity = 32;
+  g.multipole_order = 2;
+  return g;
+}
+
+class Session {
+ public:
+  Session(const std::string& out, std::string label, int trials) : csv_(out), label_(std::move(label)), trials_(trials) {
+    csv_ << "label,row,n,trials,median_ms,min_ms,max_ms,iqr_pct\n";
+  }
+
+  void write(const std::string& row, std::int64_t n, const std::vector<double>& t) {
+    const Stats s = stats_of(t);
+    csv_ << label_ << "," << row << "," << n << "," << t.size() << "," << s.median << "," << s.min << "," << s.max
+         << "," << iqr_pct(t) << "\n";
+    csv_.flush();
+    std::printf("%-8s %-20s %10lld  median %9.4f ms  min %9.4f  max %9.4f  IQR %5.2f %%  (%zu trials)\n",
+                label_.c_str(), row.c_str(), (long long)n, s.median, s.min, s.max, iqr_pct(t), t.size());
+    std::fflush(stdout);
+  }
+
+  void gpu(const std::string& row, const gravity::GravityConfig& g, DeviceSet& d, bool potential, bool steady,
+           int trials) {
+    auto solver = gravity::make_device_solver<float>(g);
+    bool have = false;
+    const auto once = [&] {
+      gravity::SolveOptions o;
+      o.potential = potential;
+      o.previous_accelerations = steady && have;
+      solver->solve_device(d.sources(), d.out(), o, nullptr);
+      cuda::synchronize(nullptr);
+      have = true;
+    };
+    for (int k = 0; k < 3; ++k) once();
+    std::vector<double> t;
+    for (int k = 0; k < trials; ++k) t.push_back(ms_of(once));
+    write(row, d.n, t);
+  }
+
+  void cpu(const std::string& row, const gravity::GravityConfig& g, HostSet& h, int trials) {
+    auto solver = gravity::make_solver<float>(g);
+    const auto once = [&] { solver->solve(h.sources(), h.out()); };
+    once();
+    std::vector<double> t;
+    for (int k = 0; k < trials; ++k) t.push_back(ms_of(once));
+    write(row, h.n, t);
+  }
+
+  int trials() const { return trials_; }
+
+ private:
+  std::ofstream csv_;
+  std::string label_;
+  int trials_;
+};
+
+}  // namespace
+}  // namespace orrery::bench
+
+int main(int argc, char** argv) {
+  std::string out = "bh_regression.csv", label = "run", rows = "gpu_tree_geometric,gpu_tree_relative,gpu_direct,cpu_tree";
+  int trials = 11;
+  for (int a = 1; a + 1 < argc; a += 2) {
+    const std::string k = argv[a], v = argv[a + 1];
+    if (k == "--out") out = v;
+    else if (k == "--label") label = v;
+    else if (k == "--trials") trials = std::stoi(v);
+    else if (k == "--rows") rows = v;
+    else {
+      std::fprintf(stderr, "unknown option %s; accepted: --out FILE --label NAME --trials K --rows a,b,...\n", k.c_str());
+      return 2;
+    }
+  }
+  rows = "," + rows + ",";
+  const auto want = [&](const char* r) { return rows.find("," + std::string(r) + ",") != std::string::npos; };
+  try {
+    using namespace orrery;
+    bench::Session s(out, label, trials);
+    for (const std::int64_t n : {std::int64_t(1) << 20, std::int64_t(1) << 24}) {
+      bench::HostSet h(n);
+      bench::DeviceSet d(h);
+      const int k = n > (std::int64_t(1) << 20) ? 5 : s.trials();
+      if (want("gpu_tree_geometric")) s.gpu("gpu_tree_geometric", bench::geometric_tree("cuda"), d, true, false, k);
+      if (want("gpu_tree_relative")) s.gpu("gpu_tree_relative", bench::relative_tree(), d, false, true, k);
+      if (n == (std::int64_t(1) << 20)) {
+        gravity::GravityConfig direct;
+        direct.solver = "direct";
+        direct.backend = "cuda";
+        direct.softening = 0.05;
+        if (want("gpu_direct")) s.gpu("gpu_direct", direct, d, true, false, 5);
+        if (want("cpu_tree")) s.cpu("cpu_tree", bench::geometric_tree("cpu"), h, 5);
+      }
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bh_regression_bench: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
