@@ -1,4 +1,4 @@
-// The CPU Barnes-Hut solver (tree::TreeSolver): scaling over N, the time
+// The CPU Barnes-Hut solver (gravity::TreeSolver): scaling over N, the time
 // split by phase, the crossover with the CPU direct solver, and accuracy over
 // the opening angle, written as CSV (docs/performance/cpu_tree.md).
 //
@@ -42,8 +42,8 @@
 #include "orrery/gravity/reference_solver.hpp"
 #include "orrery/ic/initial_conditions.hpp"
 #include "orrery/ic/plummer.hpp"
-#include "orrery/tree/tree_solver.hpp"
-#include "orrery/tree/walk_isa.hpp"
+#include "orrery/gravity/tree_solver.hpp"
+#include "orrery/bh/walk_isa.hpp"
 
 namespace {
 
@@ -57,8 +57,8 @@ double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock:
 
 Particles<float> plummer(std::int64_t n) { return ic::to_precision<float>(ic::plummer_sphere(n, kSeed)); }
 
-tree::TreeSolverConfig config(double theta, tree::Multipole mp) {
-  tree::TreeSolverConfig c;
+bh::TreeSolverConfig config(double theta, bh::Multipole mp) {
+  bh::TreeSolverConfig c;
   c.tree.theta = theta;
   c.tree.multipole = mp;
   c.softening = kSoftening;
@@ -69,14 +69,14 @@ tree::TreeSolverConfig config(double theta, tree::Multipole mp) {
 struct Timing {
   bench::Stats wall;
   std::map<std::string, double> phase_median;
-  gravity::SolverReport report;
+  SolverReport report;
   std::int32_t nodes = 0;
   int depth = 0;
 };
 
-Timing time_tree(const Particles<float>& p, const tree::TreeSolverConfig& c, int trials,
+Timing time_tree(const Particles<float>& p, const bh::TreeSolverConfig& c, int trials,
                  Accelerations<float>* keep = nullptr) {
-  tree::TreeSolver<float> solver(c);
+  gravity::TreeSolver<float> solver(c);
   Accelerations<float> local(static_cast<std::size_t>(p.size()));
   Accelerations<float>& a = keep ? *keep : local;
   Timing t;
@@ -113,7 +113,7 @@ class Canary {
  public:
   Canary() : p_(plummer(16384)) {}
   double measure() {
-    const double t = time_tree(p_, config(0.5, tree::Multipole::monopole), 3).wall.median;
+    const double t = time_tree(p_, config(0.5, bh::Multipole::monopole), 3).wall.median;
     if (first_ == 0) first_ = t;
     return t;
   }
@@ -150,7 +150,7 @@ void scaling(const std::string& prefix, std::int64_t min_n, std::int64_t max_n, 
     const double c = canary.measure();
     const auto p = plummer(n);
     const int t_trials = n <= 65536 ? std::max(trials, 7) : trials;
-    const Timing t = time_tree(p, config(0.5, tree::Multipole::monopole), t_trials);
+    const Timing t = time_tree(p, config(0.5, bh::Multipole::monopole), t_trials);
     double phase_sum = 0;
     for (const auto& [name, s] : t.phase_median) phase_sum += s;
     const double dn = double(n), med = t.wall.median;
@@ -235,7 +235,7 @@ void accuracy(const std::string& prefix, std::int64_t n, int trials) {
   std::printf("%5s %10s %10s %10s %10s %10s %10s %8s\n", "theta", "multipole", "rms", "worst", "median", "p99",
               "time", "cells");
   for (double theta : {0.3, 0.4, 0.5, 0.6, 0.7, 0.8}) {
-    for (auto mp : {tree::Multipole::monopole, tree::Multipole::quadrupole}) {
+    for (auto mp : {bh::Multipole::monopole, bh::Multipole::quadrupole}) {
       rest();
       Accelerations<float> a(static_cast<std::size_t>(n));
       const Timing t = time_tree(p, config(theta, mp), trials, &a);
@@ -251,11 +251,11 @@ void accuracy(const std::string& prefix, std::int64_t n, int trials) {
       const double rms = std::sqrt(sum2 / double(e.size())), worst = quantile(e, 1.0), med = quantile(e, 0.5),
                    p99 = quantile(e, 0.99);
       const auto& tot = t.report.total;
-      csv << n << "," << theta << "," << tree::to_string(mp) << "," << rms << "," << worst << "," << med << "," << p99
+      csv << n << "," << theta << "," << bh::to_string(mp) << "," << rms << "," << worst << "," << med << "," << p99
           << "," << t.wall.median << "," << t.wall.spread() << "," << double(tot.cell_interactions) / double(n) << ","
           << double(tot.particle_interactions) / double(n) << "\n";
       std::printf("%5.2f %10s %10.3e %10.3e %10.3e %10.3e %8.4g s %8.0f\n", theta,
-                  std::string(tree::to_string(mp)).c_str(), rms, worst, med, p99, t.wall.median,
+                  std::string(bh::to_string(mp)).c_str(), rms, worst, med, p99, t.wall.median,
                   double(tot.cell_interactions) / double(n));
       std::fflush(stdout);
     }
@@ -292,7 +292,7 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--scaling-only")) scaling_only = std::atoi(argv[i + 1]) != 0;
     else if (!std::strcmp(argv[i], "--isa")) {
       try {
-        orrery::tree::set_walk_isa(orrery::tree::parse_walk_isa(argv[i + 1], "--isa"));
+        orrery::bh::set_walk_isa(orrery::bh::parse_walk_isa(argv[i + 1], "--isa"));
       } catch (const orrery::InputError& e) {
         std::fprintf(stderr, "cpu_tree_bench: %s\n", e.what());
         return 2;
@@ -305,14 +305,14 @@ int main(int argc, char** argv) {
   const auto start = Clock::now();
   std::string isa;
   try {
-    isa = orrery::tree::to_string(orrery::tree::walk_isa_in_use());  // reads ORRERY_CPU_WALK
+    isa = orrery::bh::to_string(orrery::bh::walk_isa_in_use());  // reads ORRERY_CPU_WALK
   } catch (const orrery::InputError& e) {
     std::fprintf(stderr, "cpu_tree_bench: %s\n", e.what());
     return 2;
   }
   std::printf("cpu_tree_bench: %s, %d threads (%u hardware), compiler %s, walk %s (AVX-512 %s)\n",
               cpu_model().c_str(), omp_get_max_threads(), std::thread::hardware_concurrency(), __VERSION__, isa.c_str(),
-              orrery::tree::cpu_supports_avx512_walk() ? "available" : "not available");
+              orrery::bh::cpu_supports_avx512_walk() ? "available" : "not available");
   Canary canary;
   canary.measure();
   std::map<std::int64_t, double> tree_seconds;

@@ -37,14 +37,14 @@
 #include "orrery/cuda/memory.hpp"
 #include "orrery/gravity/direct_gpu.hpp"
 #include "orrery/gravity/tree_gpu_solver.hpp"
-#include "orrery/tree/tree_solver.hpp"
+#include "orrery/gravity/tree_solver.hpp"
 
 namespace orrery::bench {
 namespace {
 
 using gravity::GpuTreeSolver;
 using gravity::GpuTreeSolverConfig;
-using gravity::Traversal;
+using bh::Traversal;
 
 constexpr double kSoftening = 0.05;
 constexpr std::uint64_t kSeed = 20261129;
@@ -183,7 +183,7 @@ double quantile(std::vector<double> v, double q) {
 struct Timing {
   double total_ms = 0, spread_pct = 0;
   std::map<std::string, double> phase_ms;  // medians
-  gravity::SolverReport last;
+  SolverReport last;
   int trials = 0;
 };
 
@@ -218,7 +218,7 @@ Timing time_solver(GpuTreeSolver<float>& s, DeviceSet& p, int warm, int trials, 
 
 int trials_for(std::int64_t n) { return n >= (std::int64_t(1) << 26) ? 3 : n >= (std::int64_t(1) << 23) ? 5 : 11; }
 
-GpuTreeSolverConfig config(Traversal t, int w, double theta = 0.5, tree::Multipole mp = tree::Multipole::monopole,
+GpuTreeSolverConfig config(Traversal t, int w, double theta = 0.5, bh::Multipole mp = bh::Multipole::monopole,
                            MathMode math = MathMode::fast, int leaf_capacity = 16, double eps = kSoftening) {
   GpuTreeSolverConfig c;
   c.tree.tree.theta = theta;
@@ -267,14 +267,14 @@ class Csv {
                   "%s,%lld,%s,%d,%s,%s,%.2f,%d,%.3g,%d,%.5g,%.3g,%.5g,%.5g,%.4g,%.4g,%.4g,%.4g,%.4g,%.4g,%d,%d,%.6g,%.6g,"
                   "%.6g,%.4g,%.3g,%.4g,%.4g,%.4g,%.4g,%.5g,%.3g,%d,%d,%s,%.4g,%d,%.5g\n",
                   r.table.c_str(), (long long)r.n, std::string(to_string(r.c.traversal)).c_str(), r.c.group_width,
-                  std::string(tree::to_string(r.c.tree.tree.multipole)).c_str(),
+                  std::string(bh::to_string(r.c.tree.tree.multipole)).c_str(),
                   std::string(to_string(r.c.tree.math)).c_str(), r.c.tree.tree.theta, r.c.tree.tree.leaf_capacity, r.c.tree.softening, r.t.trials, r.t.total_ms,
                   r.t.spread_pct, build, ph("walk"), ph("box"), ph("keys"), ph("sort"), ph("levels"),
                   ph("order"), ph("moments"), r.nodes, r.depth, double(tot.node_visits) / n,
                   double(tot.cell_interactions) / n, double(tot.particle_interactions) / n,
                   r.t.total_ms / (n * std::log2(n)), r.exponent, r.err.median, r.err.p99, r.err.max, r.bytes_pp,
                   r.cpu_ms, r.drift, int(r.potential), int(r.c.counters),
-                  std::string(tree::to_string(r.c.tree.tree.opening)).c_str(), r.c.tree.tree.tolerance, int(r.previous),
+                  std::string(bh::to_string(r.c.tree.tree.opening)).c_str(), r.c.tree.tree.tolerance, int(r.previous),
                   ph("bootstrap walk") + ph("relative scales"));
     f_ << buf;
     f_.flush();
@@ -353,7 +353,7 @@ class Session {
   void widths() {
     std::printf("\n== group width at N = 1048576\n");
     DeviceSet p(std::int64_t(1) << 20);
-    for (int w : gravity::kGroupWidths) {
+    for (int w : bh::kGroupWidths) {
       Csv::Row r = run("width", p, config(Traversal::coherent, w));
       csv_.write(r);
       std::printf("W=%2d  walk %8.4g ms  total %8.4g ms (%4.1f%%)  visits/particle %7.1f\n", w, r.t.phase_ms["walk"],
@@ -365,13 +365,13 @@ class Session {
     std::printf("\n== accuracy at N = 1048576 against a double direct sum on 4096 targets\n");
     DeviceSet p(std::int64_t(1) << 20);
     const Reference ref = reference(p, 4096);
-    for (auto mp : {tree::Multipole::monopole, tree::Multipole::quadrupole}) {
+    for (auto mp : {bh::Multipole::monopole, bh::Multipole::quadrupole}) {
       for (double theta : {0.3, 0.4, 0.5, 0.55, 0.6, 0.7, 0.8}) {
         Csv::Row r = run("accuracy", p, config(Traversal::coherent, 32, theta, mp));
         r.err = errors(p, ref);
         csv_.write(r);
         std::printf("%-10s theta %.2f  total %8.4g ms  err median %.3g p99 %.3g max %.3g\n",
-                    std::string(tree::to_string(mp)).c_str(), theta, r.t.total_ms, r.err.median, r.err.p99,
+                    std::string(bh::to_string(mp)).c_str(), theta, r.t.total_ms, r.err.median, r.err.p99,
                     r.err.max);
       }
     }
@@ -387,8 +387,8 @@ class Session {
     for (bool pot : {false, true}) {
       DeviceSet p(std::int64_t(1) << 20, pot);
       const Reference ref = reference(p, 4096);
-      for (auto mp : {tree::Multipole::quadrupole, tree::Multipole::monopole}) {
-        const bool quad = mp == tree::Multipole::quadrupole;
+      for (auto mp : {bh::Multipole::quadrupole, bh::Multipole::monopole}) {
+        const bool quad = mp == bh::Multipole::quadrupole;
         const std::vector<double> tols = quad ? std::vector<double>{0.002, 0.003, 0.004, 0.005, 0.006}
                                               : std::vector<double>{0.0001, 0.0002, 0.0004};
         for (double theta : {1.0, 0.7}) {
@@ -396,7 +396,7 @@ class Session {
             if (pot && !(quad && theta == 1.0 && (tol == 0.004 || tol == 0.005))) continue;  // a few rows suffice
             if (!quad && theta != 1.0) continue;
             GpuTreeSolverConfig c = config(Traversal::coherent, 32, theta, mp);
-            c.tree.tree.opening = tree::Opening::relative;
+            c.tree.tree.opening = bh::Opening::relative;
             c.tree.tree.tolerance = tol;
             for (bool previous : {true, false}) {
               if (!previous && !(theta == 1.0 && quad && (tol == 0.004 || tol == 0.005))) continue;
@@ -405,7 +405,7 @@ class Session {
               csv_.write(r);
               std::printf("%-10s theta %.1f tol %.4f pot %d %s  total %8.4g ms (%4.1f%%)  walk %8.4g  first %7.4g  "
                           "visits %6.0f cells %6.0f parts %5.0f  err median %.3g p99 %.3g\n",
-                          std::string(tree::to_string(mp)).c_str(), theta, tol, int(pot),
+                          std::string(bh::to_string(mp)).c_str(), theta, tol, int(pot),
                           previous ? "steady" : "first ", r.t.total_ms, r.t.spread_pct, r.t.phase_ms["walk"],
                           r.t.phase_ms["bootstrap walk"], double(r.t.last.total.node_visits) / double(p.n),
                           double(r.t.last.total.cell_interactions) / double(p.n),
@@ -429,8 +429,8 @@ class Session {
                                      std::pair{1.15, 16}, std::pair{1.15, 32}, std::pair{1.15, 48}}) {
       for (double tol : {0.005, 0.0055}) {
         GpuTreeSolverConfig c =
-            config(Traversal::coherent, 32, theta, tree::Multipole::quadrupole, MathMode::fast, cap);
-        c.tree.tree.opening = tree::Opening::relative;
+            config(Traversal::coherent, 32, theta, bh::Multipole::quadrupole, MathMode::fast, cap);
+        c.tree.tree.opening = bh::Opening::relative;
         c.tree.tree.tolerance = tol;
         Csv::Row r = run("relative-tuning", p, c, 0, true);
         r.err = errors(p, ref);
@@ -453,14 +453,14 @@ class Session {
     for (double eps : {kSoftening, 0.005}) {
       const Reference ref = reference(p, 4096, eps);
       for (int cap : {16, 32, 64}) {
-        for (auto mp : {tree::Multipole::monopole, tree::Multipole::quadrupole}) {
+        for (auto mp : {bh::Multipole::monopole, bh::Multipole::quadrupole}) {
           for (double theta : {0.4, 0.5, 0.6, 0.7}) {
             if (eps == kSoftening && cap == 16) continue;  // the accuracy table has these
             Csv::Row r = run("tuning", p, config(Traversal::coherent, 32, theta, mp, MathMode::fast, cap, eps), 5);
             r.err = errors(p, ref);
             csv_.write(r);
             std::printf("eps %.3f cap %2d %-10s theta %.2f  total %8.4g ms (walk %8.4g)  err median %.3g p99 %.3g\n",
-                        eps, cap, std::string(tree::to_string(mp)).c_str(), theta, r.t.total_ms, r.t.phase_ms["walk"],
+                        eps, cap, std::string(bh::to_string(mp)).c_str(), theta, r.t.total_ms, r.t.phase_ms["walk"],
                         r.err.median, r.err.p99);
           }
         }
@@ -474,7 +474,7 @@ class Session {
     for (std::int64_t n : {std::int64_t(1) << 20, std::int64_t(1) << 24}) {
       DeviceSet p(n);
       for (int cap : {8, 16, 32, 64, 128}) {
-        Csv::Row r = run("leaf", p, config(Traversal::coherent, 32, 0.5, tree::Multipole::monopole, MathMode::fast, cap),
+        Csv::Row r = run("leaf", p, config(Traversal::coherent, 32, 0.5, bh::Multipole::monopole, MathMode::fast, cap),
                          n > (1 << 20) ? 3 : 0);
         csv_.write(r);
         std::printf("N %9lld cap %3d  total %8.4g ms  walk %8.4g  build %6.3g  visits %7.1f cells %7.1f parts %7.1f\n",
@@ -489,11 +489,11 @@ class Session {
   void exact_cost() {
     std::printf("\n== exact vs fast math at N = 1048576 (coherent W=32, theta 0.5)\n");
     DeviceSet p(std::int64_t(1) << 20);
-    for (auto mp : {tree::Multipole::monopole, tree::Multipole::quadrupole}) {
+    for (auto mp : {bh::Multipole::monopole, bh::Multipole::quadrupole}) {
       for (auto math : {MathMode::fast, MathMode::exact}) {
         Csv::Row r = run("math", p, config(Traversal::coherent, 32, 0.5, mp, math));
         csv_.write(r);
-        std::printf("%-10s %-5s walk %8.4g ms total %8.4g ms\n", std::string(tree::to_string(mp)).c_str(),
+        std::printf("%-10s %-5s walk %8.4g ms total %8.4g ms\n", std::string(bh::to_string(mp)).c_str(),
                     std::string(to_string(math)).c_str(), r.t.phase_ms["walk"], r.t.total_ms);
       }
     }
@@ -507,9 +507,9 @@ class Session {
     p.y.download(std::span<float>(h.y));
     p.z.download(std::span<float>(h.z));
     p.m.download(std::span<float>(h.mass));
-    tree::TreeSolverConfig c;
+    bh::TreeSolverConfig c;
     c.softening = kSoftening;
-    tree::TreeSolver<float> cpu(c);
+    gravity::TreeSolver<float> cpu(c);
     Accelerations<float> out(h.size());
     cpu.solve(h.sources(), out.view());  // warm-up
     std::vector<double> ms;
@@ -551,20 +551,20 @@ class Session {
   /// 0.005, no potential), timed as a simulation's steady state.
   void profile(bool relative) {
     DeviceSet p(std::int64_t(1) << 20), q(std::int64_t(1) << 20, false);
-    GpuTreeSolverConfig rel = config(Traversal::coherent, 32, 1.0, tree::Multipole::quadrupole);
-    rel.tree.tree.opening = tree::Opening::relative;
+    GpuTreeSolverConfig rel = config(Traversal::coherent, 32, 1.0, bh::Multipole::quadrupole);
+    rel.tree.tree.opening = bh::Opening::relative;
     rel.tree.tree.tolerance = 0.005;
     const std::vector<GpuTreeSolverConfig> cs =
         relative ? std::vector<GpuTreeSolverConfig>{rel}
                  : std::vector<GpuTreeSolverConfig>{config(Traversal::coherent, 32),
-                                                    config(Traversal::coherent, 32, 0.6, tree::Multipole::quadrupole)};
+                                                    config(Traversal::coherent, 32, 0.6, bh::Multipole::quadrupole)};
     for (const auto& c : cs) {
       for (DeviceSet* d : {&p, &q}) {
         if (relative && d == &p) continue;
         GpuTreeSolver<float> s(c);
         const Timing t = time_solver(s, *d, 2, 1, relative);
         std::printf("profile: %s theta %.1f potential %d: walk %.4g ms\n",
-                    std::string(tree::to_string(c.tree.tree.multipole)).c_str(), c.tree.tree.theta,
+                    std::string(bh::to_string(c.tree.tree.multipole)).c_str(), c.tree.tree.theta,
                     int(!d->pot.empty()), t.phase_ms.at("walk"));
       }
     }

@@ -28,16 +28,16 @@
 #include "orrery/cuda/stream.hpp"
 #include "orrery/ic/initial_conditions.hpp"
 #include "orrery/ic/plummer.hpp"
-#include "orrery/tree/octree_gpu.hpp"
-#include "orrery/tree/test_inputs.hpp"
+#include "orrery/bh/octree_gpu.hpp"
+#include "support/test_inputs.hpp"
 
 namespace {
 
 using namespace orrery;
-using tree::DeviceOctree;
-using tree::GpuBuildTimes;
-using tree::Multipole;
-using tree::TreeParams;
+using bh::DeviceOctree;
+using bh::GpuBuildTimes;
+using bh::Multipole;
+using bh::TreeParams;
 
 using bench::Stats;
 using bench::stats_of;
@@ -58,7 +58,7 @@ struct DeviceSources {
 template <class Real>
 Particles<Real> make_input(const std::string& dist, std::int64_t n) {
   if (dist == "plummer") return ic::to_precision<Real>(ic::plummer_sphere(n, 2026));
-  const Particles<float> u = tree::testing::uniform_cube(static_cast<std::size_t>(n), 2026);
+  const Particles<float> u = testing::uniform_cube(static_cast<std::size_t>(n), 2026);
   Particles<Real> p(static_cast<std::size_t>(n));
   std::copy(u.x.begin(), u.x.end(), p.x.begin());
   std::copy(u.y.begin(), u.y.end(), p.y.begin());

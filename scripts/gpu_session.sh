@@ -57,14 +57,14 @@ targets_for() {
   case $1 in
     tests | sanitize) echo orrery_gpu_tests ;;
     bench-direct) echo gpu_direct_bench ;;
-    tree) echo orrery_tree_walk_gpu_test ;;
+    tree) echo orrery_bh_gpu_test orrery_gravity_gpu_test ;;
     bench-tree) echo gpu_tree_bench ;;
     bench-cpu-tree) echo cpu_tree_bench ;;
     profile) echo gpu_tree_bench ;;
     cpu-threads) echo cpu_tree_bench ;;
     python) echo orrery_cli ;;
     bench-build) echo gpu_tree_build_bench ;;
-    cpu-isa) echo cpu_tree_bench orrery_tree_test ;;
+    cpu-isa) echo cpu_tree_bench orrery_bh_test ;;
     golden) echo orrery_golden_test orrery_golden_gpu_test ;;
     bench-regression) echo bh_regression_bench ;;
     *) return 1 ;;
@@ -124,18 +124,23 @@ task_bench-direct() {
 }
 
 task_tree() {
-  local exe=build/cuda/src/orrery/orrery_tree_walk_gpu_test
-  say "== $(basename $exe)"
-  "$exe" >"$logs/tree_tests.log" 2>&1 || fail "tree walk tests (see logs/tree_tests.log)"
-  grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[==========\]|Failure|Expected|Which is|differ" "$logs/tree_tests.log" | head -60 | tee -a "$summary"
-  local filter='GpuTreeWalk.Spline*:GpuTreeSolver.ExactMode*:GpuTreeSolver.DevicePointer*'
+  # The GPU walks (bh/) and the GPU tree solver (gravity/).
+  local exe filter
+  for exe in build/cuda/src/orrery/bh/orrery_bh_gpu_test build/cuda/src/orrery/gravity/orrery_gravity_gpu_test; do
+    say "== $(basename $exe)"
+    "$exe" >"$logs/tree_tests_$(basename $exe).log" 2>&1 || fail "$(basename $exe) (see logs)"
+    grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[==========\]|Failure|Expected|Which is|differ" "$logs/tree_tests_$(basename $exe).log" | head -60 | tee -a "$summary"
+  done
   for tool in memcheck racecheck; do
-    if compute-sanitizer --tool $tool --error-exitcode 3 --print-limit 20 "$exe" --gtest_filter="$filter" \
-      >"$logs/${tool}_tree.log" 2>&1; then
-      say "$tool tree ($filter): clean, $(grep -c '^\[       OK \]' "$logs/${tool}_tree.log") tests ok, $(grep -m1 'ERROR SUMMARY\|RACECHECK SUMMARY' "$logs/${tool}_tree.log")"
-    else
-      fail "$tool tree: $(grep -m1 'ERROR SUMMARY\|RACECHECK SUMMARY' "$logs/${tool}_tree.log")"; tail -30 "$logs/${tool}_tree.log" | tee -a "$summary"
-    fi
+    for exe in build/cuda/src/orrery/bh/orrery_bh_gpu_test build/cuda/src/orrery/gravity/orrery_gravity_gpu_test; do
+      filter='GpuTreeWalk.Spline*:GpuTreeSolver.ExactMode*:GpuTreeSolver.DevicePointer*'
+      if compute-sanitizer --tool $tool --error-exitcode 3 --print-limit 20 "$exe" --gtest_filter="$filter" \
+        >"$logs/${tool}_tree.log" 2>&1; then
+        say "$tool $(basename $exe) ($filter): clean, $(grep -c '^\[       OK \]' "$logs/${tool}_tree.log") tests ok, $(grep -m1 'ERROR SUMMARY\|RACECHECK SUMMARY' "$logs/${tool}_tree.log")"
+      else
+        fail "$tool $(basename $exe): $(grep -m1 'ERROR SUMMARY\|RACECHECK SUMMARY' "$logs/${tool}_tree.log")"; tail -30 "$logs/${tool}_tree.log" | tee -a "$summary"
+      fi
+    done
   done
 }
 
@@ -206,8 +211,8 @@ task_bench-build() {
 }
 
 task_cpu-isa() {
-  say "== orrery_tree_test on this host"
-  build/cuda/src/orrery/tree/orrery_tree_test >"$logs/tree_test.log" 2>&1 || fail "orrery_tree_test (see logs/tree_test.log)"
+  say "== orrery_bh_test on this host"
+  build/cuda/src/orrery/bh/orrery_bh_test >"$logs/tree_test.log" 2>&1 || fail "orrery_bh_test (see logs/tree_test.log)"
   grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[==========\] [0-9]+ tests" "$logs/tree_test.log" | tee -a "$summary"
   say "== 1M walk, avx2 vs avx512, $(nproc) threads"
   for isa in avx2 avx512 avx512 avx2; do

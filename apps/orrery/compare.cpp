@@ -35,7 +35,7 @@ struct CompareOptions {
 
 struct Evaluation {
   std::string name;
-  gravity::SolverReport report;
+  SolverReport report;
   double seconds = 0;  // wall time of the solve call
   std::vector<double> ax, ay, az;
 };

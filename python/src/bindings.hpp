@@ -8,7 +8,7 @@
 
 #include "orrery/core/particles.hpp"
 #include "orrery/gravity/gravity_config.hpp"
-#include "orrery/gravity/solver_report.hpp"
+#include "orrery/core/solver_report.hpp"
 
 namespace orrery::python {
 
@@ -24,7 +24,7 @@ void bind_driver(nb::module_& m);     // driver.cpp: a whole run, as `orrery run
 
 /// The report as a dict: solver, node_visits, cell_interactions,
 /// particle_interactions, seconds, phase_seconds {name: s}.
-nb::dict report_dict(const gravity::SolverReport& report, const std::string& solver);
+nb::dict report_dict(const SolverReport& report, const std::string& solver);
 
 /// positions, velocities (N,3), masses, ids (N,) as new numpy arrays (files.cpp).
 template <class Real>

@@ -26,7 +26,7 @@ nb::tuple forces(const Rows3<Real>& positions, const Column<Real>& masses, const
   auto solver = gravity::make_solver<Real>(config);
   Particles<Real> sources;
   Accelerations<Real> out(n);
-  gravity::SolverReport report;
+  SolverReport report;
   {
     nb::gil_scoped_release release;
     split_rows(positions, sources.x, sources.y, sources.z);
@@ -61,7 +61,7 @@ void bind_forces_of(nb::module_& m) {
 
 }  // namespace
 
-nb::dict report_dict(const gravity::SolverReport& report, const std::string& solver) {
+nb::dict report_dict(const SolverReport& report, const std::string& solver) {
   nb::dict d;
   d["solver"] = solver;
   d["node_visits"] = report.total.node_visits;

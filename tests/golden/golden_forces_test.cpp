@@ -45,6 +45,8 @@ struct Case {
   bool steady = false;  // relative opening: a second solve with the first one's accelerations
 };
 
+void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
+
 template <class T>
 std::uint64_t hash_of(const std::vector<T>& v) {
   return io::crc64(std::as_bytes(std::span(v)));
@@ -97,7 +99,7 @@ std::string evaluate(const Case& c, std::uint64_t& input_hash) {
   gravity::SolveOptions o;
   o.potential = true;
   o.per_target_counts = c.config.solver == "tree";
-  gravity::SolverReport r = solver->solve(s, a.view(), o);
+  SolverReport r = solver->solve(s, a.view(), o);
   if (c.steady) {
     o.previous_accelerations = true;
     r = solver->solve(s, a.view(), o);
@@ -146,11 +148,11 @@ std::vector<Case> all_cases() {
           for (const int order : {1, 2}) {
             g.multipole_order = order;
             const std::string mp = order == 1 ? "monopole" : "quadrupole";
-            g.opening = tree::Opening::geometric;
+            g.opening = bh::Opening::geometric;
             g.theta = 0.5;
             g.leaf_capacity = 16;
             add("tree/" + tb + "/" + mp + "/geometric", g);
-            g.opening = tree::Opening::relative;
+            g.opening = bh::Opening::relative;
             g.theta = 1.0;
             g.tolerance = 0.0055;
             g.leaf_capacity = 32;
@@ -169,12 +171,12 @@ std::vector<Case> all_cases() {
           h.softening_kernel = SofteningKind::plummer;
           h.precision = gravity::Precision::double_;
           add("tree/" + backend + "/exact/quadrupole/geometric/double", h);
-          h.opening = tree::Opening::relative;
+          h.opening = bh::Opening::relative;
           h.theta = 1.0;
           h.tolerance = 0.0055;
           add("tree/" + backend + "/exact/monopole/relative/double", h, true);
           h.multipole_order = 1;
-          h.opening = tree::Opening::geometric;
+          h.opening = bh::Opening::geometric;
           h.solver = "direct";
           add("direct/" + backend + "/exact/double", h);
         }

@@ -5,7 +5,7 @@
 #include <string>
 #include <utility>
 
-#include "orrery/gravity/solver_report.hpp"
+#include "orrery/core/solver_report.hpp"
 
 namespace orrery::gravity {
 

@@ -13,7 +13,7 @@
 #include "orrery/gravity/direct_solver.hpp"
 #include "orrery/gravity/reference_solver.hpp"
 #include "orrery/gravity/solver_factory.hpp"
-#include "orrery/gravity/test_particles.hpp"
+#include "support/test_particles.hpp"
 
 namespace orrery::gravity {
 namespace {

@@ -8,7 +8,7 @@
 
 #include "orrery/gravity/direct_kernel.hpp"
 #include "orrery/gravity/reference_solver.hpp"
-#include "orrery/gravity/test_particles.hpp"
+#include "support/test_particles.hpp"
 
 namespace orrery::gravity {
 namespace {

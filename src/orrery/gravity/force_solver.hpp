@@ -6,7 +6,7 @@
 #include <string>
 
 #include "orrery/core/particles.hpp"
-#include "orrery/gravity/solver_report.hpp"
+#include "orrery/core/solver_report.hpp"
 
 namespace orrery::gravity {
 

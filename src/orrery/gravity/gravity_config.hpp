@@ -8,7 +8,7 @@
 
 #include "orrery/core/math_mode.hpp"
 #include "orrery/core/softening.hpp"
-#include "orrery/tree/octree.hpp"
+#include "orrery/bh/octree.hpp"
 
 namespace orrery::gravity {
 
@@ -27,9 +27,9 @@ struct GravityConfig {
   double theta = 0.5;          // opening angle, > 0
   int leaf_capacity = 16;      // particles per leaf, >= 1
   int multipole_order = 1;     // 1 = monopole, 2 = quadrupole
-  // Which cells a target accepts (tree::Opening, docs/adr/0007): geometric
+  // Which cells a target accepts (bh::Opening, docs/adr/0007): geometric
   // (theta alone) or relative (GADGET's criterion with tolerance, theta the cap).
-  tree::Opening opening = tree::Opening::geometric;
+  bh::Opening opening = bh::Opening::geometric;
   double tolerance = 0.0025;   // relative opening: alpha (GADGET's ErrTolForceAcc), > 0
   // GPU tree walk (backend cuda, solver tree): tree_walk_gpu.hpp.
   std::string traversal = "coherent";  // coherent | independent

@@ -7,7 +7,7 @@
 #include "orrery/gravity/direct_solver.hpp"
 #include "orrery/gravity/dispatch.hpp"
 #include "orrery/gravity/reference_solver.hpp"
-#include "orrery/tree/tree_solver.hpp"
+#include "orrery/gravity/tree_solver.hpp"
 #if defined(ORRERY_HAVE_CUDA)
 #include "orrery/cuda/device.hpp"
 #include "orrery/gravity/direct_gpu.hpp"
@@ -59,7 +59,7 @@ std::unique_ptr<ForceSolver<Real>> make_reference(const GravityConfig& c) {
 
 template <class Real>
 std::unique_ptr<ForceSolver<Real>> make_tree_cpu(const GravityConfig& c) {
-  return std::make_unique<tree::TreeSolver<Real>>(tree::tree_solver_config(c));
+  return std::make_unique<gravity::TreeSolver<Real>>(gravity::tree_solver_config(c));
 }
 
 #if defined(ORRERY_HAVE_CUDA)

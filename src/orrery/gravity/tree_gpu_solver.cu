@@ -14,10 +14,10 @@
 #include "orrery/cuda/device.hpp"
 #include "orrery/cuda/event_timer.hpp"
 #include "orrery/cuda/memory.hpp"
-#include "orrery/gravity/device_tree_copy.hpp"
-#include "orrery/gravity/walk.hpp"
-#include "orrery/tree/octree_build.hpp"
-#include "orrery/tree/octree_gpu.hpp"
+#include "orrery/bh/device_tree_copy.hpp"
+#include "orrery/bh/walk.hpp"
+#include "orrery/bh/octree_build.hpp"
+#include "orrery/bh/octree_gpu.hpp"
 
 namespace orrery::gravity {
 namespace {
@@ -39,12 +39,12 @@ __device__ std::uint32_t cost_key(std::uint32_t c) {
 /// key[b] = cost_key of the previous walk's node visits of the targets of
 /// walk block b (cost_of_target in the caller's order, order: the new
 /// tree's); ids[b] = b.
-__global__ void __launch_bounds__(kWalkBlockTargets)
+__global__ void __launch_bounds__(bh::kWalkBlockTargets)
     walk_block_costs(std::int64_t n, const std::int32_t* order, const std::uint32_t* cost_of_target,
                      std::uint32_t* key, std::uint32_t* ids) {
-  using Reduce = cub::BlockReduce<std::uint32_t, kWalkBlockTargets>;
+  using Reduce = cub::BlockReduce<std::uint32_t, bh::kWalkBlockTargets>;
   __shared__ typename Reduce::TempStorage tmp;
-  const std::int64_t i = std::int64_t(blockIdx.x) * kWalkBlockTargets + threadIdx.x;
+  const std::int64_t i = std::int64_t(blockIdx.x) * bh::kWalkBlockTargets + threadIdx.x;
   const std::uint32_t c = i < n ? cost_of_target[order[i]] : 0u;  // the last block's tail costs nothing
   const std::uint32_t total = Reduce(tmp).Sum(c);
   if (threadIdx.x == 0) {
@@ -62,7 +62,7 @@ __global__ void __launch_bounds__(kBlock)
   __shared__ typename Reduce::TempStorage tmp;
   double m = 0.0;
   for (std::int64_t i = std::int64_t(blockIdx.x) * kBlock + threadIdx.x; i < n; i += std::int64_t(gridDim.x) * kBlock) {
-    const double a = acceleration_magnitude(ax[i], ay[i], az[i]);
+    const double a = bh::acceleration_magnitude(ax[i], ay[i], az[i]);
     m = a > m ? a : m;  // a NaN never wins
   }
   const double block_max = Reduce(tmp).Reduce(m, ::cuda::maximum<>{});
@@ -79,8 +79,8 @@ __global__ void __launch_bounds__(kBlock)
   const std::int64_t i = std::int64_t(blockIdx.x) * kBlock + threadIdx.x;
   if (i >= n) return;  // the tail of the last block
   const std::int64_t j = from != nullptr ? from[i] : i;
-  const double floor = relative_floor(__longlong_as_double(static_cast<long long>(*max_bits)));
-  scale[i] = relative_scale(ax[j], ay[j], az[j], floor);
+  const double floor = bh::relative_floor(__longlong_as_double(static_cast<long long>(*max_bits)));
+  scale[i] = bh::relative_scale(ax[j], ay[j], az[j], floor);
 }
 
 /// The targets' relative scales (sorted order) from accelerations in the
@@ -110,9 +110,9 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 template <class Real>
 struct GpuTreeSolver<Real>::State {
   cuda::Stream stream;
-  tree::DeviceOctree<Real> device_tree;  // TreeBuild::device
-  tree::Octree<Real> host_tree;          // TreeBuild::host, copied to tree_copy
-  DeviceTreeCopy<Real> tree_copy;
+  bh::DeviceOctree<Real> device_tree;  // TreeBuild::device
+  bh::Octree<Real> host_tree;          // TreeBuild::host, copied to tree_copy
+  bh::DeviceTreeCopy<Real> tree_copy;
   cuda::DeviceBuffer<Real> sources[4];  // solve() with a device build: x, y, z, mass uploaded
   cuda::DeviceBuffer<Real> sorted[3];  // the relative bootstrap: ax, ay, az in sorted order
   cuda::DeviceBuffer<Real> result[4];  // solve(): ax, ay, az, pot in the caller's order, before download
@@ -131,7 +131,7 @@ struct GpuTreeSolver<Real>::State {
 
 template <class Real>
 GpuTreeSolver<Real>::GpuTreeSolver(const GpuTreeSolverConfig& config) : config_(config) {
-  if (config.traversal == Traversal::coherent && !is_group_width(config.group_width))
+  if (config.traversal == bh::Traversal::coherent && !bh::is_group_width(config.group_width))
     throw InputError("gravity.group_width = " + std::to_string(config.group_width) +
                      " is not supported; accepted: 8, 16, 32, 64");
   if (!(config.tree.softening >= 0.0))
@@ -147,8 +147,8 @@ GpuTreeSolver<Real>::~GpuTreeSolver() = default;
 template <class Real>
 std::string GpuTreeSolver<Real>::name() const {
   std::string walk(to_string(config_.traversal));
-  if (config_.traversal == Traversal::coherent) walk += std::to_string(config_.group_width);
-  return "tree/cuda/" + walk + "/" + std::string(tree::to_string(config_.tree.tree.multipole));
+  if (config_.traversal == bh::Traversal::coherent) walk += std::to_string(config_.group_width);
+  return "tree/cuda/" + walk + "/" + std::string(bh::to_string(config_.tree.tree.multipole));
 }
 
 template <class Real>
@@ -178,7 +178,7 @@ template <class Real>
 void GpuTreeSolver<Real>::build_on_host(const SourcesView<Real>& host_sources, SolverReport& report) {
   State& st = *state_;
   const auto t0 = std::chrono::steady_clock::now();
-  st.host_tree = tree::build_octree(host_sources, config_.tree.tree);
+  st.host_tree = bh::build_octree(host_sources, config_.tree.tree);
   report.add_phase("build (host)", seconds_since(t0));
   st.t_upload.start(st.stream.get());
   st.tree_copy.upload(st.host_tree, st.stream.get());
@@ -190,7 +190,7 @@ template <class Real>
 void GpuTreeSolver<Real>::build_on_device(const SourcesView<Real>& device_sources, SolverReport& report) {
   State& st = *state_;
   st.device_tree.build(device_sources, config_.tree.tree, st.stream.get());
-  const tree::GpuBuildTimes t = st.device_tree.times();
+  const bh::GpuBuildTimes t = st.device_tree.times();
   for (const auto& [name, sec] : {std::pair{"box", t.box}, std::pair{"keys", t.keys}, std::pair{"sort", t.sort},
                                   std::pair{"levels", t.levels}, std::pair{"order", t.order},
                                   std::pair{"moments", t.moments}})
@@ -208,7 +208,7 @@ int GpuTreeSolver<Real>::depth() const {
 }
 
 template <class Real>
-tree::OctreeView<Real> GpuTreeSolver<Real>::tree_view() const {
+bh::OctreeView<Real> GpuTreeSolver<Real>::tree_view() const {
   return config_.build == TreeBuild::device ? state_->device_tree.view() : state_->tree_copy.view();
 }
 
@@ -297,12 +297,12 @@ const std::uint32_t* GpuTreeSolver<Real>::longest_first(std::int64_t n, const st
   State& st = *state_;
   if (!previous || st.cost_count != n) return nullptr;
   const auto stream = st.stream.get();
-  const std::int64_t blocks = (n + kWalkBlockTargets - 1) / kWalkBlockTargets;
+  const std::int64_t blocks = (n + bh::kWalkBlockTargets - 1) / bh::kWalkBlockTargets;
   for (int k = 0; k < 2; ++k) {
     ensure(st.block_cost[k], blocks);
     ensure(st.block_ids[k], blocks);
   }
-  walk_block_costs<<<static_cast<unsigned>(blocks), kWalkBlockTargets, 0, stream>>>(
+  walk_block_costs<<<static_cast<unsigned>(blocks), bh::kWalkBlockTargets, 0, stream>>>(
       n, order, st.cost.data(), st.block_cost[0].data(), st.block_ids[0].data());
   ORRERY_CUDA_CHECK_LAUNCH("walk_block_costs");
   std::size_t temp = 0;
@@ -318,7 +318,7 @@ const std::uint32_t* GpuTreeSolver<Real>::longest_first(std::int64_t n, const st
 }
 
 template <class Real>
-void GpuTreeSolver<Real>::walk_into(const tree::OctreeView<Real>& view, const std::int32_t* order,
+void GpuTreeSolver<Real>::walk_into(const bh::OctreeView<Real>& view, const std::int32_t* order,
                                            const AccelerationsView<Real>& out, const SolveOptions& o,
                                            SolverReport& report) {
   State& st = *state_;
@@ -330,7 +330,7 @@ void GpuTreeSolver<Real>::walk_into(const tree::OctreeView<Real>& view, const st
     throw InputError("per-target interaction counts were requested from a GPU tree solver built with counters off");
   // The walk writes the results in the caller's order itself (no scatter
   // pass), the counter totals too; per-target counters only when asked for.
-  DeviceWalkTargets<Real> w{out.ax, out.ay, out.az, pot ? out.potential : nullptr};
+  bh::DeviceWalkTargets<Real> w{out.ax, out.ay, out.az, pot ? out.potential : nullptr};
   w.order = order;
   if (o.per_target_counts) {
     for (auto& c : st.counts) ensure(c, n);
@@ -345,23 +345,23 @@ void GpuTreeSolver<Real>::walk_into(const tree::OctreeView<Real>& view, const st
   // A device-built tree lends the walk the memory its build needs only while it runs.
   const std::span<std::byte> scratch =
       cfg.build == TreeBuild::device ? st.device_tree.scratch_between_builds() : std::span<std::byte>{};
-  const GpuWalkParams params{cfg.traversal, cfg.group_width, cfg.tree.math, cfg.tree.softening_kind,
+  const bh::GpuWalkParams params{cfg.traversal, cfg.group_width, cfg.tree.math, cfg.tree.softening_kind,
                              cfg.tree.softening, pot, scratch};
   if (view.crit_rel != nullptr) {
     // The relative opening reads each target's previous acceleration: the
     // caller's (out, before the walk overwrites it), or the bootstrap's
     // geometric walk at theta (null scales, sorted order), as
-    // tree::TreeSolver does.
+    // gravity::TreeSolver does.
     ensure(st.scale, n);
     st.t_bootstrap.start(stream);
     if (o.previous_accelerations) {
       enqueue_relative_scales(n, order, out.ax, out.ay, out.az, st.largest, st.scale.data(), stream);
     } else {
       for (int k = 0; k < 3; ++k) ensure(st.sorted[k], n);
-      GpuWalkParams first = params;
+      bh::GpuWalkParams first = params;
       first.potential = false;
-      const DeviceWalkTargets<Real> b{st.sorted[0].data(), st.sorted[1].data(), st.sorted[2].data()};
-      walk_tree_gpu(view, first, b, stream);
+      const bh::DeviceWalkTargets<Real> b{st.sorted[0].data(), st.sorted[1].data(), st.sorted[2].data()};
+      bh::walk_tree_gpu(view, first, b, stream);
       enqueue_relative_scales<Real>(n, nullptr, b.ax, b.ay, b.az, st.largest, st.scale.data(), stream);
     }
     w.block_order = longest_first(n, order, o.previous_accelerations);
@@ -374,7 +374,7 @@ void GpuTreeSolver<Real>::walk_into(const tree::OctreeView<Real>& view, const st
   }
   st.cost_count = w.cost != nullptr ? n : 0;
   st.t_walk.start(stream);
-  walk_tree_gpu(view, params, w, stream);
+  bh::walk_tree_gpu(view, params, w, stream);
   st.t_walk.stop(stream);
   if (view.crit_rel != nullptr)
     report.add_phase(o.previous_accelerations ? "relative scales" : "bootstrap walk", st.t_bootstrap.seconds());
@@ -407,11 +407,11 @@ GpuTreeSolverConfig gpu_tree_config(const GravityConfig& g) {
   if (g.multipole_order != 1 && g.multipole_order != 2)
     throw InputError("gravity.multipole_order = " + std::to_string(g.multipole_order) +
                      " is not supported by the tree; accepted: 1 (monopole), 2 (quadrupole)");
-  c.tree = tree::tree_solver_config(g);  // the CPU solver's physics, field for field
+  c.tree = gravity::tree_solver_config(g);  // the CPU solver's physics, field for field
   if (g.traversal == "coherent")
-    c.traversal = Traversal::coherent;
+    c.traversal = bh::Traversal::coherent;
   else if (g.traversal == "independent")
-    c.traversal = Traversal::independent;
+    c.traversal = bh::Traversal::independent;
   else
     throw InputError("gravity.traversal = \"" + g.traversal + "\" is not supported; accepted: coherent, independent");
   c.group_width = g.group_width;  // validated by the solver

@@ -1,5 +1,5 @@
 #pragma once
-// Barnes-Hut with the walk on the GPU: the physics of tree::TreeSolver (same
+// Barnes-Hut with the walk on the GPU: the physics of gravity::TreeSolver (same
 // tree, same terms, same order: DESIGN §1 contracts 1 and 2), run on the
 // device by either traversal of tree_walk_gpu.hpp. No CUDA header here.
 //
@@ -9,7 +9,7 @@
 //                   particles on the GPU; nothing is copied to the host but
 //                   the three counter totals (and, on request, per-target
 //                   counts).
-// Each evaluation: build the tree (on the device by tree::DeviceOctree, or on
+// Each evaluation: build the tree (on the device by bh::DeviceOctree, or on
 // the host and copied: GpuTreeSolverConfig::build), then walk it; the walk
 // writes accelerations and potentials in the caller's order on the device. SolverReport::phase_seconds holds
 // the time of each phase from CUDA events on the solver's stream (host wall
@@ -25,16 +25,16 @@
 #include "orrery/gravity/device_force_solver.hpp"
 #include "orrery/gravity/force_solver.hpp"
 #include "orrery/gravity/gravity_config.hpp"
-#include "orrery/gravity/tree_walk_gpu.hpp"
-#include "orrery/tree/tree_solver.hpp"
+#include "orrery/bh/tree_walk_gpu.hpp"
+#include "orrery/gravity/tree_solver.hpp"
 
 namespace orrery::gravity {
 
 enum class TreeBuild : std::uint8_t { device, host };
 
 struct GpuTreeSolverConfig {
-  tree::TreeSolverConfig tree;  // theta, leaf capacity, multipole, softening, math: as the CPU solver
-  Traversal traversal = Traversal::coherent;
+  bh::TreeSolverConfig tree;  // theta, leaf capacity, multipole, softening, math: as the CPU solver
+  bh::Traversal traversal = bh::Traversal::coherent;
   int group_width = 32;  // coherent walk: 8, 16, 32 or 64
   TreeBuild build = TreeBuild::device;  // host: the CPU build, copied (tests, cross-checks)
   bool counters = true;  // per-target counters (contract 2); off saves 12 bytes per particle
@@ -74,11 +74,11 @@ class GpuTreeSolver final : public ForceSolver<Real>, public DeviceForceSolver<R
   struct State;
   void build_on_host(const SourcesView<Real>& host_sources, SolverReport& report);
   void build_on_device(const SourcesView<Real>& device_sources, SolverReport& report);
-  tree::OctreeView<Real> tree_view() const;
+  bh::OctreeView<Real> tree_view() const;
   const std::int32_t* tree_order() const;
   // The walk over `view` into `out` (device, the caller's order) and the
   // counters: the part both ways in share.
-  void walk_into(const tree::OctreeView<Real>& view, const std::int32_t* order, const AccelerationsView<Real>& out,
+  void walk_into(const bh::OctreeView<Real>& view, const std::int32_t* order, const AccelerationsView<Real>& out,
                  const SolveOptions& options, SolverReport& report);
   // The relative walk's launch order, longest blocks first, from the previous
   // walk's visits of the same particles; null when there is none.

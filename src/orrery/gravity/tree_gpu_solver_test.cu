@@ -12,7 +12,7 @@
 #include "orrery/core/error.hpp"
 #include "orrery/cuda/device.hpp"
 #include "orrery/gravity/tree_gpu_solver.hpp"
-#include "orrery/gravity/tree_gpu_test_support.hpp"
+#include "support/tree_gpu_test_support.hpp"
 
 namespace orrery::gravity {
 namespace {
@@ -22,7 +22,7 @@ using testing::first_bit_difference;
 #define SKIP_WITHOUT_GPU() \
   if (!cuda::device_available()) GTEST_SKIP() << "no CUDA device"
 
-GpuTreeSolverConfig gpu_config(const tree::TreeSolverConfig& c, Traversal t, int w,
+GpuTreeSolverConfig gpu_config(const bh::TreeSolverConfig& c, bh::Traversal t, int w,
                                TreeBuild build = TreeBuild::device) {
   GpuTreeSolverConfig g;
   g.tree = c;
@@ -39,18 +39,18 @@ bool has_phase(const SolverReport& r, const std::string& name) {
 TEST(GpuTreeSolver, ExactModeEqualsCpuTreeSolverInTheCallersOrder) {
   SKIP_WITHOUT_GPU();
   const auto p = testing::plummer(10000, 31);
-  tree::TreeSolverConfig c;
+  bh::TreeSolverConfig c;
   c.math = MathMode::exact;
-  tree::TreeSolver<float> cpu(c);
+  gravity::TreeSolver<float> cpu(c);
   Accelerations<float> want(p.size());
   const SolverReport rc = cpu.solve(p.sources(), want.view(), {.potential = true, .per_target_counts = true});
   struct Case {
-    Traversal traversal;
+    bh::Traversal traversal;
     int width;
     TreeBuild build;
   };
-  for (const Case k : {Case{Traversal::independent, 32, TreeBuild::device}, Case{Traversal::coherent, 32, TreeBuild::device},
-                       Case{Traversal::coherent, 64, TreeBuild::device}, Case{Traversal::coherent, 8, TreeBuild::host}}) {
+  for (const Case k : {Case{bh::Traversal::independent, 32, TreeBuild::device}, Case{bh::Traversal::coherent, 32, TreeBuild::device},
+                       Case{bh::Traversal::coherent, 64, TreeBuild::device}, Case{bh::Traversal::coherent, 8, TreeBuild::host}}) {
     GpuTreeSolver<float> gpu(gpu_config(c, k.traversal, k.width, k.build));
     Accelerations<float> got(p.size());
     const SolverReport rg = gpu.solve(p.sources(), got.view(), {.potential = true, .per_target_counts = true});
@@ -90,15 +90,15 @@ TEST(GpuTreeSolver, ExactModeEqualsCpuTreeSolverInTheCallersOrder) {
 TEST(GpuTreeSolver, RelativeOpeningEqualsCpuTreeSolverWithAndWithoutPreviousAccelerations) {
   SKIP_WITHOUT_GPU();
   const auto p = testing::plummer(8000, 35);
-  tree::TreeSolverConfig c;
-  c.tree.multipole = tree::Multipole::quadrupole;
-  c.tree.opening = tree::Opening::relative;
+  bh::TreeSolverConfig c;
+  c.tree.multipole = bh::Multipole::quadrupole;
+  c.tree.opening = bh::Opening::relative;
   c.tree.theta = 1.0;
   c.tree.tolerance = 0.003;
   c.math = MathMode::exact;
-  tree::TreeSolver<float> cpu(c);
+  gravity::TreeSolver<float> cpu(c);
   for (const TreeBuild build : {TreeBuild::device, TreeBuild::host}) {
-    GpuTreeSolver<float> gpu(gpu_config(c, Traversal::coherent, 32, build));
+    GpuTreeSolver<float> gpu(gpu_config(c, bh::Traversal::coherent, 32, build));
     Accelerations<float> want(p.size()), got(p.size());
     // The bootstrap, then two evaluations each reading the previous one's accelerations.
     for (const bool previous : {false, true, true}) {
@@ -119,7 +119,7 @@ TEST(GpuTreeSolver, RelativeOpeningEqualsCpuTreeSolverWithAndWithoutPreviousAcce
   }
   // Counters off: the walk still keeps each target's visits for the launch
   // order (which changes no sum), and the results are the CPU's bits.
-  GpuTreeSolverConfig quiet = gpu_config(c, Traversal::coherent, 32, TreeBuild::device);
+  GpuTreeSolverConfig quiet = gpu_config(c, bh::Traversal::coherent, 32, TreeBuild::device);
   quiet.counters = false;
   GpuTreeSolver<float> gpu(quiet);
   Accelerations<float> want(p.size()), got(p.size());
@@ -136,14 +136,14 @@ TEST(GpuTreeSolver, RelativeOpeningEqualsCpuTreeSolverWithAndWithoutPreviousAcce
 TEST(GpuTreeSolver, DevicePointerApiGivesTheSameBits) {
   SKIP_WITHOUT_GPU();
   const auto p = testing::plummer(5000, 32);
-  tree::TreeSolverConfig c;
-  c.tree.multipole = tree::Multipole::quadrupole;
+  bh::TreeSolverConfig c;
+  c.tree.multipole = bh::Multipole::quadrupole;
   Accelerations<float> from_host_tree(p.size());
   {
-    GpuTreeSolver<float> host_built(gpu_config(c, Traversal::coherent, 16, TreeBuild::host));
+    GpuTreeSolver<float> host_built(gpu_config(c, bh::Traversal::coherent, 16, TreeBuild::host));
     host_built.solve(p.sources(), from_host_tree.view());
   }
-  GpuTreeSolver<float> gpu(gpu_config(c, Traversal::coherent, 16));
+  GpuTreeSolver<float> gpu(gpu_config(c, bh::Traversal::coherent, 16));
   Accelerations<float> host_api(p.size());
   gpu.solve(p.sources(), host_api.view());
   EXPECT_EQ(first_bit_difference(from_host_tree.ax, host_api.ax), -1) << "device-built and host-built trees differ";
@@ -180,11 +180,11 @@ TEST(GpuTreeSolver, DevicePointerApiGivesTheSameBits) {
 TEST(GpuTreeSolver, TwoSolversCanBeAliveAtOnce) {
   SKIP_WITHOUT_GPU();
   const auto p = testing::plummer(3000, 36);
-  tree::TreeSolverConfig c;
-  GpuTreeSolver<float> a(gpu_config(c, Traversal::coherent, 32));
+  bh::TreeSolverConfig c;
+  GpuTreeSolver<float> a(gpu_config(c, bh::Traversal::coherent, 32));
   Accelerations<float> ra(p.size()), rb(p.size());
   a.solve(p.sources(), ra.view());
-  GpuTreeSolver<float> b(gpu_config(c, Traversal::independent, 32, TreeBuild::host));
+  GpuTreeSolver<float> b(gpu_config(c, bh::Traversal::independent, 32, TreeBuild::host));
   b.solve(p.sources(), rb.view());
   a.solve(p.sources(), ra.view());
   EXPECT_EQ(first_bit_difference(ra.ax, rb.ax), -1);
@@ -215,10 +215,10 @@ std::vector<double> relative_errors(const Particles<float>& p, const Acceleratio
 TEST(GpuTreeSolver, FastModeAccuracyEqualsTheCpuSolvers) {
   SKIP_WITHOUT_GPU();
   const auto p = testing::plummer(3000, 33);
-  tree::TreeSolverConfig c;
+  bh::TreeSolverConfig c;
   c.tree.theta = 0.7;
-  tree::TreeSolver<float> cpu(c);
-  GpuTreeSolver<float> gpu(gpu_config(c, Traversal::coherent, 32));
+  gravity::TreeSolver<float> cpu(c);
+  GpuTreeSolver<float> gpu(gpu_config(c, bh::Traversal::coherent, 32));
   Accelerations<float> ac(p.size()), ag(p.size());
   cpu.solve(p.sources(), ac.view());
   gpu.solve(p.sources(), ag.view());
@@ -232,11 +232,11 @@ TEST(GpuTreeSolver, FastModeAccuracyEqualsTheCpuSolvers) {
 
 TEST(GpuTreeSolver, DoublePrecisionEqualsCpuBitwise) {
   SKIP_WITHOUT_GPU();
-  const auto p = testing::to_double(tree::testing::uniform_cube(2000, 34));
-  tree::TreeSolverConfig c;
+  const auto p = testing::to_double(testing::uniform_cube(2000, 34));
+  bh::TreeSolverConfig c;
   c.math = MathMode::exact;
-  tree::TreeSolver<double> cpu(c);
-  GpuTreeSolver<double> gpu(gpu_config(c, Traversal::coherent, 32));
+  gravity::TreeSolver<double> cpu(c);
+  GpuTreeSolver<double> gpu(gpu_config(c, bh::Traversal::coherent, 32));
   Accelerations<double> ac(p.size()), ag(p.size());
   cpu.solve(p.sources(), ac.view());
   gpu.solve(p.sources(), ag.view());
@@ -266,13 +266,13 @@ TEST(GpuTreeSolver, RejectsInvalidConfigurationNamingTheKey) {
   good.group_width = 16;
   const GpuTreeSolverConfig gc = gpu_tree_config(good);
   EXPECT_EQ(gc.tree.tree.theta, 0.7);
-  EXPECT_EQ(gc.tree.tree.multipole, tree::Multipole::quadrupole);
-  EXPECT_EQ(gc.traversal, Traversal::coherent);
+  EXPECT_EQ(gc.tree.tree.multipole, bh::Multipole::quadrupole);
+  EXPECT_EQ(gc.traversal, bh::Traversal::coherent);
   EXPECT_EQ(gc.group_width, 16);
   SKIP_WITHOUT_GPU();
   GpuTreeSolver<float> s(GpuTreeSolverConfig{});
   Accelerations<float> out(3);
-  const auto p = tree::testing::uniform_cube(4, 35);
+  const auto p = testing::uniform_cube(4, 35);
   EXPECT_THROW(s.solve(p.sources(), out.view()), InputError);  // 4 sources, 3 outputs
 }
 

@@ -66,7 +66,7 @@ void Simulation<Real>::compute_forces(bool with_potential) {
   gravity::SolveOptions options;
   options.potential = with_potential;
   options.previous_accelerations = have_previous_;
-  gravity::SolverReport report;
+  SolverReport report;
   if (have_forces_) {
     // Only the potentials are missing. The solve goes to a copy: with the
     // relative opening its accelerations (read back as their own previous

@@ -103,7 +103,7 @@ class SpySolver final : public gravity::ForceSolver<double> {
   std::vector<bool> previous;  // per solve: options.previous_accelerations
   std::vector<double> seen;    // per solve: out.ax[0] on entry
   std::string name() const override { return "spy"; }
-  gravity::SolverReport solve(const SourcesView<double>&, const AccelerationsView<double>& out,
+  SolverReport solve(const SourcesView<double>&, const AccelerationsView<double>& out,
                               const gravity::SolveOptions& options) override {
     previous.push_back(options.previous_accelerations);
     seen.push_back(out.ax[0]);

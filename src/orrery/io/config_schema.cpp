@@ -112,7 +112,7 @@ std::vector<KeySpec> build_schema() {
                "evaluation, a geometric one that supplies a_old (docs/adr/0007).",
                {"geometric", "relative"}, {}, false,
                [](const Value& v, RunConfig& c) {
-                 c.gravity.opening = as_string(v) == "relative" ? tree::Opening::relative : tree::Opening::geometric;
+                 c.gravity.opening = as_string(v) == "relative" ? bh::Opening::relative : bh::Opening::geometric;
                }});
   s.push_back({"gravity.tolerance", ValueType::real, 0.0025,
                "Tree solver, opening = \"relative\": alpha, the force error allowed per interaction relative to the "

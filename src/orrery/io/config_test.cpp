@@ -116,14 +116,14 @@ TEST(Config, OutOfRangeValuesNameKeyValueAndRange) {
 
 TEST(Config, RelativeOpeningKeys) {
   const auto rc = Config::from_string("[gravity]\nsolver = \"tree\"\nopening = \"relative\"\ntolerance = 0.004\n").run_config();
-  EXPECT_EQ(rc.gravity.opening, tree::Opening::relative);
+  EXPECT_EQ(rc.gravity.opening, bh::Opening::relative);
   EXPECT_EQ(rc.gravity.tolerance, 0.004);
   auto c = Config::defaults();
   c.set("gravity.opening=relative");
   c.set("gravity.tolerance=1e-3");
-  EXPECT_EQ(c.run_config().gravity.opening, tree::Opening::relative);
+  EXPECT_EQ(c.run_config().gravity.opening, bh::Opening::relative);
   EXPECT_EQ(c.run_config().gravity.tolerance, 1e-3);
-  EXPECT_EQ(Config::from_string(c.to_toml(), "dump").run_config().gravity.opening, tree::Opening::relative);
+  EXPECT_EQ(Config::from_string(c.to_toml(), "dump").run_config().gravity.opening, bh::Opening::relative);
   EXPECT_CONTAINS(error_of([] { Config::defaults().set("gravity.opening=gadget"); }),
                   "gravity.opening = \"gadget\" is not accepted; accepted: one of: geometric, relative");
   EXPECT_CONTAINS(error_of([] { Config::from_string("[gravity]\ntolerance = 0\n"); }),

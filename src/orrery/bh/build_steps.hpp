@@ -1,0 +1,210 @@
+#pragma once
+// The per-node steps of the tree build, written once for host and device
+// (DESIGN §3). The CPU build (octree_build.cpp) and the GPU build run the same
+// level-by-level algorithm and call these functions for each node, so the
+// trees they produce are identical by construction, not by coincidence:
+//
+//   1. box      min/max reductions (exact, order-independent) -> cube_from_box
+//   2. keys     position_key (morton.hpp), then a stable sort of (key, index)
+//   3. levels   level by level from the root: a node with more than
+//               leaf_capacity particles of more than one key is split into
+//               its non-empty children (child_bounds), in child order
+//   4. order    subtree sizes bottom-up, pre-order indices top-down,
+//               next = preorder + subtree size
+//   5. moments  bottom-up: leaf_moments over a leaf's sorted particles,
+//               combine_moments over a node's children in child order; then
+//               finish_node computes what the walk reads.
+//
+// All floating-point arithmetic is orrery::xm in double (docs/adr/0001).
+#include <cstdint>
+
+#include "orrery/bh/morton.hpp"
+#include "orrery/bh/octree.hpp"
+
+namespace orrery::bh {
+
+/// The cube over an axis-aligned box: origin at the minimum corner, side the
+/// largest extent.
+ORRERY_HDI Cube cube_from_box(double xmin, double ymin, double zmin, double xmax, double ymax, double zmax) {
+  const double ex = xm::sub(xmax, xmin), ey = xm::sub(ymax, ymin), ez = xm::sub(zmax, zmin);
+  const double exy = ex > ey ? ex : ey;
+  return {xmin, ymin, zmin, exy > ez ? exy : ez};
+}
+
+/// True when the node (first, count, level) over sorted `keys` is split into
+/// children: it holds more than leaf_capacity particles and they do not all
+/// share one key (those form one oversized leaf: no chain of single children
+/// down to the deepest level, no infinite split).
+ORRERY_HDI bool is_split(const std::uint64_t* keys, std::int32_t first, std::int32_t count, std::int32_t level,
+                         std::int32_t leaf_capacity) {
+  return (count > leaf_capacity) && (level < kMaxLevel) && (keys[first] != keys[first + count - 1]);
+}
+
+/// The particle ranges of the eight children of the node (key, level) holding
+/// sorted keys [first, first + count): child c holds [bounds[c], bounds[c+1]).
+/// Binary search for each of the seven inner boundaries: a fixed trip count
+/// of about log2(count) steps each.
+ORRERY_HDI void child_bounds(const std::uint64_t* keys, std::int32_t first, std::int32_t count,
+                             std::uint64_t key, std::int32_t level, std::int32_t bounds[9]) {
+  const int shift = key_shift(level + 1);
+  bounds[0] = first;
+  bounds[8] = first + count;
+  for (int c = 1; c < 8; ++c) {
+    const std::uint64_t target = key | (std::uint64_t(c) << shift);
+    std::int32_t lo = first, n = count;  // lower_bound over [first, first + count)
+    while (n > 0) {
+      const std::int32_t half = n / 2;
+      const bool right = keys[lo + half] < target;
+      lo = right ? lo + half + 1 : lo;
+      n = right ? n - half - 1 : half;
+    }
+    bounds[c] = lo;
+  }
+}
+
+/// Start key of child c of the node (key, level).
+ORRERY_HDI std::uint64_t child_key(std::uint64_t key, std::int32_t level, int c) {
+  return key | (std::uint64_t(c) << key_shift(level + 1));
+}
+
+/// Moments of a node in double, before they are rounded to the tree's precision.
+struct NodeMoments {
+  double mass = 0;
+  double cx = 0, cy = 0, cz = 0;       // centre of mass
+  double q[kQuadComponents] = {};      // second moment about the centre of mass (octree.hpp)
+};
+
+/// Geometric centre and side of the cell (key, level) of cube c.
+struct CellGeometry {
+  double cx, cy, cz, side;
+};
+
+ORRERY_HDI CellGeometry cell_geometry(std::uint64_t key, std::int32_t level, const Cube& c) {
+  // One grid unit is side / 2^21, a power-of-two scaling (exact).
+  const double unit = xm::mul(c.side, 1.0 / double(kGridSize));
+  const double half_units = double(std::uint32_t(1) << (kMaxLevel - level)) * 0.5;
+  const double ix = xm::add(double(compact_bits(key >> 2)), half_units);
+  const double iy = xm::add(double(compact_bits(key >> 1)), half_units);
+  const double iz = xm::add(double(compact_bits(key)), half_units);
+  return {xm::fma(ix, unit, c.x0), xm::fma(iy, unit, c.y0), xm::fma(iz, unit, c.z0),
+          xm::mul(c.side, 1.0 / double(std::uint32_t(1) << level))};
+}
+
+/// Adds m * d d^T to the second moment q.
+ORRERY_HDI void add_quadrupole_term(double q[kQuadComponents], double m, double dx, double dy, double dz) {
+  const double mx = xm::mul(m, dx), my = xm::mul(m, dy);
+  q[kXX] = xm::fma(mx, dx, q[kXX]);
+  q[kXY] = xm::fma(mx, dy, q[kXY]);
+  q[kXZ] = xm::fma(mx, dz, q[kXZ]);
+  q[kYY] = xm::fma(my, dy, q[kYY]);
+  q[kYZ] = xm::fma(my, dz, q[kYZ]);
+  q[kZZ] = xm::fma(xm::mul(m, dz), dz, q[kZZ]);
+}
+
+/// Centre of mass from the mass and the mass-weighted sums; a massless node
+/// has its centre of mass at its geometric centre (DESIGN §3).
+ORRERY_HDI void set_centre_of_mass(NodeMoments& mo, double sx, double sy, double sz, const CellGeometry& g) {
+  const bool massive = mo.mass > 0.0;
+  const double safe = massive ? mo.mass : 1.0;
+  mo.cx = massive ? xm::div(sx, safe) : g.cx;
+  mo.cy = massive ? xm::div(sy, safe) : g.cy;
+  mo.cz = massive ? xm::div(sz, safe) : g.cz;
+}
+
+/// Moments of a leaf from its particles [first, first + count), summed in
+/// sorted order. Quad selects whether the quadrupole is computed.
+template <bool Quad, class Real>
+ORRERY_HDI NodeMoments leaf_moments(const Real* x, const Real* y, const Real* z, const Real* m,
+                                    std::int32_t first, std::int32_t count, const CellGeometry& g) {
+  NodeMoments mo;
+  double sx = 0, sy = 0, sz = 0;
+  for (std::int32_t j = first; j < first + count; ++j) {
+    const double mj = m[j];
+    mo.mass = xm::add(mo.mass, mj);
+    sx = xm::fma(mj, double(x[j]), sx);
+    sy = xm::fma(mj, double(y[j]), sy);
+    sz = xm::fma(mj, double(z[j]), sz);
+  }
+  set_centre_of_mass(mo, sx, sy, sz, g);
+  if constexpr (Quad) {
+    for (std::int32_t j = first; j < first + count; ++j)
+      add_quadrupole_term(mo.q, double(m[j]), xm::sub(double(x[j]), mo.cx), xm::sub(double(y[j]), mo.cy),
+                          xm::sub(double(z[j]), mo.cz));
+  }
+  return mo;
+}
+
+/// Moments of an internal node from its `n` children, in child order:
+/// child(c) returns the moments of child c (c = 0..n-1), and is called up to
+/// twice per child (the quadrupole's parallel-axis pass reads them again), so
+/// a caller can stream them from memory instead of holding all eight.
+template <bool Quad, class Child>
+ORRERY_HDI NodeMoments combine_moments(int n, const Child& child, const CellGeometry& g) {
+  NodeMoments mo;
+  double sx = 0, sy = 0, sz = 0;
+  for (int c = 0; c < n; ++c) {
+    const NodeMoments ch = child(c);
+    mo.mass = xm::add(mo.mass, ch.mass);
+    sx = xm::fma(ch.mass, ch.cx, sx);
+    sy = xm::fma(ch.mass, ch.cy, sy);
+    sz = xm::fma(ch.mass, ch.cz, sz);
+  }
+  set_centre_of_mass(mo, sx, sy, sz, g);
+  if constexpr (Quad) {
+    for (int c = 0; c < n; ++c) {  // parallel-axis theorem
+      const NodeMoments ch = child(c);
+      for (int k = 0; k < kQuadComponents; ++k) mo.q[k] = xm::add(mo.q[k], ch.q[k]);
+      add_quadrupole_term(mo.q, ch.mass, xm::sub(ch.cx, mo.cx), xm::sub(ch.cy, mo.cy), xm::sub(ch.cz, mo.cz));
+    }
+  }
+  return mo;
+}
+
+/// The same from an array of the children's moments, children[0..n).
+template <bool Quad>
+ORRERY_HDI NodeMoments combine_moments(const NodeMoments* children, int n, const CellGeometry& g) {
+  return combine_moments<Quad>(n, [children](int c) { return children[c]; }, g);
+}
+
+/// The squared acceptance radius of a cell (see walk.hpp): Barnes'
+/// criterion d > side/theta + delta, delta = |com - centre|, squared so the
+/// walk needs no square root. theta = 0 gives +inf (never accept).
+ORRERY_HDI double acceptance_radius2(const NodeMoments& mo, const CellGeometry& g, double theta) {
+  const double delta = xm::sqrt(xm::norm2(xm::sub(mo.cx, g.cx), xm::sub(mo.cy, g.cy), xm::sub(mo.cz, g.cz)));
+  const double r = xm::add(xm::div(g.side, theta), delta);
+  return xm::mul(r, r);
+}
+
+/// The relative criterion's coefficient of a cell (OctreeView::crit_rel):
+/// GADGET's mass * side^2 <= tolerance * |a| * d^4 is d^2 >= side *
+/// sqrt(mass / tolerance) / sqrt(|a|), and 1/sqrt(|a|) is the target's part.
+ORRERY_HDI double relative_coefficient(const NodeMoments& mo, const CellGeometry& g, double tolerance) {
+  return xm::mul(g.side, xm::sqrt(xm::div(mo.mass, tolerance)));
+}
+
+/// Writable pointers to the moment arrays of a tree in pre-order (the
+/// OctreeView's moments; quad is null for a monopole tree, crit_rel unless
+/// the opening is relative).
+template <class Real>
+struct MomentArrays {
+  Real *mass, *com_x, *com_y, *com_z, *crit2, *quad;
+  Real* crit_rel = nullptr;
+};
+
+/// Stores the moments of the node at pre-order index d: rounded once from
+/// double to Real, with its acceptance radius (and relative coefficient when
+/// out.crit_rel is set). The one place both builds round.
+template <bool Quad, class Real>
+ORRERY_HDI void store_moments(const MomentArrays<Real>& out, std::int32_t d, const NodeMoments& m,
+                              const CellGeometry& g, double theta, double tolerance) {
+  out.mass[d] = static_cast<Real>(m.mass);
+  out.com_x[d] = static_cast<Real>(m.cx);
+  out.com_y[d] = static_cast<Real>(m.cy);
+  out.com_z[d] = static_cast<Real>(m.cz);
+  out.crit2[d] = static_cast<Real>(acceptance_radius2(m, g, theta));
+  if (out.crit_rel != nullptr) out.crit_rel[d] = static_cast<Real>(relative_coefficient(m, g, tolerance));
+  if constexpr (Quad)
+    for (int k = 0; k < kQuadComponents; ++k) out.quad[std::int64_t(d) * kQuadComponents + k] = static_cast<Real>(m.q[k]);
+}
+
+}  // namespace orrery::bh

@@ -1,0 +1,38 @@
+#pragma once
+// A device copy of a host-built octree: the arrays of an Octree<Real>
+// uploaded as they are, so a GPU walk can run on exactly the tree the CPU
+// TreeSolver walked. The GPU tests use it to check the walks apart from the
+// device build, and GpuTreeSolver uses it when configured to build on the host.
+// No CUDA header; device pointers in the view.
+#include <cstddef>
+#include <cstdint>
+
+#include "orrery/cuda/memory.hpp"
+#include "orrery/bh/octree.hpp"
+
+namespace orrery::bh {
+
+template <class Real>
+class DeviceTreeCopy {
+ public:
+  /// Copies every array of `tree` to the device (buffers are reused when the
+  /// sizes match). Returns when the copies are complete.
+  void upload(const bh::Octree<Real>& tree, cuda::StreamHandle stream = nullptr);
+  /// Device pointers; valid until the next upload() or destruction.
+  bh::OctreeView<Real> view() const;
+  /// Device array [num_particles]: order[sorted index] = the caller's index.
+  const std::int32_t* order() const { return order_.data(); }
+  std::size_t device_bytes() const;
+
+ private:
+  std::int32_t num_nodes_ = 0;
+  std::int64_t num_particles_ = 0;
+  cuda::DeviceBuffer<std::uint64_t> key_;
+  cuda::DeviceBuffer<std::int32_t> level_, first_, count_, next_, order_;
+  cuda::DeviceBuffer<Real> mass_, com_x_, com_y_, com_z_, crit2_, quad_, crit_rel_, x_, y_, z_, m_;
+};
+
+extern template class DeviceTreeCopy<float>;
+extern template class DeviceTreeCopy<double>;
+
+}  // namespace orrery::bh

@@ -1,0 +1,29 @@
+#pragma once
+// Builds the octree on the host (OpenMP), by the level-by-level algorithm of
+// build_steps.hpp that the GPU build also runs.
+#include "orrery/core/particles.hpp"
+#include "orrery/core/solver_report.hpp"
+#include "orrery/bh/octree.hpp"
+
+namespace orrery::bh {
+
+/// Validates params (theta >= 0 and finite, leaf_capacity >= 1) and the
+/// particle count (1 <= count < 2^31); throws orrery::InputError naming the
+/// field and value otherwise. Needs no particle data (the GPU build calls it
+/// and checks the particles on the device).
+void validate_tree_params(const TreeParams& params, std::int64_t count);
+
+/// Validates params (theta >= 0 and finite, leaf_capacity >= 1) and sources
+/// (finite positions, masses >= 0, count >= 1, count < 2^31); throws
+/// orrery::InputError naming the field and value otherwise.
+template <class Real>
+void validate_tree_input(const SourcesView<Real>& sources, const TreeParams& params);
+
+/// Builds the tree of `sources`. Deterministic: the result is a pure function
+/// of the input and params, whatever the number of threads. Appends the time
+/// of each phase (box, keys, sort, build, moments) to `report` if non-null.
+template <class Real>
+Octree<Real> build_octree(const SourcesView<Real>& sources, const TreeParams& params,
+                          SolverReport* report = nullptr);
+
+}  // namespace orrery::bh

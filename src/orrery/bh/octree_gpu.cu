@@ -1,0 +1,742 @@
+// The GPU tree build: one kernel (or one CUB call) per step, each particle's
+// and node's work done by ORRERY_HD functions shared with the host
+// (build_steps.hpp, build_topology.hpp), so that the tree equals the CPU's
+// build_octree() bit for bit.
+//
+// Phases (one CUDA event between each, see GpuBuildTimes):
+//   box      box_partial_kernel (per-block min/max + validation flags),
+//            box_final_kernel (one block: the Cube, exact and order-free)
+//   keys     keys_kernel: position_key, and the index 0..N-1
+//   sort     CUB radix sort of (key, index), bits [0, 63); LSD radix sort is
+//            stable and the indices go in ascending, so ties are broken by the
+//            original index exactly as the CPU's (key, index) comparison does
+//   gather   the sources into sorted order
+//   levels   the topology in pre-order, with no pass per level
+//            (build_topology.hpp): count_nodes_kernel (nodes_at: how many
+//            nodes start at each particle; the node count and the depth by
+//            integer atomics), an in-place CUB exclusive scan of those counts
+//            (each particle's first pre-order index), write_nodes_kernel (key,
+//            level, first of each node), extent_kernel (count and next of
+//            each node: a galloping search for the end of its cell)
+//   order    link_children_kernel: each node's parent and number of
+//            children, from the children chains (p + 1, then next)
+//   moments  moments_kernel: bottom-up in one launch. Each leaf's thread
+//            computes its moments (leaf_moments) and climbs: the last child
+//            to arrive at a parent (an integer counter) combines the
+//            children in child order (combine_moments) and climbs on. Every
+//            node's moments are rounded to Real (store_moments) in place.
+// The three phases after the gather are fixed sequences of launches, replayed
+// as CUDA graphs (re-captured only when N, the parameters or a buffer
+// change). One readback at the end gives the node count, the depth and the
+// validation flags; when the node count exceeds the node arrays (a first
+// guess), nothing was written past them: they are grown to the count and the
+// tree phases run again.
+//
+// No floating-point atomics anywhere: every sum has a fixed order.
+#include "orrery/bh/octree_gpu.hpp"
+
+#include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+
+#include <algorithm>
+#include <array>
+#include <limits>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "orrery/core/error.hpp"
+#include "orrery/cuda/check_cuda.cuh"
+#include "orrery/cuda/memory.hpp"
+#include "orrery/bh/build_steps.hpp"
+#include "orrery/bh/build_topology.hpp"
+#include "orrery/bh/octree_build.hpp"
+
+namespace orrery::bh {
+namespace {
+
+using cuda::DeviceBuffer;
+using cuda::StreamHandle;
+
+constexpr int kBlock = 256;        // threads per block of the per-node and per-particle kernels
+constexpr unsigned kMaxGridBlocks = 1056;  // grid-stride launches: 8 blocks per SM of an H200
+constexpr int kBoxBlocks = 528;    // blocks of the box reduction (4 per SM of an H200)
+
+/// What the device tells the host once per build (one small copy).
+struct BuildStatus {
+  // Nodes of the tree, summed in 64 bits so that a count past the node
+  // arrays (or past 2^31) is seen rather than wrapped.
+  unsigned long long num_nodes;
+  int depth;  // deepest level present
+  // 1 + the largest index of a non-finite x, y, z, or an invalid mass; 0 if none.
+  unsigned long long bad[4];
+};
+
+template <class Real>
+struct BoxAccumulator {
+  Real lo[3], hi[3];
+  unsigned long long bad[4];
+};
+
+/// Min/max are exact and commutative: any reduction order gives the same box.
+struct CombineBox {
+  template <class Real>
+  __device__ BoxAccumulator<Real> operator()(const BoxAccumulator<Real>& a, const BoxAccumulator<Real>& b) const {
+    BoxAccumulator<Real> r;
+    for (int k = 0; k < 3; ++k) {
+      r.lo[k] = b.lo[k] < a.lo[k] ? b.lo[k] : a.lo[k];
+      r.hi[k] = b.hi[k] > a.hi[k] ? b.hi[k] : a.hi[k];
+    }
+    for (int k = 0; k < 4; ++k) r.bad[k] = a.bad[k] > b.bad[k] ? a.bad[k] : b.bad[k];
+    return r;
+  }
+};
+
+template <class Real>
+__device__ BoxAccumulator<Real> empty_box() {
+  BoxAccumulator<Real> r;
+  for (int k = 0; k < 3; ++k) {
+    r.lo[k] = std::numeric_limits<Real>::infinity();
+    r.hi[k] = -std::numeric_limits<Real>::infinity();
+  }
+  for (int k = 0; k < 4; ++k) r.bad[k] = 0;
+  return r;
+}
+
+template <class Real>
+__global__ void box_partial_kernel(SourcesView<Real> s, BoxAccumulator<Real>* partial) {
+  BoxAccumulator<Real> acc = empty_box<Real>();
+  const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x;
+  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < s.count; i += stride) {
+    const Real p[3] = {s.x[i], s.y[i], s.z[i]};
+    for (int k = 0; k < 3; ++k) {
+      acc.lo[k] = p[k] < acc.lo[k] ? p[k] : acc.lo[k];
+      acc.hi[k] = p[k] > acc.hi[k] ? p[k] : acc.hi[k];
+      // i grows along the loop, so the last bad index seen is this thread's largest.
+      acc.bad[k] = isfinite(p[k]) ? acc.bad[k] : (unsigned long long)(i + 1);
+    }
+    const Real m = s.mass[i];
+    acc.bad[3] = (m >= Real(0)) & isfinite(m) ? acc.bad[3] : (unsigned long long)(i + 1);
+  }
+  using Reduce = cub::BlockReduce<BoxAccumulator<Real>, kBlock>;
+  __shared__ typename Reduce::TempStorage temp;
+  const BoxAccumulator<Real> block = Reduce(temp).Reduce(acc, CombineBox{});
+  if (threadIdx.x == 0) partial[blockIdx.x] = block;
+}
+
+template <class Real>
+__global__ void box_final_kernel(const BoxAccumulator<Real>* partial, int num_partials, Cube* cube,
+                                 BuildStatus* status) {
+  BoxAccumulator<Real> acc = empty_box<Real>();
+  for (int b = threadIdx.x; b < num_partials; b += blockDim.x) acc = CombineBox{}(acc, partial[b]);
+  using Reduce = cub::BlockReduce<BoxAccumulator<Real>, kBlock>;
+  __shared__ typename Reduce::TempStorage temp;
+  const BoxAccumulator<Real> box = Reduce(temp).Reduce(acc, CombineBox{});
+  if (threadIdx.x == 0) {
+    *cube = cube_from_box(box.lo[0], box.lo[1], box.lo[2], box.hi[0], box.hi[1], box.hi[2]);
+    for (int k = 0; k < 4; ++k) status->bad[k] = box.bad[k];
+  }
+}
+
+template <class Real>
+__global__ void keys_kernel(SourcesView<Real> s, const Cube* cube, std::uint64_t* key, std::int32_t* index) {
+  const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= s.count) return;  // tail of the last block
+  const Cube c = *cube;
+  key[i] = position_key(s.x[i], s.y[i], s.z[i], c);
+  index[i] = static_cast<std::int32_t>(i);
+}
+
+template <class Real>
+__global__ void gather_kernel(SourcesView<Real> s, const std::int32_t* order, Real* x, Real* y, Real* z, Real* m) {
+  const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= s.count) return;  // tail of the last block
+  const std::int32_t o = order[i];
+  x[i] = s.x[o];
+  y[i] = s.y[o];
+  z[i] = s.z[o];
+  m[i] = s.mass[o];
+}
+
+__global__ void init_status_kernel(BuildStatus* status) {
+  status->num_nodes = 0;
+  status->depth = 0;
+}
+
+struct MaxOf {
+  __device__ int operator()(int a, int b) const { return a > b ? a : b; }
+};
+
+/// Per sorted particle j: start[j] = the number of nodes whose first particle
+/// is j (nodes_at); start[n] = 0, so that the exclusive scan of start[0..n]
+/// leaves the node count in start[n]. The total and the depth go to status
+/// by integer atomics (order-free), one per block.
+__global__ void __launch_bounds__(kBlock)
+    count_nodes_kernel(const std::uint64_t* keys, std::int32_t n, std::int32_t cap, std::int32_t* start,
+                       BuildStatus* status) {
+  long long total = 0;
+  int depth = 0;
+  for (std::int64_t j = std::int64_t(blockIdx.x) * kBlock + threadIdx.x; j < n; j += std::int64_t(gridDim.x) * kBlock) {
+    const NodesAt a = nodes_at(keys, n, static_cast<std::int32_t>(j), cap);
+    start[j] = a.count;
+    total += a.count;
+    const int deepest = a.first_level + a.count - 1;
+    depth = a.count > 0 && deepest > depth ? deepest : depth;
+  }
+  if (blockIdx.x == 0 && threadIdx.x == 0) start[n] = 0;
+  __shared__ typename cub::BlockReduce<long long, kBlock>::TempStorage sum_temp;
+  __shared__ typename cub::BlockReduce<int, kBlock>::TempStorage max_temp;
+  total = cub::BlockReduce<long long, kBlock>(sum_temp).Sum(total);
+  depth = cub::BlockReduce<int, kBlock>(max_temp).Reduce(depth, MaxOf{});
+  if (threadIdx.x == 0) {
+    atomicAdd(&status->num_nodes, static_cast<unsigned long long>(total));
+    atomicMax(&status->depth, depth);
+  }
+}
+
+/// True when the tree does not fit the node arrays: then no kernel writes a
+/// node (the host grows the arrays to the count and builds again).
+__device__ bool over_capacity(const BuildStatus* status, std::int64_t capacity) {
+  return status->num_nodes > static_cast<unsigned long long>(capacity);
+}
+
+/// Per sorted particle: key, level and first of the nodes it starts.
+__global__ void __launch_bounds__(kBlock)
+    write_nodes_kernel(const std::uint64_t* keys, std::int32_t n, const std::int32_t* start, std::int64_t capacity,
+                       const BuildStatus* status, TopologyArrays out) {
+  if (over_capacity(status, capacity)) return;
+  for (std::int64_t j = std::int64_t(blockIdx.x) * kBlock + threadIdx.x; j < n; j += std::int64_t(gridDim.x) * kBlock)
+    write_nodes_at(keys, start, static_cast<std::int32_t>(j), out);
+}
+
+/// Per node: count and next (write_extent).
+__global__ void __launch_bounds__(kBlock)
+    extent_kernel(const std::uint64_t* keys, std::int32_t n, const std::int32_t* start, std::int64_t capacity,
+                  const BuildStatus* status, TopologyArrays out) {
+  if (over_capacity(status, capacity)) return;
+  const auto num_nodes = static_cast<std::int64_t>(status->num_nodes);
+  for (std::int64_t i = std::int64_t(blockIdx.x) * kBlock + threadIdx.x; i < num_nodes;
+       i += std::int64_t(gridDim.x) * kBlock)
+    write_extent(keys, n, start, static_cast<std::int32_t>(i), out);
+}
+
+/// Per node p: parent[c] = p for each child c, pending[p] = the number of
+/// children (the arrivals moments_kernel waits for); parent[0] = -1.
+__global__ void __launch_bounds__(kBlock)
+    link_children_kernel(const std::int32_t* next, std::int64_t capacity, const BuildStatus* status,
+                         std::int32_t* parent, std::int32_t* pending) {
+  if (over_capacity(status, capacity)) return;
+  const auto num_nodes = static_cast<std::int64_t>(status->num_nodes);
+  for (std::int64_t i = std::int64_t(blockIdx.x) * kBlock + threadIdx.x; i < num_nodes;
+       i += std::int64_t(gridDim.x) * kBlock) {
+    const auto p = static_cast<std::int32_t>(i);
+    std::int32_t children[8];
+    const int k = children_of(next, p, children);
+    for (int c = 0; c < k; ++c) parent[children[c]] = p;
+    pending[p] = k;
+    if (p == 0) parent[0] = -1;  // the root: where the climb of moments_kernel stops
+  }
+}
+
+template <class Real>
+struct SortedSources {
+  const Real *x, *y, *z, *m;
+};
+
+/// The nodes' topology as moments_kernel reads it.
+struct TopologyIn {
+  const std::uint64_t* key;
+  const std::int32_t *level, *first, *count, *next, *parent;
+};
+
+/// A node's moments written by another thread of this launch: loaded from L2
+/// (__ldcg), never from a possibly stale L1 line.
+__device__ NodeMoments load_from_l2(const NodeMoments* p) {
+  static_assert(sizeof(NodeMoments) % sizeof(double) == 0);
+  NodeMoments m;
+  const double* src = reinterpret_cast<const double*>(p);
+  double* dst = reinterpret_cast<double*>(&m);
+  for (int f = 0; f < int(sizeof(NodeMoments) / sizeof(double)); ++f) dst[f] = __ldcg(src + f);
+  return m;
+}
+
+/// Moments bottom-up in one launch. A leaf's thread computes its moments and
+/// climbs: it stores the node's rounded moments (store_moments, pre-order
+/// index = node index) and its double moments in mo, then arrives at the
+/// parent (atomicSub on pending); the last child to arrive combines all
+/// children in child order, the same operands in the same order as the CPU's
+/// combine_moments, and climbs on. No thread waits for another.
+template <bool Quad, class Real>
+__global__ void __launch_bounds__(kBlock)
+    moments_kernel(TopologyIn t, std::int64_t capacity, const BuildStatus* status, std::int32_t* pending,
+                   const Cube* cube, SortedSources<Real> s, double theta, double tolerance, NodeMoments* mo,
+                   MomentArrays<Real> out) {
+  if (over_capacity(status, capacity)) return;
+  const auto num_nodes = static_cast<std::int64_t>(status->num_nodes);
+  const Cube c = *cube;
+  for (std::int64_t i = std::int64_t(blockIdx.x) * kBlock + threadIdx.x; i < num_nodes;
+       i += std::int64_t(gridDim.x) * kBlock) {
+    // Climbs start at leaves only: an internal node is done by its last child's thread.
+    if (t.next[i] != i + 1) continue;
+    auto node = static_cast<std::int32_t>(i);
+    CellGeometry g = cell_geometry(t.key[node], t.level[node], c);
+    NodeMoments m = leaf_moments<Quad>(s.x, s.y, s.z, s.m, t.first[node], t.count[node], g);
+    for (;;) {  // one step per level climbed: as long as this thread arrives last
+      store_moments<Quad>(out, node, m, g, theta, tolerance);
+      const std::int32_t p = t.parent[node];
+      if (p < 0) break;  // the root is done
+      mo[node] = m;
+      __threadfence();  // the moments are visible device-wide before the arrival is
+      if (atomicSub(pending + p, 1) != 1) break;  // a sibling is still missing: its thread climbs on
+      __threadfence();  // the siblings' moments were fenced before their arrivals
+      std::int32_t children[8];
+      const int k = children_of(t.next, p, children);
+      node = p;
+      g = cell_geometry(t.key[node], t.level[node], c);
+      // The children streamed from L2 (read twice with quadrupoles), not
+      // copied into a local array: eight moments are 640 bytes of stack a
+      // thread, local-memory traffic of the whole tree's size.
+      m = combine_moments<Quad>(k, [&](int j) { return load_from_l2(mo + children[j]); }, g);
+    }
+  }
+}
+
+unsigned blocks_for(std::int64_t n) { return static_cast<unsigned>((n + kBlock - 1) / kBlock); }
+
+/// Blocks of a grid-stride launch over at most n items: enough to fill the
+/// GPU, few enough that a launch over a small tree is short and the
+/// per-block atomics of count_nodes_kernel stay few.
+unsigned capped_blocks(std::int64_t n) { return std::min(blocks_for(n), kMaxGridBlocks); }
+
+/// A first guess of the node count: about 3N/cap nodes (leaves a third full
+/// on average), plus slack. The device counts the nodes before writing any,
+/// and a tree past the guess is built again with arrays of its exact size,
+/// so this needs to be good, not safe.
+std::int64_t initial_node_capacity(std::int64_t n, int cap) {
+  return std::min<std::int64_t>(n / cap * 3 + n / 16 + 4096, std::numeric_limits<std::int32_t>::max() - 1);
+}
+
+template <class T>
+void copy_to_host(std::vector<T>& host, const T* device, std::size_t count, StreamHandle stream) {
+  host.resize(count);
+  cuda::copy_device_to_host(host.data(), device, count * sizeof(T), stream);
+}
+
+}  // namespace
+
+template <class Real>
+struct DeviceOctree<Real>::Impl {
+  static constexpr int kNumEvents = 8;
+  static constexpr int kNumGraphs = 3;  // levels, order, moments
+
+  TreeParams params;
+  StreamHandle stream = nullptr;
+  std::int64_t num_particles = 0;
+  std::int32_t num_nodes = 0;
+  int depth = 0;
+  std::int64_t node_capacity = 0;  // of the node arrays
+  std::uint64_t generation = 0;    // bumped whenever a buffer is reallocated (the graphs hold pointers)
+
+  // Particles: keys and indices before and after the sort, sorted sources.
+  // key_in, dead after the sort, holds the levels phase's node starts
+  // (node_start(): n + 1 int32 fit in n uint64 for n >= 1), and sort_temp
+  // the scan's temporary storage.
+  DeviceBuffer<std::uint64_t> key_in, key_sorted;
+  DeviceBuffer<std::int32_t> index_in, order;
+  DeviceBuffer<Real> x, y, z, m;
+  DeviceBuffer<unsigned char> sort_temp;
+  DeviceBuffer<BoxAccumulator<Real>> box_partial;
+  DeviceBuffer<Cube> cube;
+  DeviceBuffer<BuildStatus> status;
+  // Per node: the parent and the children still to arrive (order phase), the
+  // moments in double (moments phase; dead between builds).
+  DeviceBuffer<std::int32_t> parent, pending;
+  DeviceBuffer<NodeMoments> moments;
+  // The tree in pre-order.
+  DeviceBuffer<std::uint64_t> key;
+  DeviceBuffer<std::int32_t> level, first, count, next;
+  DeviceBuffer<Real> mass, com_x, com_y, com_z, crit2, quad, crit_rel;
+
+  BuildStatus* host_status = nullptr;  // pinned, for the one readback
+  std::array<cudaEvent_t, kNumEvents> events{};
+  // The steps after the gather are a fixed sequence of small launches (the
+  // node count lives on the device), replayed as CUDA graphs: one launch per
+  // phase instead of one host call per kernel. Captured on a private stream
+  // (the legacy default stream cannot be captured), launched on the build's.
+  cuda::Stream capture_stream;
+  std::array<cudaGraph_t, kNumGraphs> graph{};
+  std::array<cudaGraphExec_t, kNumGraphs> graph_exec{};
+  struct GraphKey {
+    std::int64_t n = -1, capacity = 0;
+    int cap = 0;
+    Multipole multipole = Multipole::monopole;
+    Opening opening = Opening::geometric;
+    double theta = 0, tolerance = 0;
+    std::uint64_t generation = 0;
+    bool operator==(const GraphKey&) const = default;
+  } graph_key;
+
+  Impl() {
+    ORRERY_CUDA_CHECK(cudaMallocHost(&host_status, sizeof(BuildStatus)));
+    for (auto& e : events) ORRERY_CUDA_CHECK(cudaEventCreate(&e));
+  }
+  ~Impl() {
+    destroy_graphs();
+    for (auto& e : events) (void)cudaEventDestroy(e);
+    (void)cudaFreeHost(host_status);
+  }
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
+
+  /// Grows `b` to at least `n` elements; never shrinks (buffers are reused
+  /// across builds). The old buffer is freed first to keep the peak low.
+  template <class T>
+  void grow(DeviceBuffer<T>& b, std::size_t n) {
+    if (b.size() >= n) return;
+    b = DeviceBuffer<T>();
+    b = DeviceBuffer<T>(n);
+    ++generation;
+  }
+  void destroy_graphs() {
+    // Only non-null handles: a failing call would leave an error for the next launch check.
+    for (auto& e : graph_exec)
+      if (e != nullptr) (void)cudaGraphExecDestroy(std::exchange(e, nullptr));
+    for (auto& g : graph)
+      if (g != nullptr) (void)cudaGraphDestroy(std::exchange(g, nullptr));
+    graph_key = GraphKey{};
+  }
+
+  TopologyArrays topology() { return {key.data(), level.data(), first.data(), count.data(), next.data()}; }
+  std::int32_t* node_start() { return reinterpret_cast<std::int32_t*>(key_in.data()); }
+  std::size_t scan_temp_bytes() {
+    std::size_t bytes = 0;  // a size query: launches nothing
+    ORRERY_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, node_start(), int(num_particles + 1), stream));
+    return bytes;
+  }
+  void mark(int phase) { ORRERY_CUDA_CHECK(cudaEventRecord(events[phase], stream)); }
+
+  void build(const SourcesView<Real>& s, const TreeParams& p, StreamHandle st);
+  void box_and_keys(const SourcesView<Real>& s);
+  void sort_and_gather(const SourcesView<Real>& s);
+  void grow_node_buffers();
+  void tree_phases();
+  void capture_graphs();
+  template <class Enqueue>
+  void capture(int index, Enqueue&& enqueue);
+  void enqueue_levels(StreamHandle s);
+  void enqueue_order(StreamHandle s);
+  template <bool Quad>
+  void enqueue_moments(StreamHandle s);
+  void throw_if_invalid(const SourcesView<Real>& s) const;
+};
+
+template <class Real>
+void DeviceOctree<Real>::Impl::box_and_keys(const SourcesView<Real>& s) {
+  const std::int64_t n = s.count;
+  grow(box_partial, kBoxBlocks);
+  grow(cube, 1);
+  grow(status, 1);
+  const unsigned box_blocks = std::min<unsigned>(kBoxBlocks, blocks_for(n));
+  box_partial_kernel<Real><<<box_blocks, kBlock, 0, stream>>>(s, box_partial.data());
+  ORRERY_CUDA_CHECK_LAUNCH("box_partial_kernel");
+  box_final_kernel<Real><<<1, kBlock, 0, stream>>>(box_partial.data(), int(box_blocks), cube.data(), status.data());
+  ORRERY_CUDA_CHECK_LAUNCH("box_final_kernel");
+  mark(1);
+  grow(key_in, n);
+  grow(index_in, n);
+  keys_kernel<Real><<<blocks_for(n), kBlock, 0, stream>>>(s, cube.data(), key_in.data(), index_in.data());
+  ORRERY_CUDA_CHECK_LAUNCH("keys_kernel");
+  mark(2);
+}
+
+template <class Real>
+void DeviceOctree<Real>::Impl::sort_and_gather(const SourcesView<Real>& s) {
+  const std::int64_t n = s.count;
+  grow(key_sorted, n);
+  grow(order, n);
+  // 32-bit item count (N < 2^31 is validated): CUB's 64-bit-offset path is slower.
+  const int items = static_cast<int>(n);
+  std::size_t temp_bytes = 0;
+  ORRERY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, key_in.data(), key_sorted.data(),
+                                                    index_in.data(), order.data(), items, 0, 3 * kMaxLevel, stream));
+  grow(sort_temp, temp_bytes);
+  ORRERY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(sort_temp.data(), temp_bytes, key_in.data(), key_sorted.data(),
+                                                    index_in.data(), order.data(), items, 0, 3 * kMaxLevel, stream));
+  mark(3);
+  for (auto* b : {&x, &y, &z, &m}) grow(*b, n);
+  gather_kernel<Real><<<blocks_for(n), kBlock, 0, stream>>>(s, order.data(), x.data(), y.data(), z.data(), m.data());
+  ORRERY_CUDA_CHECK_LAUNCH("gather_kernel");
+  mark(4);
+}
+
+template <class Real>
+void DeviceOctree<Real>::Impl::grow_node_buffers() {
+  const auto c = static_cast<std::size_t>(node_capacity);
+  grow(key, c);
+  grow(moments, c);
+  for (auto* b : {&level, &first, &count, &next, &parent, &pending}) grow(*b, c);
+  for (auto* b : {&mass, &com_x, &com_y, &com_z, &crit2}) grow(*b, c);
+  if (params.multipole == Multipole::quadrupole) grow(quad, c * kQuadComponents);
+  if (params.opening == Opening::relative) grow(crit_rel, c);
+}
+
+template <class Real>
+void DeviceOctree<Real>::Impl::enqueue_levels(StreamHandle s) {
+  const auto n = static_cast<std::int32_t>(num_particles);
+  std::int32_t* start = node_start();
+  init_status_kernel<<<1, 1, 0, s>>>(status.data());
+  ORRERY_CUDA_CHECK_LAUNCH("init_status_kernel");
+  count_nodes_kernel<<<capped_blocks(n), kBlock, 0, s>>>(key_sorted.data(), n, params.leaf_capacity, start,
+                                                         status.data());
+  ORRERY_CUDA_CHECK_LAUNCH("count_nodes_kernel");
+  // n + 1 <= 2^31 - 1 items (N < 2^31 - 1 is validated). The int32 sums wrap
+  // only past 2^31 nodes, which status->num_nodes (64-bit) reports instead.
+  std::size_t temp_bytes = sort_temp.bytes();
+  ORRERY_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(sort_temp.data(), temp_bytes, start, n + 1, s));
+  write_nodes_kernel<<<capped_blocks(n), kBlock, 0, s>>>(key_sorted.data(), n, start, node_capacity, status.data(),
+                                                         topology());
+  ORRERY_CUDA_CHECK_LAUNCH("write_nodes_kernel");
+  extent_kernel<<<capped_blocks(node_capacity), kBlock, 0, s>>>(key_sorted.data(), n, start, node_capacity,
+                                                                status.data(), topology());
+  ORRERY_CUDA_CHECK_LAUNCH("extent_kernel");
+}
+
+template <class Real>
+void DeviceOctree<Real>::Impl::enqueue_order(StreamHandle s) {
+  link_children_kernel<<<capped_blocks(node_capacity), kBlock, 0, s>>>(next.data(), node_capacity, status.data(),
+                                                                       parent.data(), pending.data());
+  ORRERY_CUDA_CHECK_LAUNCH("link_children_kernel");
+}
+
+template <class Real>
+template <bool Quad>
+void DeviceOctree<Real>::Impl::enqueue_moments(StreamHandle s) {
+  const TopologyIn t{key.data(), level.data(), first.data(), count.data(), next.data(), parent.data()};
+  const SortedSources<Real> src{x.data(), y.data(), z.data(), m.data()};
+  const MomentArrays<Real> out{mass.data(),
+                               com_x.data(),
+                               com_y.data(),
+                               com_z.data(),
+                               crit2.data(),
+                               Quad ? quad.data() : nullptr,
+                               params.opening == Opening::relative ? crit_rel.data() : nullptr};
+  // One thread per node (not grid-stride): a leaf's climb is a chain of
+  // dependent loads, and more threads in flight hide them.
+  moments_kernel<Quad, Real><<<blocks_for(node_capacity), kBlock, 0, s>>>(
+      t, node_capacity, status.data(), pending.data(), cube.data(), src, params.theta, params.tolerance,
+      moments.data(), out);
+  ORRERY_CUDA_CHECK_LAUNCH("moments_kernel");
+}
+
+template <class Real>
+template <class Enqueue>
+void DeviceOctree<Real>::Impl::capture(int index, Enqueue&& enqueue) {
+  const StreamHandle s = capture_stream.get();
+  ORRERY_CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+  try {
+    enqueue(s);
+  } catch (...) {
+    cudaGraph_t partial = nullptr;
+    (void)cudaStreamEndCapture(s, &partial);
+    if (partial != nullptr) (void)cudaGraphDestroy(partial);
+    throw;
+  }
+  ORRERY_CUDA_CHECK(cudaStreamEndCapture(s, &graph[index]));
+  ORRERY_CUDA_CHECK(cudaGraphInstantiate(&graph_exec[index], graph[index], 0));
+}
+
+template <class Real>
+void DeviceOctree<Real>::Impl::capture_graphs() {
+  destroy_graphs();
+  const bool quad_moments = params.multipole == Multipole::quadrupole;
+  capture(0, [&](StreamHandle s) { enqueue_levels(s); });
+  capture(1, [&](StreamHandle s) { enqueue_order(s); });
+  capture(2, [&](StreamHandle s) { quad_moments ? enqueue_moments<true>(s) : enqueue_moments<false>(s); });
+}
+
+template <class Real>
+void DeviceOctree<Real>::Impl::tree_phases() {
+  node_capacity = std::max(node_capacity, initial_node_capacity(num_particles, params.leaf_capacity));
+  grow(sort_temp, scan_temp_bytes());  // usually a no-op: the sort's storage is larger
+  for (;;) {
+    grow_node_buffers();
+    const GraphKey k{num_particles, node_capacity, params.leaf_capacity, params.multipole,
+                     params.opening,  params.theta,  params.tolerance,      generation};
+    if (!(k == graph_key)) {
+      capture_graphs();
+      graph_key = k;
+    }
+    ORRERY_CUDA_CHECK(cudaGraphLaunch(graph_exec[0], stream));
+    mark(5);
+    ORRERY_CUDA_CHECK(cudaGraphLaunch(graph_exec[1], stream));
+    mark(6);
+    ORRERY_CUDA_CHECK(cudaGraphLaunch(graph_exec[2], stream));
+    mark(7);
+    cuda::copy_device_to_host(host_status, status.data(), sizeof(BuildStatus), stream);  // synchronises
+    const unsigned long long nodes = host_status->num_nodes;
+    const bool invalid = std::any_of(std::begin(host_status->bad), std::end(host_status->bad),
+                                     [](unsigned long long b) { return b != 0; });
+    if (nodes <= static_cast<unsigned long long>(node_capacity) || invalid) return;  // invalid: build() throws
+    if (nodes > static_cast<unsigned long long>(std::numeric_limits<std::int32_t>::max() - 1))
+      throw RuntimeFailure("the octree of " + std::to_string(num_particles) + " particles has " +
+                           std::to_string(nodes) + " nodes, more than 2^31 - 2");
+    // The count is exact, so the second pass fits; a sixteenth more spares a
+    // simulation a rebuild each time its tree gains a few nodes.
+    node_capacity = std::min<std::int64_t>(static_cast<std::int64_t>(nodes + nodes / 16),
+                                           std::numeric_limits<std::int32_t>::max() - 1);
+  }
+}
+
+template <class Real>
+void DeviceOctree<Real>::Impl::throw_if_invalid(const SourcesView<Real>& s) const {
+  static constexpr const char* kField[4] = {"x", "y", "z", "mass"};
+  const Real* arrays[4] = {s.x, s.y, s.z, s.mass};
+  for (int k = 0; k < 4; ++k) {
+    if (host_status->bad[k] == 0) continue;
+    const std::int64_t i = static_cast<std::int64_t>(host_status->bad[k] - 1);
+    Real v{};
+    cuda::copy_device_to_host(&v, arrays[k] + i, sizeof(Real), stream);
+    const std::string what = "particle " + std::to_string(i) + ": " + kField[k] + " = " + std::to_string(v);
+    throw InputError(k < 3 ? what + " is not finite; positions must be finite numbers"
+                           : what + " is invalid; accepted: a finite number >= 0");
+  }
+}
+
+template <class Real>
+void DeviceOctree<Real>::Impl::build(const SourcesView<Real>& s, const TreeParams& p, StreamHandle st) {
+  validate_tree_params(p, s.count);
+  num_nodes = 0;  // until this build has succeeded
+  params = p;
+  stream = st;
+  num_particles = s.count;
+  mark(0);
+  box_and_keys(s);
+  sort_and_gather(s);
+  tree_phases();
+  throw_if_invalid(s);
+  num_nodes = static_cast<std::int32_t>(host_status->num_nodes);
+  depth = host_status->depth;
+}
+
+template <class Real>
+DeviceOctree<Real>::DeviceOctree() : impl_(std::make_unique<Impl>()) {}
+template <class Real>
+DeviceOctree<Real>::~DeviceOctree() = default;
+template <class Real>
+DeviceOctree<Real>::DeviceOctree(DeviceOctree&&) noexcept = default;
+template <class Real>
+DeviceOctree<Real>& DeviceOctree<Real>::operator=(DeviceOctree&&) noexcept = default;
+
+template <class Real>
+void DeviceOctree<Real>::build(const SourcesView<Real>& sources, const TreeParams& params, StreamHandle stream) {
+  impl_->build(sources, params, stream);
+}
+
+template <class Real>
+OctreeView<Real> DeviceOctree<Real>::view() const {
+  const Impl& t = *impl_;
+  if (t.num_nodes == 0) return {};
+  const bool quad = t.params.multipole == Multipole::quadrupole;
+  return {t.num_nodes,    t.num_particles, t.key.data(),   t.level.data(), t.first.data(), t.count.data(),
+          t.next.data(),  t.mass.data(),   t.com_x.data(), t.com_y.data(), t.com_z.data(), t.crit2.data(),
+          quad ? t.quad.data() : nullptr,  t.x.data(),     t.y.data(),     t.z.data(),     t.m.data(),
+          t.params.opening == Opening::relative ? t.crit_rel.data() : nullptr};
+}
+
+template <class Real>
+const std::int32_t* DeviceOctree<Real>::order() const {
+  return impl_->num_nodes == 0 ? nullptr : impl_->order.data();
+}
+template <class Real>
+std::int32_t DeviceOctree<Real>::num_nodes() const {
+  return impl_->num_nodes;
+}
+template <class Real>
+std::int64_t DeviceOctree<Real>::num_particles() const {
+  return impl_->num_nodes == 0 ? 0 : impl_->num_particles;
+}
+template <class Real>
+int DeviceOctree<Real>::depth() const {
+  return impl_->depth;
+}
+template <class Real>
+const TreeParams& DeviceOctree<Real>::params() const {
+  return impl_->params;
+}
+
+template <class Real>
+Cube DeviceOctree<Real>::cube() const {
+  Cube c;
+  if (impl_->num_nodes > 0) cuda::copy_device_to_host(&c, impl_->cube.data(), sizeof(Cube), impl_->stream);
+  return c;
+}
+
+template <class Real>
+GpuBuildTimes DeviceOctree<Real>::times() const {
+  GpuBuildTimes t;
+  if (impl_->num_nodes == 0) return t;
+  const auto& e = impl_->events;
+  ORRERY_CUDA_CHECK(cudaEventSynchronize(e[Impl::kNumEvents - 1]));
+  double* phase[Impl::kNumEvents - 1] = {&t.box,    &t.keys,  &t.sort,   &t.gather,
+                                         &t.levels, &t.order, &t.moments};  // in the order run
+  for (int k = 0; k + 1 < Impl::kNumEvents; ++k) {
+    float ms = 0;
+    ORRERY_CUDA_CHECK(cudaEventElapsedTime(&ms, e[k], e[k + 1]));
+    *phase[k] = 1e-3 * ms;
+  }
+  return t;
+}
+
+template <class Real>
+std::span<std::byte> DeviceOctree<Real>::scratch_between_builds() const {
+  auto& m = impl_->moments;  // written and read by moments_kernel only, then dead
+  return {reinterpret_cast<std::byte*>(m.data()), m.bytes()};
+}
+
+template <class Real>
+std::size_t DeviceOctree<Real>::device_bytes() const {
+  const Impl& t = *impl_;
+  std::size_t b = t.key_in.bytes() + t.key_sorted.bytes() + t.index_in.bytes() + t.order.bytes() + t.sort_temp.bytes() +
+                  t.box_partial.bytes() + t.cube.bytes() + t.status.bytes() + t.moments.bytes() + t.key.bytes();
+  for (const auto* v : {&t.x, &t.y, &t.z, &t.m, &t.mass, &t.com_x, &t.com_y, &t.com_z, &t.crit2, &t.quad, &t.crit_rel})
+    b += v->bytes();
+  for (const auto* v : {&t.level, &t.first, &t.count, &t.next, &t.parent, &t.pending}) b += v->bytes();
+  return b;
+}
+
+template <class Real>
+Octree<Real> DeviceOctree<Real>::download() const {
+  const Impl& t = *impl_;
+  Octree<Real> h;
+  if (t.num_nodes == 0) return h;
+  const std::size_t nn = static_cast<std::size_t>(t.num_nodes), np = static_cast<std::size_t>(t.num_particles);
+  h.cube = cube();
+  h.params = t.params;
+  h.depth = t.depth;
+  copy_to_host(h.key, t.key.data(), nn, t.stream);
+  copy_to_host(h.level, t.level.data(), nn, t.stream);
+  copy_to_host(h.first, t.first.data(), nn, t.stream);
+  copy_to_host(h.count, t.count.data(), nn, t.stream);
+  copy_to_host(h.next, t.next.data(), nn, t.stream);
+  copy_to_host(h.mass, t.mass.data(), nn, t.stream);
+  copy_to_host(h.com_x, t.com_x.data(), nn, t.stream);
+  copy_to_host(h.com_y, t.com_y.data(), nn, t.stream);
+  copy_to_host(h.com_z, t.com_z.data(), nn, t.stream);
+  copy_to_host(h.crit2, t.crit2.data(), nn, t.stream);
+  if (t.params.multipole == Multipole::quadrupole) copy_to_host(h.quad, t.quad.data(), nn * kQuadComponents, t.stream);
+  if (t.params.opening == Opening::relative) copy_to_host(h.crit_rel, t.crit_rel.data(), nn, t.stream);
+  copy_to_host(h.x, t.x.data(), np, t.stream);
+  copy_to_host(h.y, t.y.data(), np, t.stream);
+  copy_to_host(h.z, t.z.data(), np, t.stream);
+  copy_to_host(h.m, t.m.data(), np, t.stream);
+  copy_to_host(h.order, t.order.data(), np, t.stream);
+  return h;
+}
+
+template class DeviceOctree<float>;
+template class DeviceOctree<double>;
+
+}  // namespace orrery::bh

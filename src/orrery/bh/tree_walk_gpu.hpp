@@ -1,0 +1,110 @@
+#pragma once
+// The Barnes-Hut walks on the GPU (DESIGN §4; seed documents 000 and 003),
+// launched from host code that includes no CUDA header.
+//
+// Both traversals compute, for every sorted target i of a tree whose arrays
+// live in device memory, exactly the sum bh::walk_target computes on the
+// CPU: the same nodes, the same terms, in the same order.
+//
+//   independent  one thread per target, running walk_target itself.
+//   coherent     a group of W lanes (W consecutive sorted targets) shares one
+//                node index, advanced to the smallest node any lane still
+//                wants. A lane acts at a node only when it is the node its own
+//                walk wants next; a lane that accepted a cell (or summed a
+//                leaf) waits, contributing nothing, until the group reaches the
+//                cell's escape index. Leaf particles are loaded once per warp
+//                and broadcast; a lane that does not need them adds them with
+//                keep = false (bit-for-bit no change), not behind a branch.
+//                W = 8, 16, 32 are cooperative-groups tiles of a warp; W = 64
+//                is two warps that share the node index through shared memory.
+//
+// In:  a tree view with device pointers (quadrupole terms when tree.quad is
+//      non-null), the walk parameters.
+// Out: per sorted target, accelerations (and potentials when requested) and
+//      the counters of contract 2; every element [0, num_particles) of each
+//      non-null output array is overwritten. Outputs must not alias the tree.
+// Determinism: a pure function of the tree and the parameters; the two
+// traversals and every W give bit-identical accelerations and identical
+// particle-cell and particle-particle counts. node_visits is the target's own
+// walk for the independent traversal and its group's (the union of its
+// lanes' walks) for the coherent one: larger by design.
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "orrery/core/math_mode.hpp"
+#include "orrery/core/softening.hpp"
+#include "orrery/cuda/stream.hpp"
+#include "orrery/bh/octree.hpp"
+
+namespace orrery::bh {
+
+enum class Traversal : std::uint8_t { independent, coherent };
+
+constexpr std::string_view to_string(Traversal t) { return t == Traversal::independent ? "independent" : "coherent"; }
+
+/// Targets per thread block of the walk kernels (DeviceWalkTargets::block_order).
+inline constexpr int kWalkBlockTargets = 128;
+
+/// The group widths the coherent walk is compiled for.
+inline constexpr int kGroupWidths[] = {8, 16, 32, 64};
+
+constexpr bool is_group_width(int w) { return w == 8 || w == 16 || w == 32 || w == 64; }
+
+struct GpuWalkParams {
+  Traversal traversal = Traversal::coherent;
+  int group_width = 32;  // coherent walk only; one of kGroupWidths
+  MathMode math = MathMode::fast;
+  SofteningKind softening_kind = SofteningKind::plummer;
+  double softening = 0.05;  // Plummer-equivalent length eps >= 0
+  bool potential = true;
+  /// Device memory the coherent walk may use for its per-node records (32
+  /// bytes a node, 64 with quadrupole moments; 64/128 in double) instead of
+  /// allocating them, e.g. DeviceOctree::scratch_between_builds(); ignored
+  /// when smaller than that. Must not overlap the tree or the outputs.
+  std::span<std::byte> scratch = {};
+};
+
+/// The walk's per-target device arrays, num_particles entries in sorted
+/// (tree) order: what it reads (scale, for a tree with the relative opening:
+/// bh::relative_scale of each target's previous acceleration; null reads
+/// as 0, the bootstrap's geometric walk) and what it writes. pot is ignored
+/// unless params.potential; null counter arrays are not written.
+/// block_order, when set, is a permutation of the ceil(N / kWalkBlockTargets)
+/// blocks of consecutive targets: the order in which they are launched
+/// (longest first, say). It changes when a target is walked, never its sums.
+/// order, when set, scatters: sorted target i's accelerations, potential and
+/// cost go to index order[i] (the caller's order) instead of i, so no pass
+/// after the walk moves them; the counter arrays stay in sorted order.
+/// totals, when set, gets the three counters summed over all targets added
+/// to it (zero it first; integers, so the order of the additions is free).
+template <class Real>
+struct DeviceWalkTargets {
+  Real* ax = nullptr;
+  Real* ay = nullptr;
+  Real* az = nullptr;
+  Real* pot = nullptr;
+  std::uint32_t* node_visits = nullptr;
+  std::uint32_t* cell_interactions = nullptr;
+  std::uint32_t* particle_interactions = nullptr;
+  const Real* scale = nullptr;
+  const std::uint32_t* block_order = nullptr;
+  const std::int32_t* order = nullptr;
+  std::uint32_t* cost = nullptr;  // node visits, written at order[i] (needs order)
+  unsigned long long* totals = nullptr;  // [3]: node visits, cell and particle interactions
+};
+
+/// Enqueues the walk of every target of `tree` on `stream` (asynchronous).
+/// Throws InputError for a group width not in kGroupWidths, and
+/// RuntimeFailure if the launch fails.
+template <class Real>
+void walk_tree_gpu(const bh::OctreeView<Real>& tree, const GpuWalkParams& params, const DeviceWalkTargets<Real>& out,
+                   cuda::StreamHandle stream);
+
+extern template void walk_tree_gpu(const bh::OctreeView<float>&, const GpuWalkParams&,
+                                   const DeviceWalkTargets<float>&, cuda::StreamHandle);
+extern template void walk_tree_gpu(const bh::OctreeView<double>&, const GpuWalkParams&,
+                                   const DeviceWalkTargets<double>&, cuda::StreamHandle);
+
+}  // namespace orrery::bh

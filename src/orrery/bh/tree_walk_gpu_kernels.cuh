@@ -1,0 +1,376 @@
+#pragma once
+// The kernels of the GPU walks (tree_walk_gpu.hpp) and their launcher for one
+// math mode. Included only by tree_walk_gpu_exact.cu and tree_walk_gpu_fast.cu.
+//
+// Choices known before launch (potential, quadrupole, math mode, softening,
+// traversal, group width) are template parameters, dispatched once on the
+// host (DESIGN §2). Inside the coherent walk, per-lane choices are selects;
+// the only branches are group-uniform (the whole group skips a leaf that none
+// of its lanes needs) and the walk loop itself.
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "orrery/cuda/check_cuda.cuh"
+#include "orrery/bh/tree_walk_gpu_modes.hpp"
+#include "orrery/bh/walk.hpp"
+
+namespace orrery::bh::detail {
+
+namespace cg = cooperative_groups;
+
+/// Threads per block of every walk kernel: a multiple of 64 (the widest group).
+inline constexpr int kWalkBlock = kWalkBlockTargets;
+static_assert(kWalkBlock % 64 == 0);
+
+/// The first target of this thread block: the launch order may be permuted
+/// (DeviceWalkTargets::block_order; uniform over the block).
+template <class Real>
+__device__ std::int64_t block_first_target(const DeviceWalkTargets<Real>& out) {
+  const std::int64_t b = out.block_order != nullptr ? out.block_order[blockIdx.x] : blockIdx.x;
+  return b * kWalkBlock;
+}
+
+/// W lanes of one warp (W = 8, 16, 32), cooperating through warp intrinsics.
+template <int W>
+struct TileGroup {
+  static constexpr int kShare = W;  // lanes that load a leaf chunk together and broadcast it
+  cg::thread_block_tile<W> tile;
+
+  __device__ explicit TileGroup(int* /*shared slots, unused*/) : tile(cg::tiled_partition<W>(cg::this_thread_block())) {}
+  __device__ int lane() const { return static_cast<int>(tile.thread_rank()); }
+  __device__ int min(int v) { return cg::reduce(tile, v, cg::less<int>()); }
+  __device__ bool any(bool p) const { return tile.any(p); }
+  template <class T>
+  __device__ T broadcast(T v, int src) const {
+    return tile.shfl(v, src);
+  }
+};
+
+/// Two warps (W = 64) sharing the node index through shared memory: each warp
+/// reduces its own minimum, publishes it, and a named barrier over the 64
+/// threads makes both visible. The slots are double-buffered by parity, so
+/// the write of step k + 2 is ordered after the reads of step k by barrier
+/// k + 1. Leaf chunks and the skip decisions stay per warp (a warp is the
+/// unit that executes together; the other warp of the group is independent).
+struct TwoWarpGroup {
+  static constexpr int kShare = 32;
+  cg::thread_block_tile<32> warp;
+  int* slot;    // this group's [parity][warp] minima
+  int barrier;  // named barrier id, 1.. (0 is __syncthreads)
+  int half;     // which warp of the group
+  int parity = 0;
+
+  __device__ explicit TwoWarpGroup(int* slots)
+      : warp(cg::tiled_partition<32>(cg::this_thread_block())),
+        slot(slots + 4 * (threadIdx.x / 64)),
+        barrier(1 + static_cast<int>(threadIdx.x / 64)),
+        half(static_cast<int>(threadIdx.x / 32) & 1) {}
+  __device__ int lane() const { return static_cast<int>(warp.thread_rank()); }
+  __device__ int min(int v) {
+    const int m = cg::reduce(warp, v, cg::less<int>());
+    if (warp.thread_rank() == 0) slot[2 * parity + half] = m;
+    asm volatile("bar.sync %0, 64;" ::"r"(barrier) : "memory");
+    const int a = slot[2 * parity], b = slot[2 * parity + 1];
+    parity ^= 1;
+    return a < b ? a : b;
+  }
+  __device__ bool any(bool p) const { return warp.any(p); }
+  template <class T>
+  __device__ T broadcast(T v, int src) const {
+    return warp.shfl(v, src);
+  }
+};
+
+template <int W>
+struct GroupOf {
+  using type = TileGroup<W>;
+};
+template <>
+struct GroupOf<64> {
+  using type = TwoWarpGroup;
+};
+
+/// What the coherent walk reads at every node, packed into one record so
+/// that a visit computes one address and issues whole vector loads (the loop
+/// is bound by issued instructions: 81-84 % of issue slots busy, docs/performance/gpu_tree.md). A copy
+/// of the tree's arrays, made before each walk; a quadrupole tree's record
+/// also holds the second moments and their trace (quadrupole_trace's bits).
+template <class Real>
+struct alignas(4 * sizeof(Real)) NodeBox {
+  Real com_x, com_y, com_z, crit2;
+};
+template <class Real>
+struct alignas(16) NodeSpan {
+  std::int32_t first, count, next;
+  Real mass;
+};
+template <class Real>
+struct alignas(8 * sizeof(Real)) NodeQuad {
+  Real q[bh::kQuadComponents];
+  Real trace;
+  Real crit_rel;  // the relative opening's coefficient (0 in a geometric tree's record)
+};
+template <class Real>
+struct alignas(4 * sizeof(Real)) NodeRel {  // a monopole record's relative coefficient
+  Real crit_rel, pad[3];
+};
+/// Rel: the tree has the relative opening (OctreeView::crit_rel). Its
+/// coefficient takes the free slot of a quadrupole record and a 16-byte
+/// tail on a monopole one; the geometric records are unchanged.
+template <class Real, bool Quad, bool Rel>
+struct alignas(32) WalkNode {
+  NodeBox<Real> box;
+  NodeSpan<Real> span;
+};
+template <class Real>
+struct WalkNode<Real, false, true> {
+  NodeBox<Real> box;
+  NodeSpan<Real> span;
+  NodeRel<Real> rel;
+};
+template <class Real, bool Rel>
+struct WalkNode<Real, true, Rel> {  // aligned as NodeQuad
+  NodeBox<Real> box;
+  NodeSpan<Real> span;
+  NodeQuad<Real> quad;
+};
+
+template <class Real, bool Quad, bool Rel>
+__device__ Real relative_coefficient(const WalkNode<Real, Quad, Rel>& node) {
+  if constexpr (!Rel) return Real(0);
+  else if constexpr (Quad) return node.quad.crit_rel;
+  else return node.rel.crit_rel;
+}
+
+/// The record's second moments and trace; zeros in a monopole record (whose
+/// cell term reads neither).
+template <class Real, bool Quad, bool Rel>
+__device__ NodeQuad<Real> quadrupole_part(const WalkNode<Real, Quad, Rel>& node) {
+  if constexpr (Quad) return node.quad;
+  else return {};
+}
+
+template <class Real, bool Quad, bool Rel>
+__global__ void __launch_bounds__(kWalkBlock)
+    pack_nodes(const bh::OctreeView<Real> t, WalkNode<Real, Quad, Rel>* nodes) {
+  const std::int64_t n = std::int64_t(blockIdx.x) * kWalkBlock + threadIdx.x;
+  if (n >= t.num_nodes) return;  // the tail of the last block
+  WalkNode<Real, Quad, Rel> r;
+  r.box = {t.com_x[n], t.com_y[n], t.com_z[n], t.crit2[n]};
+  r.span = {t.first[n], t.count[n], t.next[n], t.mass[n]};
+  const Real crit_rel = Rel ? t.crit_rel[n] : Real(0);
+  if constexpr (Quad) {
+    const Real* q = t.quad + n * bh::kQuadComponents;
+    for (int k = 0; k < bh::kQuadComponents; ++k) r.quad.q[k] = q[k];
+    r.quad.trace = quadrupole_trace(q);
+    r.quad.crit_rel = crit_rel;
+  } else if constexpr (Rel) {
+    r.rel = {crit_rel, {Real(0), Real(0), Real(0)}};
+  }
+  nodes[n] = r;
+}
+
+/// Writes target i's results: sums (and cost) at order[i] when the walk
+/// scatters, counters at i.
+template <bool Pot, class Real>
+__device__ void store_target(const DeviceWalkTargets<Real>& out, std::int32_t i, const Accumulator<Real>& a,
+                             const WalkCounts& c) {
+  const std::int32_t o = out.order != nullptr ? out.order[i] : i;
+  out.ax[o] = a.ax;
+  out.ay[o] = a.ay;
+  out.az[o] = a.az;
+  if constexpr (Pot) out.pot[o] = a.pot;
+  if (out.cost) out.cost[o] = c.node_visits;
+  if (out.node_visits) out.node_visits[i] = c.node_visits;
+  if (out.cell_interactions) out.cell_interactions[i] = c.cell_interactions;
+  if (out.particle_interactions) out.particle_interactions[i] = c.particle_interactions;
+}
+
+/// Adds the calling threads' counters to out.totals: summed over the
+/// threads that reach this call together (a warp, or its first lanes in the
+/// last block), one atomic per counter from the first of them.
+template <class Real>
+__device__ void add_totals(const DeviceWalkTargets<Real>& out, const WalkCounts& c) {
+  if (out.totals == nullptr) return;  // uniform: totals not asked for
+  const cg::coalesced_group g = cg::coalesced_threads();
+  const unsigned long long v[3] = {c.node_visits, c.cell_interactions, c.particle_interactions};
+  for (int k = 0; k < 3; ++k) {
+    const unsigned long long sum = cg::reduce(g, v[k], cg::plus<unsigned long long>());
+    if (g.thread_rank() == 0) atomicAdd(out.totals + k, sum);
+  }
+}
+
+template <bool Pot, bool Quad, MathMode Mode, class Real, class Softening>
+__global__ void __launch_bounds__(kWalkBlock)
+    independent_walk(const bh::OctreeView<Real> t, const Softening soft, const DeviceWalkTargets<Real> out) {
+  const std::int64_t gi = block_first_target(out) + threadIdx.x;
+  if (gi >= t.num_particles) return;  // the tail of the last block
+  const auto i = static_cast<std::int32_t>(gi);
+  WalkCounts c;
+  const Real scale = out.scale != nullptr ? out.scale[i] : Real(0);  // uniform: the relative opening's input
+  const Accumulator<Real> acc = walk_target<Pot, Quad, Mode>(t, soft, i, c, scale);
+  store_target<Pot>(out, i, acc, c);
+  add_totals(out, c);
+}
+
+/// The leaf `leaf` summed by the lanes with `sum` set, in sorted order (add_leaf's
+/// terms): the group loads kShare particles at a time, coalesced, and
+/// broadcasts each to every lane; the other lanes add with keep = false.
+template <bool Pot, MathMode Mode, class Group, class Real, class Softening>
+__device__ void sum_leaf(const Group& g, Accumulator<Real>& acc, WalkCounts& c, const bh::OctreeView<Real>& t,
+                         const Softening& soft, const NodeSpan<Real>& leaf, std::int32_t i, Real tx, Real ty, Real tz,
+                         bool sum) {
+  const std::int32_t f = leaf.first, e = f + leaf.count;
+  for (std::int32_t base = f; base < e; base += Group::kShare) {
+    const std::int32_t j = base + g.lane();
+    const std::int32_t js = j < e ? j : base;  // lanes past the leaf load a valid element, never used
+    const Real sx = t.x[js], sy = t.y[js], sz = t.z[js], sm = t.m[js];
+    const int chunk = e - base < Group::kShare ? e - base : Group::kShare;
+    for (int k = 0; k < chunk; ++k) {
+      add_particle<Pot, Mode>(acc, soft, tx, ty, tz, g.broadcast(sx, k), g.broadcast(sy, k), g.broadcast(sz, k),
+                              g.broadcast(sm, k), sum & (base + k != i));
+    }
+  }
+  c.particle_interactions += sum ? std::uint32_t(leaf.count - holds(f, leaf.count, i)) : 0u;
+}
+
+template <bool Pot, bool Quad, bool Rel, MathMode Mode, int W, class Real, class Softening>
+__global__ void __launch_bounds__(kWalkBlock)
+    coherent_walk(const bh::OctreeView<Real> t, const WalkNode<Real, Quad, Rel>* __restrict__ nodes,
+                  const Softening soft, const DeviceWalkTargets<Real> out) {
+  using Group = typename GroupOf<W>::type;
+  __shared__ int slots[4 * (kWalkBlock / 64)];
+  Group g(slots);
+  // Every lane runs the loop, including those past the last target (they
+  // want nothing, num_nodes, so they never hold the group back).
+  const std::int64_t gi = block_first_target(out) + threadIdx.x;
+  const bool real = gi < t.num_particles;
+  const auto i = static_cast<std::int32_t>(real ? gi : t.num_particles - 1);
+  const Real tx = t.x[i], ty = t.y[i], tz = t.z[i];
+  // Uniform: a null scale array is the bootstrap's geometric walk (scale 0).
+  const Real scale = Rel && out.scale != nullptr ? out.scale[i] : Real(0);
+  Accumulator<Real> acc;
+  WalkCounts c;
+  std::int32_t want = real ? 0 : t.num_nodes;
+  std::int32_t n = g.min(want);
+  while (n < t.num_nodes) {
+    ++c.node_visits;
+    const WalkNode<Real, Quad, Rel>& node = nodes[n];
+    const NodeBox<Real> b = node.box;
+    const NodeSpan<Real> sp = node.span;
+    const bool mine = want == n;
+    const bool accept = mine & accepts_node<Rel>(b.com_x, b.com_y, b.com_z, b.crit2, relative_coefficient(node), scale,
+                                                 sp.first, sp.count, i, tx, ty, tz);
+    const bool leaf = sp.next == n + 1;
+    const bool sum = mine & !accept & leaf;
+    // The cell term (add_cell's), evaluated by every lane and kept by those
+    // that accepted. Not behind a vote: some lane accepts at most nodes, and
+    // with no collective between the opening test and the term the compiler
+    // reuses d^2 and the node's values.
+    const NodeQuad<Real> q = quadrupole_part(node);
+    add_cell_terms<Pot, Quad, Mode>(acc, soft, tx, ty, tz, b.com_x, b.com_y, b.com_z, sp.mass, q.q, q.trace, accept);
+    c.cell_interactions += accept;
+    // Group-uniform: skips a leaf no lane sums.
+    if (g.any(sum)) sum_leaf<Pot, Mode>(g, acc, c, t, soft, sp, i, tx, ty, tz, sum);
+    want = mine ? ((accept | leaf) ? sp.next : n + 1) : want;
+    n = g.min(want);
+  }
+  if (real) store_target<Pot>(out, i, acc, c);
+  add_totals(out, real ? c : WalkCounts{});
+}
+
+/// Stream-ordered scratch (cudaMallocAsync), freed in stream order on scope exit.
+template <class T>
+class StreamScratch {
+ public:
+  StreamScratch(std::size_t count, cuda::StreamHandle s) : s_(s) {
+    if (count > 0) ORRERY_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&p_), count * sizeof(T), s));
+  }
+  ~StreamScratch() {
+    if (p_ != nullptr) (void)cudaFreeAsync(p_, s_);
+  }
+  StreamScratch(const StreamScratch&) = delete;
+  StreamScratch& operator=(const StreamScratch&) = delete;
+  T* get() const { return p_; }
+
+ private:
+  T* p_ = nullptr;
+  cuda::StreamHandle s_;
+};
+
+template <bool Pot, bool Quad, bool Rel, MathMode Mode, int W, class Real, class Softening>
+void launch_coherent(const bh::OctreeView<Real>& t, const GpuWalkParams& p, const Softening& soft,
+                     const DeviceWalkTargets<Real>& out, cuda::StreamHandle s) {
+  using Record = WalkNode<Real, Quad, Rel>;
+  const auto nodes = static_cast<std::size_t>(t.num_nodes);
+  // The caller's scratch when it holds the records (cudaMalloc'd memory is
+  // aligned for them); otherwise stream-ordered memory of our own.
+  const bool borrowed = p.scratch.size() >= nodes * sizeof(Record) &&
+                        reinterpret_cast<std::uintptr_t>(p.scratch.data()) % alignof(Record) == 0;
+  const StreamScratch<Record> own(borrowed ? 0 : nodes, s);
+  Record* const records = borrowed ? reinterpret_cast<Record*>(p.scratch.data()) : own.get();
+  pack_nodes<<<static_cast<unsigned>((nodes + kWalkBlock - 1) / kWalkBlock), kWalkBlock, 0, s>>>(t, records);
+  ORRERY_CUDA_CHECK_LAUNCH("pack_nodes");
+  const auto blocks = static_cast<unsigned>((t.num_particles + kWalkBlock - 1) / kWalkBlock);
+  coherent_walk<Pot, Quad, Rel, Mode, W><<<blocks, kWalkBlock, 0, s>>>(t, records, soft, out);
+  ORRERY_CUDA_CHECK_LAUNCH("coherent tree walk");
+}
+
+template <bool Pot, bool Quad, bool Rel, MathMode Mode, class Real, class Softening>
+void launch_coherent_width(const bh::OctreeView<Real>& t, const GpuWalkParams& p, const Softening& soft,
+                           const DeviceWalkTargets<Real>& out, cuda::StreamHandle s) {
+  switch (p.group_width) {
+    case 8:
+      return launch_coherent<Pot, Quad, Rel, Mode, 8>(t, p, soft, out, s);
+    case 16:
+      return launch_coherent<Pot, Quad, Rel, Mode, 16>(t, p, soft, out, s);
+    case 32:
+      return launch_coherent<Pot, Quad, Rel, Mode, 32>(t, p, soft, out, s);
+    default:  // 64, validated by walk_tree_gpu
+      return launch_coherent<Pot, Quad, Rel, Mode, 64>(t, p, soft, out, s);
+  }
+}
+
+template <bool Pot, bool Quad, MathMode Mode, class Real, class Softening>
+void launch_walk(const bh::OctreeView<Real>& t, const GpuWalkParams& p, const Softening& soft,
+                 const DeviceWalkTargets<Real>& out, cuda::StreamHandle s) {
+  if (p.traversal == Traversal::independent) {
+    const auto blocks = static_cast<unsigned>((t.num_particles + kWalkBlock - 1) / kWalkBlock);
+    independent_walk<Pot, Quad, Mode><<<blocks, kWalkBlock, 0, s>>>(t, soft, out);
+    ORRERY_CUDA_CHECK_LAUNCH("independent tree walk");
+    return;
+  }
+  // The relative opening is a kernel of its own: the geometric walk keeps
+  // its record and its instruction count.
+  if (t.crit_rel != nullptr)
+    launch_coherent_width<Pot, Quad, true, Mode>(t, p, soft, out, s);
+  else
+    launch_coherent_width<Pot, Quad, false, Mode>(t, p, soft, out, s);
+}
+
+template <bool Pot, bool Quad, MathMode Mode, class Real>
+void launch_softening(const bh::OctreeView<Real>& t, const GpuWalkParams& p, const DeviceWalkTargets<Real>& out,
+                      cuda::StreamHandle s) {
+  // The softening policy is built on the host, as TreeSolver builds it: the
+  // same eps^2 (or h, 1/h) bits reach the kernel.
+  const Real eps = static_cast<Real>(p.softening);
+  if (p.softening_kind == SofteningKind::spline)
+    launch_walk<Pot, Quad, Mode>(t, p, SplineSoftening<Real>(eps), out, s);
+  else
+    launch_walk<Pot, Quad, Mode>(t, p, PlummerSoftening<Real>(eps), out, s);
+}
+
+template <MathMode Mode, class Real>
+void walk_tree_gpu_mode(const bh::OctreeView<Real>& t, const GpuWalkParams& p, const DeviceWalkTargets<Real>& out,
+                        cuda::StreamHandle s) {
+  const bool quad = t.quad != nullptr;
+  if (p.potential)
+    quad ? launch_softening<true, true, Mode>(t, p, out, s) : launch_softening<true, false, Mode>(t, p, out, s);
+  else
+    quad ? launch_softening<false, true, Mode>(t, p, out, s) : launch_softening<false, false, Mode>(t, p, out, s);
+}
+
+}  // namespace orrery::bh::detail

@@ -1,0 +1,142 @@
+#pragma once
+// The CPU walk of every target (walk_all.hpp), as
+// templates: the groups of group_walk.hpp spread over the threads, with the
+// run-time configuration dispatched to compile-time parameters once. The
+// opening is one of them (Rel): walk_all.cpp instantiates the geometric
+// walks, walk_all_relative.cpp the relative ones (walk_all_relative), two
+// translation units that compile in parallel (the walk is most of the
+// library's compile time). The templates have internal linkage, as they had
+// in tree_solver.cpp before: each translation unit's copies are its own, and the
+// compiler may fold those that are identical (the exact and fast walks of
+// some configurations), which it may not do for weak symbols.
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "orrery/bh/group_walk.hpp"
+#include "orrery/bh/walk_all.hpp"
+#include "orrery/bh/walk_isa.hpp"
+
+namespace orrery::bh {
+
+/// walk_all for a tree with the relative opening (walk_all_relative.cpp).
+template <class Real>
+void walk_all_relative(const Octree<Real>& tree, const TreeSolverConfig& c, bool potential, Real* ax, Real* ay,
+                       Real* az, Real* pot, InteractionCounts* pt, const Real* scale);
+extern template void walk_all_relative(const Octree<float>&, const TreeSolverConfig&, bool, float*, float*, float*,
+                                       float*, InteractionCounts*, const float*);
+extern template void walk_all_relative(const Octree<double>&, const TreeSolverConfig&, bool, double*, double*,
+                                       double*, double*, InteractionCounts*, const double*);
+
+namespace {
+
+// Sorted targets [i0, i1) in groups of W lanes (group_walk.hpp), the last
+// group padded. W and H change no value and no counter: each lane sums its
+// own walk's terms in its own order, whatever the group (group_walk.hpp).
+// Rel: the tree has the relative opening (walk_group).
+template <int W, int H, bool Rel, bool Pot, bool Quad, MathMode Mode, class Real, class Softening>
+void walk_range(const OctreeView<Real>& t, const WalkNode<Real>* nodes, const Softening& soft, std::int32_t i0,
+                std::int32_t i1, const Real* scale, Real* ax, Real* ay, Real* az, Real* pot,
+                InteractionCounts* counts) {
+  for (std::int32_t i = i0; i < i1; i += W)
+    walk_group<W, Pot, Quad, Mode, Real, Softening, H, Rel>(t, nodes, soft, i, std::min(W, i1 - i), scale, ax, ay, az,
+                                                            pot, counts);
+}
+
+// The same walk compiled for AVX-512 (docs/adr/0006): `flatten` inlines
+// walk_group and everything it calls (all plain `inline` templates) into this
+// function, so its lane loops are vectorised for the target below, while the
+// out-of-line copies of those functions stay default-ISA (x86-64-v3) code
+// that any caller may link to. Called only when walk_isa_in_use() says the
+// processor has AVX-512 (walk_isa.hpp). A lane quantity of a group is two
+// zmm registers (32 float or 16 double lanes; the AVX2 build's two ymm hold
+// 16 or 8), and the leaf skip works on whole zmm registers: two zmm beat one
+// by 12 % (docs/performance/cpu_tree.md, "The walk, step by step").
+template <class Real>
+inline constexpr int kGroupLanesAvx512 = 2 * kGroupLanes<Real>;
+template <class Real>
+inline constexpr int kSkipLanesAvx512 = 64 / static_cast<int>(sizeof(Real));
+
+template <int W, int H, bool Rel, bool Pot, bool Quad, MathMode Mode, class Real, class Softening>
+[[gnu::target("avx512f,avx512vl,avx512bw,avx512dq,prefer-vector-width=512"), gnu::flatten]] void walk_range_avx512(
+    const OctreeView<Real>& t, const WalkNode<Real>* nodes, const Softening& soft, std::int32_t i0, std::int32_t i1,
+    const Real* scale, Real* ax, Real* ay, Real* az, Real* pot, InteractionCounts* counts) {
+  walk_range<W, H, Rel, Pot, Quad, Mode>(t, nodes, soft, i0, i1, scale, ax, ay, az, pot, counts);
+}
+
+template <bool Rel, bool Pot, bool Quad, MathMode Mode, class Real, class Softening>
+void walk_all_impl(const OctreeView<Real>& t, const Softening& soft, const Real* scale, Real* ax, Real* ay, Real* az,
+                   Real* pot, InteractionCounts* per_target) {
+  using WalkRange = void (*)(const OctreeView<Real>&, const WalkNode<Real>*, const Softening&, std::int32_t,
+                             std::int32_t, const Real*, Real*, Real*, Real*, Real*, InteractionCounts*);
+  // The instruction set is chosen once per solve; the parallel loop below is
+  // default-ISA code either way. The opening is a template parameter, not a
+  // branch in the walk, so the geometric walk compiles to the code it had
+  // before the relative opening and runs at its speed (docs/performance/
+  // cpu_tree.md, "The relative opening on the CPU").
+  const WalkRange walk =
+      walk_isa_in_use() == WalkIsa::avx512
+          ? &walk_range_avx512<kGroupLanesAvx512<Real>, kSkipLanesAvx512<Real>, Rel, Pot, Quad, Mode, Real, Softening>
+          : &walk_range<kGroupLanes<Real>, kSkipLanes<Real>, Rel, Pot, Quad, Mode, Real, Softening>;
+  const std::int32_t n = static_cast<std::int32_t>(t.num_particles);
+  // Filled by pack_walk_nodes: no zeroing first.
+  const auto nodes = std::make_unique_for_overwrite<WalkNode<Real>[]>(static_cast<std::size_t>(t.num_nodes));
+  pack_walk_nodes(t, nodes.get());
+  // Chunks are fixed by the sorted index, not by the thread that runs them:
+  // the result does not depend on the schedule (contract 6). A chunk is 64
+  // groups of the AVX2 walk: consecutive groups walk largely the same nodes,
+  // which then stay in the core's L2; at N = 1M on 16 threads that is still
+  // 64 chunks a thread, a short tail.
+  constexpr std::int32_t kChunk = 64 * kGroupLanes<Real>;
+  const std::int32_t chunks = (n + kChunk - 1) / kChunk;
+#pragma omp parallel for schedule(dynamic, 1)
+  for (std::int32_t c = 0; c < chunks; ++c) {
+    const std::int32_t i0 = c * kChunk;
+    walk(t, nodes.get(), soft, i0, std::min(n, i0 + kChunk), scale, ax, ay, az, pot, per_target);
+  }
+}
+
+// Run-time configuration to compile-time parameters, once, on the host.
+template <bool Rel, bool Pot, bool Quad, class Real, class Softening>
+void dispatch_mode(const OctreeView<Real>& t, const TreeSolverConfig& c, const Softening& s, const Real* scale,
+                   Real* ax, Real* ay, Real* az, Real* pot, InteractionCounts* pt) {
+  if (c.math == MathMode::exact)
+    walk_all_impl<Rel, Pot, Quad, MathMode::exact>(t, s, scale, ax, ay, az, pot, pt);
+  else
+    walk_all_impl<Rel, Pot, Quad, MathMode::fast>(t, s, scale, ax, ay, az, pot, pt);
+}
+
+template <bool Rel, bool Pot, bool Quad, class Real>
+void dispatch_softening(const OctreeView<Real>& t, const TreeSolverConfig& c, const Real* scale, Real* ax, Real* ay,
+                        Real* az, Real* pot, InteractionCounts* pt) {
+  if (c.softening_kind == SofteningKind::plummer)
+    dispatch_mode<Rel, Pot, Quad>(t, c, PlummerSoftening<Real>(Real(c.softening)), scale, ax, ay, az, pot, pt);
+  else
+    dispatch_mode<Rel, Pot, Quad>(t, c, SplineSoftening<Real>(Real(c.softening)), scale, ax, ay, az, pot, pt);
+}
+
+/// walk_all for a tree with (Rel) or without the relative opening.
+template <bool Rel, class Real>
+void walk_all_opening(const Octree<Real>& tree, const TreeSolverConfig& c, bool potential, Real* ax, Real* ay,
+                      Real* az, Real* pot, InteractionCounts* pt, const Real* scale) {
+  // No scales are zeros, in an array: a null test in walk_group would let
+  // the compiler unswitch the walk on it, twice the code for nothing.
+  std::vector<Real> zeros;
+  if (Rel && scale == nullptr) {
+    zeros.assign(tree.x.size(), Real(0));
+    scale = zeros.data();
+  }
+  const auto t = tree.view();
+  const bool quad = tree.params.multipole == Multipole::quadrupole;
+  if (potential) {
+    quad ? dispatch_softening<Rel, true, true>(t, c, scale, ax, ay, az, pot, pt)
+         : dispatch_softening<Rel, true, false>(t, c, scale, ax, ay, az, pot, pt);
+  } else {
+    quad ? dispatch_softening<Rel, false, true>(t, c, scale, ax, ay, az, pot, pt)
+         : dispatch_softening<Rel, false, false>(t, c, scale, ax, ay, az, pot, pt);
+  }
+}
+
+}  // namespace
+}  // namespace orrery::bh

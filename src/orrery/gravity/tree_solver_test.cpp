@@ -1,0 +1,210 @@
+#include "orrery/gravity/tree_solver.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "orrery/core/error.hpp"
+#include "orrery/gravity/solver_factory.hpp"
+#include "orrery/bh/walk.hpp"
+#include "orrery/ic/initial_conditions.hpp"
+#include "orrery/ic/plummer.hpp"
+#include "orrery/bh/octree_build.hpp"
+#include "support/test_inputs.hpp"
+#include "support/walk_test_configs.hpp"
+
+namespace orrery::gravity {
+namespace {
+
+// Accuracy against the reference (theta = 0, monopole, quadrupole) is in
+// tree_accuracy_test.cpp; this file tests the solver's interface.
+
+TEST(TreeSolver, FiniteOnDegenerateInputs) {
+  for (const auto& in : testing::structured_inputs()) {
+    for (auto mp : {bh::Multipole::monopole, bh::Multipole::quadrupole}) {
+      bh::TreeSolverConfig c;
+      c.tree.multipole = mp;
+      TreeSolver<float> s(c);
+      Accelerations<float> out(in.particles.size());
+      s.solve(in.particles.sources(), out.view());
+      for (std::int64_t i = 0; i < out.size(); ++i) {
+        ASSERT_TRUE(std::isfinite(out.ax[i]) && std::isfinite(out.ay[i]) && std::isfinite(out.az[i]) &&
+                    std::isfinite(out.potential[i]))
+            << in.name << " " << i;
+      }
+    }
+  }
+}
+
+TEST(TreeSolver, MadeByTheFactoryFromTheGravityConfig) {
+  gravity::GravityConfig g;
+  g.solver = "tree";
+  g.theta = 0.7;
+  g.leaf_capacity = 4;
+  g.multipole_order = 2;
+  g.softening = 0.02;
+  g.math = MathMode::exact;
+  const auto c = tree_solver_config(g);
+  EXPECT_EQ(c.tree.theta, 0.7);
+  EXPECT_EQ(c.tree.leaf_capacity, 4);
+  EXPECT_EQ(c.tree.multipole, bh::Multipole::quadrupole);
+  EXPECT_EQ(c.softening, 0.02);
+  EXPECT_EQ(c.math, MathMode::exact);
+  const auto solver = gravity::make_solver<float>(g);
+  EXPECT_EQ(solver->name(), "tree/cpu/quadrupole");
+  const auto p = testing::uniform_cube(500, 4);
+  Accelerations<float> out(p.size());
+  const auto rep = solver->solve(p.sources(), out.view());
+  EXPECT_GT(rep.total.cell_interactions, 0u);
+  g.theta = -1;
+  EXPECT_THROW(gravity::make_solver<float>(g)->solve(p.sources(), out.view()), InputError);
+}
+
+bh::TreeSolverConfig relative_config(bh::Multipole mp) {
+  bh::TreeSolverConfig c;
+  c.tree = {0.7, 8, mp, bh::Opening::relative, 0.005};
+  c.softening = 0.02;
+  return c;
+}
+
+/// What a relative solve must give: the tree's walk (walk_all) with the
+/// scales of `previous` (caller's order; bh::relative_scale, floored at
+/// kRelativeFloor times the largest magnitude), in the caller's order,
+/// per-target counters included.
+struct Expected {
+  Accelerations<float> acc;
+  std::vector<InteractionCounts> counts;
+};
+
+Expected manual_relative_solve(const Particles<float>& p, const bh::TreeSolverConfig& c,
+                               const Accelerations<float>& previous) {
+  const auto tree = bh::build_octree(p.sources(), c.tree);
+  const auto n = static_cast<std::size_t>(p.size());
+  double largest = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    largest = std::max(largest, bh::acceleration_magnitude(previous.ax[i], previous.ay[i], previous.az[i]));
+  std::vector<float> scale(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto o = tree.order[i];
+    scale[i] = bh::relative_scale(previous.ax[o], previous.ay[o], previous.az[o], bh::kRelativeFloor * largest);
+  }
+  const auto w = testing::sorted_walk<float>(tree, c, scale.data());
+  Expected e{Accelerations<float>(n), std::vector<InteractionCounts>(n)};
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto o = tree.order[i];
+    e.acc.ax[o] = w.ax[i];
+    e.acc.ay[o] = w.ay[i];
+    e.acc.az[o] = w.az[i];
+    e.acc.potential[o] = w.pot[i];
+    e.counts[o] = w.counts[i];
+  }
+  return e;
+}
+
+template <class T>
+bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
+}
+
+void expect_equal(const Accelerations<float>& a, const SolverReport& r, const Expected& e) {
+  EXPECT_TRUE(same_bits(a.ax, e.acc.ax));
+  EXPECT_TRUE(same_bits(a.ay, e.acc.ay));
+  EXPECT_TRUE(same_bits(a.az, e.acc.az));
+  EXPECT_TRUE(same_bits(a.potential, e.acc.potential));
+  EXPECT_EQ(r.per_target, e.counts);
+  InteractionCounts total;
+  for (const auto& c : e.counts) total += c;
+  EXPECT_EQ(r.total, total);
+}
+
+// previous_accelerations: the scales come from what out holds on entry, in
+// the caller's order (a Plummer sphere's accelerations a step "earlier":
+// those of the geometric solve, some of them zero or doubled).
+TEST(TreeSolver, RelativeWithPreviousAccelerationsWalksWithTheirScales) {
+  const auto p = ic::to_precision<float>(ic::plummer_sphere(3001, 9));
+  for (auto mp : {bh::Multipole::monopole, bh::Multipole::quadrupole}) {
+    auto c = relative_config(mp);
+    c.tree.opening = bh::Opening::geometric;
+    Accelerations<float> previous(p.size());
+    TreeSolver<float>(c).solve(p.sources(), previous.view());
+    // Some zero (floored) and some twice as large (one of them the largest).
+    for (std::int64_t i = 0; i < p.size(); i += 17) previous.ax[i] = previous.ay[i] = previous.az[i] = 0.0f;
+    for (std::int64_t i = 5; i < p.size(); i += 23) previous.ax[i] *= 2.0f;
+    c.tree.opening = bh::Opening::relative;
+    Accelerations<float> a = previous;
+    const auto r = TreeSolver<float>(c).solve(p.sources(), a.view(),
+                                              {.potential = true, .per_target_counts = true, .previous_accelerations = true});
+    expect_equal(a, r, manual_relative_solve(p, c, previous));
+  }
+}
+
+// Without previous accelerations the solver bootstraps: the walk with every
+// scale 0 (the geometric walk at theta) supplies them, then the relative
+// walk runs; the counters are the second walk's.
+TEST(TreeSolver, RelativeWithoutPreviousAccelerationsBootstraps) {
+  const auto p = ic::to_precision<float>(ic::plummer_sphere(3001, 9));
+  for (auto mp : {bh::Multipole::monopole, bh::Multipole::quadrupole}) {
+    const auto c = relative_config(mp);
+    const auto tree = bh::build_octree(p.sources(), c.tree);
+    const auto zero = testing::sorted_walk<float>(tree, c, nullptr);
+    Accelerations<float> bootstrap(p.size());
+    for (std::int64_t i = 0; i < p.size(); ++i) {
+      const auto o = tree.order[i];
+      bootstrap.ax[o] = zero.ax[i];
+      bootstrap.ay[o] = zero.ay[i];
+      bootstrap.az[o] = zero.az[i];
+    }
+    const Expected e = manual_relative_solve(p, c, bootstrap);
+    // Junk in out: it must not be read.
+    Accelerations<float> a(p.size());
+    std::fill(a.ax.begin(), a.ax.end(), 1e30f);
+    const auto r = TreeSolver<float>(c).solve(p.sources(), a.view(), {.potential = true, .per_target_counts = true});
+    expect_equal(a, r, e);
+    EXPECT_NE(r.per_target, zero.counts) << "the relative walk should differ from the bootstrap's";
+    const auto phase = std::find_if(r.phase_seconds.begin(), r.phase_seconds.end(),
+                                    [](const auto& ph) { return ph.first == "bootstrap walk"; });
+    EXPECT_NE(phase, r.phase_seconds.end());
+  }
+}
+
+// The geometric opening reads nothing from out: previous_accelerations
+// changes nothing there.
+TEST(TreeSolver, GeometricIgnoresPreviousAccelerations) {
+  const auto p = testing::uniform_cube(1000, 3);
+  bh::TreeSolverConfig c;
+  Accelerations<float> a(p.size()), b(p.size());
+  std::fill(b.ax.begin(), b.ax.end(), 1e30f);
+  const auto ra = TreeSolver<float>(c).solve(p.sources(), a.view(), {.per_target_counts = true});
+  const auto rb =
+      TreeSolver<float>(c).solve(p.sources(), b.view(), {.per_target_counts = true, .previous_accelerations = true});
+  EXPECT_TRUE(same_bits(a.ax, b.ax) && same_bits(a.ay, b.ay) && same_bits(a.az, b.az));
+  EXPECT_EQ(ra.per_target, rb.per_target);
+}
+
+TEST(TreeSolver, RelativeToleranceMustBePositiveAndFinite) {
+  const auto p = testing::uniform_cube(100, 5);
+  Accelerations<float> out(p.size());
+  for (double tol : {0.0, -0.001, std::nan(""), std::numeric_limits<double>::infinity()}) {
+    auto c = relative_config(bh::Multipole::monopole);
+    c.tree.tolerance = tol;
+    try {
+      TreeSolver<float>(c).solve(p.sources(), out.view());
+      ADD_FAILURE() << "tolerance " << tol << " was accepted";
+    } catch (const InputError& e) {
+      const std::string m = e.what();
+      EXPECT_NE(m.find("gravity.tolerance"), std::string::npos) << m;
+      EXPECT_NE(m.find("> 0"), std::string::npos) << m;
+    }
+    // The geometric opening has no tolerance to check.
+    c.tree.opening = bh::Opening::geometric;
+    EXPECT_NO_THROW(TreeSolver<float>(c).solve(p.sources(), out.view())) << tol;
+  }
+}
+
+}  // namespace
+}  // namespace orrery::gravity
