@@ -20,6 +20,8 @@
 
 #include "orrery/bh/morton.hpp"
 #include "orrery/bh/octree.hpp"
+#include "orrery/bh/opening_geometric.hpp"
+#include "orrery/bh/opening_relative.hpp"
 
 namespace orrery::bh {
 
@@ -166,22 +168,6 @@ ORRERY_HDI NodeMoments combine_moments(const NodeMoments* children, int n, const
   return combine_moments<Quad>(n, [children](int c) { return children[c]; }, g);
 }
 
-/// The squared acceptance radius of a cell (see walk.hpp): Barnes'
-/// criterion d > side/theta + delta, delta = |com - centre|, squared so the
-/// walk needs no square root. theta = 0 gives +inf (never accept).
-ORRERY_HDI double acceptance_radius2(const NodeMoments& mo, const CellGeometry& g, double theta) {
-  const double delta = xm::sqrt(xm::norm2(xm::sub(mo.cx, g.cx), xm::sub(mo.cy, g.cy), xm::sub(mo.cz, g.cz)));
-  const double r = xm::add(xm::div(g.side, theta), delta);
-  return xm::mul(r, r);
-}
-
-/// The relative criterion's coefficient of a cell (OctreeView::crit_rel):
-/// GADGET's mass * side^2 <= tolerance * |a| * d^4 is d^2 >= side *
-/// sqrt(mass / tolerance) / sqrt(|a|), and 1/sqrt(|a|) is the target's part.
-ORRERY_HDI double relative_coefficient(const NodeMoments& mo, const CellGeometry& g, double tolerance) {
-  return xm::mul(g.side, xm::sqrt(xm::div(mo.mass, tolerance)));
-}
-
 /// Writable pointers to the moment arrays of a tree in pre-order (the
 /// OctreeView's moments; quad is null for a monopole tree, crit_rel unless
 /// the opening is relative).
@@ -192,8 +178,9 @@ struct MomentArrays {
 };
 
 /// Stores the moments of the node at pre-order index d: rounded once from
-/// double to Real, with its acceptance radius (and relative coefficient when
-/// out.crit_rel is set). The one place both builds round.
+/// double to Real, with the opening criteria's per-node values (crit2, and
+/// crit_rel when out.crit_rel is set: opening_geometric.hpp,
+/// opening_relative.hpp). The one place both builds round.
 template <bool Quad, class Real>
 ORRERY_HDI void store_moments(const MomentArrays<Real>& out, std::int32_t d, const NodeMoments& m,
                               const CellGeometry& g, double theta, double tolerance) {
@@ -201,8 +188,8 @@ ORRERY_HDI void store_moments(const MomentArrays<Real>& out, std::int32_t d, con
   out.com_x[d] = static_cast<Real>(m.cx);
   out.com_y[d] = static_cast<Real>(m.cy);
   out.com_z[d] = static_cast<Real>(m.cz);
-  out.crit2[d] = static_cast<Real>(acceptance_radius2(m, g, theta));
-  if (out.crit_rel != nullptr) out.crit_rel[d] = static_cast<Real>(relative_coefficient(m, g, tolerance));
+  out.crit2[d] = static_cast<Real>(acceptance_radius2(m.cx, m.cy, m.cz, g.cx, g.cy, g.cz, g.side, theta));
+  if (out.crit_rel != nullptr) out.crit_rel[d] = static_cast<Real>(relative_coefficient(m.mass, g.side, tolerance));
   if constexpr (Quad)
     for (int k = 0; k < kQuadComponents; ++k) out.quad[std::int64_t(d) * kQuadComponents + k] = static_cast<Real>(m.q[k]);
 }

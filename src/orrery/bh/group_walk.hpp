@@ -6,9 +6,9 @@
 // Every lane keeps the node its own walk (bh::walk_target) wants next;
 // the group steps to the smallest of them. At a node a lane acts only when it
 // is the node it wants, and then exactly as walk_target does: the same
-// opening test (bh::accepts, restated in decide() with integer masks;
-// on a tree with the relative opening with each lane's own scale, the Rel
-// instantiation), the same interaction functions (interactions.hpp),
+// opening test (bh::accepts: the criterion's far() and the membership test,
+// restated in decide() with integer masks; a scaled criterion with each
+// lane's own scale), the same interaction functions (interactions.hpp),
 // the same counters. A lane that does not act keeps its sums bit-for-bit (add_particle's
 // keep, or a select after the arithmetic). So each target sums the same terms
 // in the same order as walk_target, and the results are bit-identical to it
@@ -82,10 +82,10 @@ void pack_walk_nodes(const OctreeView<Real>& t, WalkNode<Real>* nodes) {
 }
 
 /// The decision of every lane at node n (walk_target's, lane by lane), and
-/// whether any lane accepts the cell, sums the leaf, or descends. Rel: the
-/// tree has the relative opening, crit_rel is the node's coefficient and
-/// g.scale holds the lanes' scales (bh::accepts' second test).
-template <bool Rel, int W, class Real>
+/// whether any lane accepts the cell, sums the leaf, or descends, by the
+/// opening criterion (opening.hpp); for a scaled one, crit_rel is the
+/// node's coefficient and g.scale holds the lanes' scales.
+template <class Criterion, int W, class Real>
 [[gnu::always_inline]] inline void decide(const WalkNode<Real>& node, Real crit_rel, std::int32_t n,
                                           GroupLanes<W, Real>& __restrict g, bool& any_cell, bool& any_leaf,
                                           bool& any_descend) {
@@ -101,8 +101,8 @@ template <bool Rel, int W, class Real>
     // bh::accepts, lane by lane, with the conditions as integer masks.
     const Int active = g.want[l] == n ? Int(-1) : Int(0);
     const Real d2 = xm::norm2(xm::sub(cx, g.tx[l]), xm::sub(cy, g.ty[l]), xm::sub(cz, g.tz[l]));
-    Int far = d2 > crit2 ? Int(-1) : Int(0);
-    if constexpr (Rel) far &= bh::relative_far(d2, crit_rel, g.scale[l], crit2) ? Int(-1) : Int(0);
+    const Real scale = Criterion::kScaled ? g.scale[l] : Real(0);
+    const Int far = Criterion::far(d2, crit2, crit_rel, scale) ? Int(-1) : Int(0);
     const Int member = (first <= g.idx[l]) & (g.idx[l] < first + count) ? Int(1) : Int(0);
     const Int accept = active & far & (member - 1);
     const Int sum_leaf = active & ~accept & leaf;
@@ -199,12 +199,12 @@ inline void add_leaves(const OctreeView<Real>& t, const WalkNode<Real>& node, co
 /// sums (sorted order) to ax/ay/az/pot[i0 + l] and their counters to
 /// counts[i0 + l]. pot is written only when Pot. nodes: t's nodes as packed
 /// by pack_walk_nodes. H: add_leaves' lanes per skipped register.
-/// Rel: t has the relative opening (t.crit_rel); scale then holds the
-/// targets' bh::relative_scale in sorted order (not null). Without Rel,
-/// scale is not read: the geometric walk's code is the one it was before the
+/// Criterion: t's opening criterion (opening.hpp); a scaled one reads
+/// t.crit_rel and scale, the targets' scales in sorted order (not null).
+/// An unscaled one does not read scale: the geometric walk's code is the one it was before the
 /// relative opening existed.
 template <int W, bool Pot, bool Quad, MathMode Mode, class Real, class Softening, int H = kSkipLanes<Real>,
-          bool Rel = false>
+          class Criterion = GeometricOpening>
 void walk_group(const OctreeView<Real>& t, const WalkNode<Real>* __restrict nodes, const Softening& soft,
                 std::int32_t i0, int lanes, const Real* scale, Real* ax, Real* ay, Real* az, Real* pot,
                 InteractionCounts* counts) {
@@ -216,7 +216,7 @@ void walk_group(const OctreeView<Real>& t, const WalkNode<Real>* __restrict node
     g.tx[l] = t.x[g.idx[l]];
     g.ty[l] = t.y[g.idx[l]];
     g.tz[l] = t.z[g.idx[l]];
-    if constexpr (Rel) g.scale[l] = scale[g.idx[l]];
+    if constexpr (Criterion::kScaled) g.scale[l] = scale[g.idx[l]];
     g.sx[l] = g.sy[l] = g.sz[l] = g.sp[l] = Real(0);
     g.visits[l] = g.cells[l] = g.parts[l] = 0;
   }
@@ -224,7 +224,7 @@ void walk_group(const OctreeView<Real>& t, const WalkNode<Real>* __restrict node
   while (n < t.num_nodes) {
     const WalkNode<Real>& node = nodes[n];
     bool any_cell, any_leaf, any_descend;
-    decide<Rel>(node, Rel ? t.crit_rel[n] : Real(0), n, g, any_cell, any_leaf, any_descend);
+    decide<Criterion>(node, Criterion::kScaled ? t.crit_rel[n] : Real(0), n, g, any_cell, any_leaf, any_descend);
     // Skipping a node no lane interacts with is a branch on the whole group:
     // it saves the interaction, it does not change any lane's value.
     if (any_cell) add_cells<Pot, Quad, Mode>(t, node, soft, n, g);

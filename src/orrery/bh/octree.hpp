@@ -22,12 +22,10 @@ constexpr std::string_view to_string(Multipole m) {
   return m == Multipole::monopole ? "monopole" : "quadrupole";
 }
 
-/// Which cells a target accepts (walk.hpp, docs/adr/0007). geometric:
-/// Barnes' d > side/theta + delta. relative: GADGET's criterion, which also
-/// requires mass * side^2 <= tolerance * |a_old| * d^4 for the target's
-/// acceleration a_old of the previous evaluation, theta then being the
-/// geometric cap (GADGET's ErrTolThetaMax) and the angle of the bootstrap
-/// evaluation that supplies a_old when there is none.
+/// Which cells a target accepts: the opening criterion, one policy type each
+/// (opening.hpp). geometric: Barnes' d > side/theta + delta
+/// (opening_geometric.hpp). relative: GADGET's criterion with theta as the
+/// cap (opening_relative.hpp, docs/adr/0007).
 enum class Opening : std::uint8_t { geometric, relative };
 
 constexpr std::string_view to_string(Opening o) { return o == Opening::geometric ? "geometric" : "relative"; }
@@ -62,7 +60,7 @@ struct OctreeView {
   const Real* com_x = nullptr;
   const Real* com_y = nullptr;
   const Real* com_z = nullptr;
-  const Real* crit2 = nullptr;  // accept the cell when |target - com|^2 > crit2 (see opening.hpp)
+  const Real* crit2 = nullptr;  // accept the cell when |target - com|^2 > crit2 (opening_geometric.hpp)
   const Real* quad = nullptr;   // [num_nodes * 6] (QuadIndex order) or null for monopole trees
   // Sources in sorted order, [num_particles].
   const Real* x = nullptr;

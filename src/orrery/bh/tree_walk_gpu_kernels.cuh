@@ -117,7 +117,7 @@ template <class Real>
 struct alignas(4 * sizeof(Real)) NodeRel {  // a monopole record's relative coefficient
   Real crit_rel, pad[3];
 };
-/// Rel: the tree has the relative opening (OctreeView::crit_rel). Its
+/// Rel: the criterion is scaled (the relative opening, OctreeView::crit_rel). Its
 /// coefficient takes the free slot of a quadrupole record and a 16-byte
 /// tail on a monopole one; the geometric records are unchanged.
 template <class Real, bool Quad, bool Rel>
@@ -139,7 +139,7 @@ struct WalkNode<Real, true, Rel> {  // aligned as NodeQuad
 };
 
 template <class Real, bool Quad, bool Rel>
-__device__ Real relative_coefficient(const WalkNode<Real, Quad, Rel>& node) {
+__device__ Real node_coefficient(const WalkNode<Real, Quad, Rel>& node) {
   if constexpr (!Rel) return Real(0);
   else if constexpr (Quad) return node.quad.crit_rel;
   else return node.rel.crit_rel;
@@ -237,9 +237,9 @@ __device__ void sum_leaf(const Group& g, Accumulator<Real>& acc, WalkCounts& c, 
   c.particle_interactions += sum ? std::uint32_t(leaf.count - holds(f, leaf.count, i)) : 0u;
 }
 
-template <bool Pot, bool Quad, bool Rel, MathMode Mode, int W, class Real, class Softening>
+template <bool Pot, bool Quad, class Criterion, MathMode Mode, int W, class Real, class Softening>
 __global__ void __launch_bounds__(kWalkBlock)
-    coherent_walk(const bh::OctreeView<Real> t, const WalkNode<Real, Quad, Rel>* __restrict__ nodes,
+    coherent_walk(const bh::OctreeView<Real> t, const WalkNode<Real, Quad, Criterion::kScaled>* __restrict__ nodes,
                   const Softening soft, const DeviceWalkTargets<Real> out) {
   using Group = typename GroupOf<W>::type;
   __shared__ int slots[4 * (kWalkBlock / 64)];
@@ -251,18 +251,18 @@ __global__ void __launch_bounds__(kWalkBlock)
   const auto i = static_cast<std::int32_t>(real ? gi : t.num_particles - 1);
   const Real tx = t.x[i], ty = t.y[i], tz = t.z[i];
   // Uniform: a null scale array is the bootstrap's geometric walk (scale 0).
-  const Real scale = Rel && out.scale != nullptr ? out.scale[i] : Real(0);
+  const Real scale = Criterion::kScaled && out.scale != nullptr ? out.scale[i] : Real(0);
   Accumulator<Real> acc;
   WalkCounts c;
   std::int32_t want = real ? 0 : t.num_nodes;
   std::int32_t n = g.min(want);
   while (n < t.num_nodes) {
     ++c.node_visits;
-    const WalkNode<Real, Quad, Rel>& node = nodes[n];
+    const WalkNode<Real, Quad, Criterion::kScaled>& node = nodes[n];
     const NodeBox<Real> b = node.box;
     const NodeSpan<Real> sp = node.span;
     const bool mine = want == n;
-    const bool accept = mine & accepts_node<Rel>(b.com_x, b.com_y, b.com_z, b.crit2, relative_coefficient(node), scale,
+    const bool accept = mine & accepts_node<Criterion>(b.com_x, b.com_y, b.com_z, b.crit2, node_coefficient(node), scale,
                                                  sp.first, sp.count, i, tx, ty, tz);
     const bool leaf = sp.next == n + 1;
     const bool sum = mine & !accept & leaf;
@@ -301,10 +301,10 @@ class StreamScratch {
   cuda::StreamHandle s_;
 };
 
-template <bool Pot, bool Quad, bool Rel, MathMode Mode, int W, class Real, class Softening>
+template <bool Pot, bool Quad, class Criterion, MathMode Mode, int W, class Real, class Softening>
 void launch_coherent(const bh::OctreeView<Real>& t, const GpuWalkParams& p, const Softening& soft,
                      const DeviceWalkTargets<Real>& out, cuda::StreamHandle s) {
-  using Record = WalkNode<Real, Quad, Rel>;
+  using Record = WalkNode<Real, Quad, Criterion::kScaled>;
   const auto nodes = static_cast<std::size_t>(t.num_nodes);
   // The caller's scratch when it holds the records (cudaMalloc'd memory is
   // aligned for them); otherwise stream-ordered memory of our own.
@@ -315,22 +315,22 @@ void launch_coherent(const bh::OctreeView<Real>& t, const GpuWalkParams& p, cons
   pack_nodes<<<static_cast<unsigned>((nodes + kWalkBlock - 1) / kWalkBlock), kWalkBlock, 0, s>>>(t, records);
   ORRERY_CUDA_CHECK_LAUNCH("pack_nodes");
   const auto blocks = static_cast<unsigned>((t.num_particles + kWalkBlock - 1) / kWalkBlock);
-  coherent_walk<Pot, Quad, Rel, Mode, W><<<blocks, kWalkBlock, 0, s>>>(t, records, soft, out);
+  coherent_walk<Pot, Quad, Criterion, Mode, W><<<blocks, kWalkBlock, 0, s>>>(t, records, soft, out);
   ORRERY_CUDA_CHECK_LAUNCH("coherent tree walk");
 }
 
-template <bool Pot, bool Quad, bool Rel, MathMode Mode, class Real, class Softening>
+template <bool Pot, bool Quad, class Criterion, MathMode Mode, class Real, class Softening>
 void launch_coherent_width(const bh::OctreeView<Real>& t, const GpuWalkParams& p, const Softening& soft,
                            const DeviceWalkTargets<Real>& out, cuda::StreamHandle s) {
   switch (p.group_width) {
     case 8:
-      return launch_coherent<Pot, Quad, Rel, Mode, 8>(t, p, soft, out, s);
+      return launch_coherent<Pot, Quad, Criterion, Mode, 8>(t, p, soft, out, s);
     case 16:
-      return launch_coherent<Pot, Quad, Rel, Mode, 16>(t, p, soft, out, s);
+      return launch_coherent<Pot, Quad, Criterion, Mode, 16>(t, p, soft, out, s);
     case 32:
-      return launch_coherent<Pot, Quad, Rel, Mode, 32>(t, p, soft, out, s);
+      return launch_coherent<Pot, Quad, Criterion, Mode, 32>(t, p, soft, out, s);
     default:  // 64, validated by walk_tree_gpu
-      return launch_coherent<Pot, Quad, Rel, Mode, 64>(t, p, soft, out, s);
+      return launch_coherent<Pot, Quad, Criterion, Mode, 64>(t, p, soft, out, s);
   }
 }
 
@@ -343,12 +343,11 @@ void launch_walk(const bh::OctreeView<Real>& t, const GpuWalkParams& p, const So
     ORRERY_CUDA_CHECK_LAUNCH("independent tree walk");
     return;
   }
-  // The relative opening is a kernel of its own: the geometric walk keeps
-  // its record and its instruction count.
-  if (t.crit_rel != nullptr)
-    launch_coherent_width<Pot, Quad, true, Mode>(t, p, soft, out, s);
-  else
-    launch_coherent_width<Pot, Quad, false, Mode>(t, p, soft, out, s);
+  // Each criterion is a kernel of its own: the geometric walk keeps its
+  // record and its instruction count.
+  with_opening(t, [&](auto criterion) {
+    launch_coherent_width<Pot, Quad, decltype(criterion), Mode>(t, p, soft, out, s);
+  });
 }
 
 template <bool Pot, bool Quad, MathMode Mode, class Real>

@@ -11,7 +11,7 @@ template <class Real>
 void walk_all(const Octree<Real>& tree, const TreeSolverConfig& c, bool potential, Real* ax, Real* ay, Real* az,
               Real* pot, InteractionCounts* pt, const Real* scale) {
   if (tree.crit_rel.empty())
-    walk_all_opening<false>(tree, c, potential, ax, ay, az, pot, pt, scale);
+    walk_all_opening<GeometricOpening>(tree, c, potential, ax, ay, az, pot, pt, scale);
   else
     walk_all_relative(tree, c, potential, ax, ay, az, pot, pt, scale);
 }

@@ -2,7 +2,7 @@
 // The CPU walk of every target (walk_all.hpp), as
 // templates: the groups of group_walk.hpp spread over the threads, with the
 // run-time configuration dispatched to compile-time parameters once. The
-// opening is one of them (Rel): walk_all.cpp instantiates the geometric
+// opening criterion is one of them (opening.hpp): walk_all.cpp instantiates the geometric
 // walks, walk_all_relative.cpp the relative ones (walk_all_relative), two
 // translation units that compile in parallel (the walk is most of the
 // library's compile time). The templates have internal linkage, as they had
@@ -34,13 +34,13 @@ namespace {
 // Sorted targets [i0, i1) in groups of W lanes (group_walk.hpp), the last
 // group padded. W and H change no value and no counter: each lane sums its
 // own walk's terms in its own order, whatever the group (group_walk.hpp).
-// Rel: the tree has the relative opening (walk_group).
-template <int W, int H, bool Rel, bool Pot, bool Quad, MathMode Mode, class Real, class Softening>
+// Criterion: the tree's opening criterion (walk_group).
+template <int W, int H, class Criterion, bool Pot, bool Quad, MathMode Mode, class Real, class Softening>
 void walk_range(const OctreeView<Real>& t, const WalkNode<Real>* nodes, const Softening& soft, std::int32_t i0,
                 std::int32_t i1, const Real* scale, Real* ax, Real* ay, Real* az, Real* pot,
                 InteractionCounts* counts) {
   for (std::int32_t i = i0; i < i1; i += W)
-    walk_group<W, Pot, Quad, Mode, Real, Softening, H, Rel>(t, nodes, soft, i, std::min(W, i1 - i), scale, ax, ay, az,
+    walk_group<W, Pot, Quad, Mode, Real, Softening, H, Criterion>(t, nodes, soft, i, std::min(W, i1 - i), scale, ax, ay, az,
                                                             pot, counts);
 }
 
@@ -58,14 +58,14 @@ inline constexpr int kGroupLanesAvx512 = 2 * kGroupLanes<Real>;
 template <class Real>
 inline constexpr int kSkipLanesAvx512 = 64 / static_cast<int>(sizeof(Real));
 
-template <int W, int H, bool Rel, bool Pot, bool Quad, MathMode Mode, class Real, class Softening>
+template <int W, int H, class Criterion, bool Pot, bool Quad, MathMode Mode, class Real, class Softening>
 [[gnu::target("avx512f,avx512vl,avx512bw,avx512dq,prefer-vector-width=512"), gnu::flatten]] void walk_range_avx512(
     const OctreeView<Real>& t, const WalkNode<Real>* nodes, const Softening& soft, std::int32_t i0, std::int32_t i1,
     const Real* scale, Real* ax, Real* ay, Real* az, Real* pot, InteractionCounts* counts) {
-  walk_range<W, H, Rel, Pot, Quad, Mode>(t, nodes, soft, i0, i1, scale, ax, ay, az, pot, counts);
+  walk_range<W, H, Criterion, Pot, Quad, Mode>(t, nodes, soft, i0, i1, scale, ax, ay, az, pot, counts);
 }
 
-template <bool Rel, bool Pot, bool Quad, MathMode Mode, class Real, class Softening>
+template <class Criterion, bool Pot, bool Quad, MathMode Mode, class Real, class Softening>
 void walk_all_impl(const OctreeView<Real>& t, const Softening& soft, const Real* scale, Real* ax, Real* ay, Real* az,
                    Real* pot, InteractionCounts* per_target) {
   using WalkRange = void (*)(const OctreeView<Real>&, const WalkNode<Real>*, const Softening&, std::int32_t,
@@ -77,8 +77,8 @@ void walk_all_impl(const OctreeView<Real>& t, const Softening& soft, const Real*
   // cpu_tree.md, "The relative opening on the CPU").
   const WalkRange walk =
       walk_isa_in_use() == WalkIsa::avx512
-          ? &walk_range_avx512<kGroupLanesAvx512<Real>, kSkipLanesAvx512<Real>, Rel, Pot, Quad, Mode, Real, Softening>
-          : &walk_range<kGroupLanes<Real>, kSkipLanes<Real>, Rel, Pot, Quad, Mode, Real, Softening>;
+          ? &walk_range_avx512<kGroupLanesAvx512<Real>, kSkipLanesAvx512<Real>, Criterion, Pot, Quad, Mode, Real, Softening>
+          : &walk_range<kGroupLanes<Real>, kSkipLanes<Real>, Criterion, Pot, Quad, Mode, Real, Softening>;
   const std::int32_t n = static_cast<std::int32_t>(t.num_particles);
   // Filled by pack_walk_nodes: no zeroing first.
   const auto nodes = std::make_unique_for_overwrite<WalkNode<Real>[]>(static_cast<std::size_t>(t.num_nodes));
@@ -98,43 +98,43 @@ void walk_all_impl(const OctreeView<Real>& t, const Softening& soft, const Real*
 }
 
 // Run-time configuration to compile-time parameters, once, on the host.
-template <bool Rel, bool Pot, bool Quad, class Real, class Softening>
+template <class Criterion, bool Pot, bool Quad, class Real, class Softening>
 void dispatch_mode(const OctreeView<Real>& t, const TreeSolverConfig& c, const Softening& s, const Real* scale,
                    Real* ax, Real* ay, Real* az, Real* pot, InteractionCounts* pt) {
   if (c.math == MathMode::exact)
-    walk_all_impl<Rel, Pot, Quad, MathMode::exact>(t, s, scale, ax, ay, az, pot, pt);
+    walk_all_impl<Criterion, Pot, Quad, MathMode::exact>(t, s, scale, ax, ay, az, pot, pt);
   else
-    walk_all_impl<Rel, Pot, Quad, MathMode::fast>(t, s, scale, ax, ay, az, pot, pt);
+    walk_all_impl<Criterion, Pot, Quad, MathMode::fast>(t, s, scale, ax, ay, az, pot, pt);
 }
 
-template <bool Rel, bool Pot, bool Quad, class Real>
+template <class Criterion, bool Pot, bool Quad, class Real>
 void dispatch_softening(const OctreeView<Real>& t, const TreeSolverConfig& c, const Real* scale, Real* ax, Real* ay,
                         Real* az, Real* pot, InteractionCounts* pt) {
   if (c.softening_kind == SofteningKind::plummer)
-    dispatch_mode<Rel, Pot, Quad>(t, c, PlummerSoftening<Real>(Real(c.softening)), scale, ax, ay, az, pot, pt);
+    dispatch_mode<Criterion, Pot, Quad>(t, c, PlummerSoftening<Real>(Real(c.softening)), scale, ax, ay, az, pot, pt);
   else
-    dispatch_mode<Rel, Pot, Quad>(t, c, SplineSoftening<Real>(Real(c.softening)), scale, ax, ay, az, pot, pt);
+    dispatch_mode<Criterion, Pot, Quad>(t, c, SplineSoftening<Real>(Real(c.softening)), scale, ax, ay, az, pot, pt);
 }
 
-/// walk_all for a tree with (Rel) or without the relative opening.
-template <bool Rel, class Real>
+/// walk_all for a tree with the opening criterion Criterion.
+template <class Criterion, class Real>
 void walk_all_opening(const Octree<Real>& tree, const TreeSolverConfig& c, bool potential, Real* ax, Real* ay,
                       Real* az, Real* pot, InteractionCounts* pt, const Real* scale) {
   // No scales are zeros, in an array: a null test in walk_group would let
   // the compiler unswitch the walk on it, twice the code for nothing.
   std::vector<Real> zeros;
-  if (Rel && scale == nullptr) {
+  if (Criterion::kScaled && scale == nullptr) {
     zeros.assign(tree.x.size(), Real(0));
     scale = zeros.data();
   }
   const auto t = tree.view();
   const bool quad = tree.params.multipole == Multipole::quadrupole;
   if (potential) {
-    quad ? dispatch_softening<Rel, true, true>(t, c, scale, ax, ay, az, pot, pt)
-         : dispatch_softening<Rel, true, false>(t, c, scale, ax, ay, az, pot, pt);
+    quad ? dispatch_softening<Criterion, true, true>(t, c, scale, ax, ay, az, pot, pt)
+         : dispatch_softening<Criterion, true, false>(t, c, scale, ax, ay, az, pot, pt);
   } else {
-    quad ? dispatch_softening<Rel, false, true>(t, c, scale, ax, ay, az, pot, pt)
-         : dispatch_softening<Rel, false, false>(t, c, scale, ax, ay, az, pot, pt);
+    quad ? dispatch_softening<Criterion, false, true>(t, c, scale, ax, ay, az, pot, pt)
+         : dispatch_softening<Criterion, false, false>(t, c, scale, ax, ay, az, pot, pt);
   }
 }
 

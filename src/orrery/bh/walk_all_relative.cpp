@@ -7,7 +7,7 @@ namespace orrery::bh {
 template <class Real>
 void walk_all_relative(const Octree<Real>& tree, const TreeSolverConfig& c, bool potential, Real* ax, Real* ay,
                        Real* az, Real* pot, InteractionCounts* pt, const Real* scale) {
-  walk_all_opening<true>(tree, c, potential, ax, ay, az, pot, pt, scale);
+  walk_all_opening<RelativeOpening>(tree, c, potential, ax, ay, az, pot, pt, scale);
 }
 
 template void walk_all_relative(const Octree<float>&, const TreeSolverConfig&, bool, float*, float*, float*, float*,
