@@ -29,6 +29,7 @@
 #include <type_traits>
 
 #include "orrery/bh/walk.hpp"
+#include "orrery/bh/walk_targets.hpp"
 
 namespace orrery::bh {
 
@@ -195,28 +196,27 @@ inline void add_leaves(const OctreeView<Real>& t, const WalkNode<Real>& node, co
   }
 }
 
-/// Walks sorted targets [i0, i0 + lanes), 1 <= lanes <= W, and writes their
-/// sums (sorted order) to ax/ay/az/pot[i0 + l] and their counters to
-/// counts[i0 + l]. pot is written only when Pot. nodes: t's nodes as packed
+/// Walks targets [k0, k0 + lanes) of `targets`, 1 <= lanes <= W, and writes
+/// their sums to ax/ay/az/pot[k0 + l] and their counters to counts[k0 + l]. pot is written only when Pot. nodes: t's nodes as packed
 /// by pack_walk_nodes. H: add_leaves' lanes per skipped register.
 /// Criterion: t's opening criterion (opening.hpp); a scaled one reads
-/// t.crit_rel and scale, the targets' scales in sorted order (not null).
+/// t.crit_rel and scale, the targets' scales, [targets.count] (not null).
 /// An unscaled one does not read scale: the geometric walk's code is the one it was before the
 /// relative opening existed.
 template <int W, bool Pot, bool Quad, MathMode Mode, class Real, class Softening, int H = kSkipLanes<Real>,
           class Criterion = GeometricOpening>
 void walk_group(const OctreeView<Real>& t, const WalkNode<Real>* __restrict nodes, const Softening& soft,
-                std::int32_t i0, int lanes, const Real* scale, Real* ax, Real* ay, Real* az, Real* pot,
-                InteractionCounts* counts) {
+                const WalkTargets<Real>& targets, std::int32_t k0, int lanes, const Real* scale, Real* ax, Real* ay,
+                Real* az, Real* pot, InteractionCounts* counts) {
   GroupLanes<W, Real> g;
   for (int l = 0; l < W; ++l) {
     // Padding lanes repeat the last target and never want a node.
-    g.idx[l] = i0 + std::min(l, lanes - 1);
+    const std::int32_t k = k0 + std::min(l, lanes - 1);
+    const std::int32_t i = targets.self(k);
+    g.idx[l] = i;
     g.want[l] = l < lanes ? 0 : t.num_nodes;
-    g.tx[l] = t.x[g.idx[l]];
-    g.ty[l] = t.y[g.idx[l]];
-    g.tz[l] = t.z[g.idx[l]];
-    if constexpr (Criterion::kScaled) g.scale[l] = scale[g.idx[l]];
+    targets.position(t, k, i, g.tx[l], g.ty[l], g.tz[l]);
+    if constexpr (Criterion::kScaled) g.scale[l] = scale[k];
     g.sx[l] = g.sy[l] = g.sz[l] = g.sp[l] = Real(0);
     g.visits[l] = g.cells[l] = g.parts[l] = 0;
   }
@@ -241,7 +241,7 @@ void walk_group(const OctreeView<Real>& t, const WalkNode<Real>* __restrict node
     }
   }
   for (int l = 0; l < lanes; ++l) {
-    const std::int32_t i = i0 + l;
+    const std::int32_t i = k0 + l;
     ax[i] = g.sx[l];
     ay[i] = g.sy[l];
     az[i] = g.sz[l];

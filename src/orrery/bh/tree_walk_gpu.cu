@@ -9,20 +9,30 @@
 namespace orrery::bh {
 
 template <class Real>
-void walk_tree_gpu(const bh::OctreeView<Real>& tree, const GpuWalkParams& params, const DeviceWalkTargets<Real>& out,
-                   cuda::StreamHandle stream) {
+void walk_tree_gpu(const bh::OctreeView<Real>& tree, const WalkTargets<Real>& targets, const GpuWalkParams& params,
+                   const DeviceWalkTargets<Real>& out, cuda::StreamHandle stream) {
   if (params.traversal == Traversal::coherent && !is_group_width(params.group_width))
     throw InputError("gravity.group_width = " + std::to_string(params.group_width) +
                      " is not supported; accepted: 8, 16, 32, 64");
   if (!(params.softening >= 0.0))
     throw InputError("gravity.softening = " + std::to_string(params.softening) + " is invalid; accepted: a number >= 0");
-  if (tree.num_particles == 0) return;
+  if (tree.num_particles == 0 || targets.count == 0) return;
   if (params.math == MathMode::exact)
-    detail::walk_tree_gpu_mode<MathMode::exact>(tree, params, out, stream);
+    detail::walk_tree_gpu_mode<MathMode::exact>(tree, targets, params, out, stream);
   else
-    detail::walk_tree_gpu_mode<MathMode::fast>(tree, params, out, stream);
+    detail::walk_tree_gpu_mode<MathMode::fast>(tree, targets, params, out, stream);
 }
 
+template <class Real>
+void walk_tree_gpu(const bh::OctreeView<Real>& tree, const GpuWalkParams& params, const DeviceWalkTargets<Real>& out,
+                   cuda::StreamHandle stream) {
+  walk_tree_gpu(tree, every_source(tree), params, out, stream);
+}
+
+template void walk_tree_gpu(const bh::OctreeView<float>&, const WalkTargets<float>&, const GpuWalkParams&,
+                            const DeviceWalkTargets<float>&, cuda::StreamHandle);
+template void walk_tree_gpu(const bh::OctreeView<double>&, const WalkTargets<double>&, const GpuWalkParams&,
+                            const DeviceWalkTargets<double>&, cuda::StreamHandle);
 template void walk_tree_gpu(const bh::OctreeView<float>&, const GpuWalkParams&, const DeviceWalkTargets<float>&,
                             cuda::StreamHandle);
 template void walk_tree_gpu(const bh::OctreeView<double>&, const GpuWalkParams&, const DeviceWalkTargets<double>&,

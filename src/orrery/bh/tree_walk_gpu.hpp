@@ -37,6 +37,7 @@
 #include "orrery/core/softening.hpp"
 #include "orrery/cuda/stream.hpp"
 #include "orrery/bh/octree.hpp"
+#include "orrery/bh/walk_targets.hpp"
 
 namespace orrery::bh {
 
@@ -95,13 +96,26 @@ struct DeviceWalkTargets {
   unsigned long long* totals = nullptr;  // [3]: node visits, cell and particle interactions
 };
 
-/// Enqueues the walk of every target of `tree` on `stream` (asynchronous).
-/// Throws InputError for a group width not in kGroupWidths, and
-/// RuntimeFailure if the launch fails.
+/// Enqueues the walk of `targets` (walk_targets.hpp; device pointers) in
+/// `tree` on `stream` (asynchronous). The per-target arrays of `out` then have
+/// targets.count entries, in the targets' order (scattered through out.order
+/// when set), and block_order permutes the ceil(targets.count /
+/// kWalkBlockTargets) blocks. Each target's sums are bit-identical to those
+/// it gets as one of every source. Throws InputError for a group width not
+/// in kGroupWidths, and RuntimeFailure if the launch fails.
+template <class Real>
+void walk_tree_gpu(const bh::OctreeView<Real>& tree, const WalkTargets<Real>& targets, const GpuWalkParams& params,
+                   const DeviceWalkTargets<Real>& out, cuda::StreamHandle stream);
+
+/// Enqueues the walk of every source of `tree` as a target (every_source).
 template <class Real>
 void walk_tree_gpu(const bh::OctreeView<Real>& tree, const GpuWalkParams& params, const DeviceWalkTargets<Real>& out,
                    cuda::StreamHandle stream);
 
+extern template void walk_tree_gpu(const bh::OctreeView<float>&, const WalkTargets<float>&, const GpuWalkParams&,
+                                   const DeviceWalkTargets<float>&, cuda::StreamHandle);
+extern template void walk_tree_gpu(const bh::OctreeView<double>&, const WalkTargets<double>&, const GpuWalkParams&,
+                                   const DeviceWalkTargets<double>&, cuda::StreamHandle);
 extern template void walk_tree_gpu(const bh::OctreeView<float>&, const GpuWalkParams&,
                                    const DeviceWalkTargets<float>&, cuda::StreamHandle);
 extern template void walk_tree_gpu(const bh::OctreeView<double>&, const GpuWalkParams&,

@@ -4,9 +4,9 @@
 
 namespace orrery::bh::detail {
 
-template void walk_tree_gpu_mode<MathMode::exact>(const bh::OctreeView<float>&, const GpuWalkParams&,
+template void walk_tree_gpu_mode<MathMode::exact>(const bh::OctreeView<float>&, const WalkTargets<float>&, const GpuWalkParams&,
                                                   const DeviceWalkTargets<float>&, cuda::StreamHandle);
-template void walk_tree_gpu_mode<MathMode::exact>(const bh::OctreeView<double>&, const GpuWalkParams&,
+template void walk_tree_gpu_mode<MathMode::exact>(const bh::OctreeView<double>&, const WalkTargets<double>&, const GpuWalkParams&,
                                                   const DeviceWalkTargets<double>&, cuda::StreamHandle);
 
 }  // namespace orrery::bh::detail

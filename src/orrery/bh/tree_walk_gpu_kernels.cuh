@@ -16,6 +16,7 @@
 #include "orrery/cuda/check_cuda.cuh"
 #include "orrery/bh/tree_walk_gpu_modes.hpp"
 #include "orrery/bh/walk.hpp"
+#include "orrery/bh/walk_targets.hpp"
 
 namespace orrery::bh::detail {
 
@@ -178,7 +179,7 @@ __global__ void __launch_bounds__(kWalkBlock)
 template <bool Pot, class Real>
 __device__ void store_target(const DeviceWalkTargets<Real>& out, std::int32_t i, const Accumulator<Real>& a,
                              const WalkCounts& c) {
-  const std::int32_t o = out.order != nullptr ? out.order[i] : i;
+  const std::int32_t o = out.order != nullptr ? out.order[i] : i;  // i: the target's index in the walk
   out.ax[o] = a.ax;
   out.ay[o] = a.ay;
   out.az[o] = a.az;
@@ -205,14 +206,18 @@ __device__ void add_totals(const DeviceWalkTargets<Real>& out, const WalkCounts&
 
 template <bool Pot, bool Quad, MathMode Mode, class Real, class Softening>
 __global__ void __launch_bounds__(kWalkBlock)
-    independent_walk(const bh::OctreeView<Real> t, const Softening soft, const DeviceWalkTargets<Real> out) {
-  const std::int64_t gi = block_first_target(out) + threadIdx.x;
-  if (gi >= t.num_particles) return;  // the tail of the last block
-  const auto i = static_cast<std::int32_t>(gi);
+    independent_walk(const bh::OctreeView<Real> t, const WalkTargets<Real> targets, const Softening soft,
+                     const DeviceWalkTargets<Real> out) {
+  const std::int64_t gk = block_first_target(out) + threadIdx.x;
+  if (gk >= targets.count) return;  // the tail of the last block
+  const auto k = static_cast<std::int32_t>(gk);
+  const std::int32_t i = targets.self(k);
+  Real tx, ty, tz;
+  targets.position(t, k, i, tx, ty, tz);
   WalkCounts c;
-  const Real scale = out.scale != nullptr ? out.scale[i] : Real(0);  // uniform: the relative opening's input
-  const Accumulator<Real> acc = walk_target<Pot, Quad, Mode>(t, soft, i, c, scale);
-  store_target<Pot>(out, i, acc, c);
+  const Real scale = out.scale != nullptr ? out.scale[k] : Real(0);  // uniform: the relative opening's input
+  const Accumulator<Real> acc = walk_target_at<Pot, Quad, Mode>(t, soft, i, tx, ty, tz, c, scale);
+  store_target<Pot>(out, k, acc, c);
   add_totals(out, c);
 }
 
@@ -240,18 +245,20 @@ __device__ void sum_leaf(const Group& g, Accumulator<Real>& acc, WalkCounts& c, 
 template <bool Pot, bool Quad, class Criterion, MathMode Mode, int W, class Real, class Softening>
 __global__ void __launch_bounds__(kWalkBlock)
     coherent_walk(const bh::OctreeView<Real> t, const WalkNode<Real, Quad, Criterion::kScaled>* __restrict__ nodes,
-                  const Softening soft, const DeviceWalkTargets<Real> out) {
+                  const WalkTargets<Real> targets, const Softening soft, const DeviceWalkTargets<Real> out) {
   using Group = typename GroupOf<W>::type;
   __shared__ int slots[4 * (kWalkBlock / 64)];
   Group g(slots);
   // Every lane runs the loop, including those past the last target (they
   // want nothing, num_nodes, so they never hold the group back).
-  const std::int64_t gi = block_first_target(out) + threadIdx.x;
-  const bool real = gi < t.num_particles;
-  const auto i = static_cast<std::int32_t>(real ? gi : t.num_particles - 1);
-  const Real tx = t.x[i], ty = t.y[i], tz = t.z[i];
+  const std::int64_t gk = block_first_target(out) + threadIdx.x;
+  const bool real = gk < targets.count;
+  const auto k = static_cast<std::int32_t>(real ? gk : targets.count - 1);
+  const std::int32_t i = targets.self(k);
+  Real tx, ty, tz;
+  targets.position(t, k, i, tx, ty, tz);
   // Uniform: a null scale array is the bootstrap's geometric walk (scale 0).
-  const Real scale = Criterion::kScaled && out.scale != nullptr ? out.scale[i] : Real(0);
+  const Real scale = Criterion::kScaled && out.scale != nullptr ? out.scale[k] : Real(0);
   Accumulator<Real> acc;
   WalkCounts c;
   std::int32_t want = real ? 0 : t.num_nodes;
@@ -278,7 +285,7 @@ __global__ void __launch_bounds__(kWalkBlock)
     want = mine ? ((accept | leaf) ? sp.next : n + 1) : want;
     n = g.min(want);
   }
-  if (real) store_target<Pot>(out, i, acc, c);
+  if (real) store_target<Pot>(out, k, acc, c);
   add_totals(out, real ? c : WalkCounts{});
 }
 
@@ -302,7 +309,7 @@ class StreamScratch {
 };
 
 template <bool Pot, bool Quad, class Criterion, MathMode Mode, int W, class Real, class Softening>
-void launch_coherent(const bh::OctreeView<Real>& t, const GpuWalkParams& p, const Softening& soft,
+void launch_coherent(const bh::OctreeView<Real>& t, const WalkTargets<Real>& w, const GpuWalkParams& p, const Softening& soft,
                      const DeviceWalkTargets<Real>& out, cuda::StreamHandle s) {
   using Record = WalkNode<Real, Quad, Criterion::kScaled>;
   const auto nodes = static_cast<std::size_t>(t.num_nodes);
@@ -314,62 +321,62 @@ void launch_coherent(const bh::OctreeView<Real>& t, const GpuWalkParams& p, cons
   Record* const records = borrowed ? reinterpret_cast<Record*>(p.scratch.data()) : own.get();
   pack_nodes<<<static_cast<unsigned>((nodes + kWalkBlock - 1) / kWalkBlock), kWalkBlock, 0, s>>>(t, records);
   ORRERY_CUDA_CHECK_LAUNCH("pack_nodes");
-  const auto blocks = static_cast<unsigned>((t.num_particles + kWalkBlock - 1) / kWalkBlock);
-  coherent_walk<Pot, Quad, Criterion, Mode, W><<<blocks, kWalkBlock, 0, s>>>(t, records, soft, out);
+  const auto blocks = static_cast<unsigned>((std::int64_t(w.count) + kWalkBlock - 1) / kWalkBlock);
+  coherent_walk<Pot, Quad, Criterion, Mode, W><<<blocks, kWalkBlock, 0, s>>>(t, records, w, soft, out);
   ORRERY_CUDA_CHECK_LAUNCH("coherent tree walk");
 }
 
 template <bool Pot, bool Quad, class Criterion, MathMode Mode, class Real, class Softening>
-void launch_coherent_width(const bh::OctreeView<Real>& t, const GpuWalkParams& p, const Softening& soft,
+void launch_coherent_width(const bh::OctreeView<Real>& t, const WalkTargets<Real>& w, const GpuWalkParams& p, const Softening& soft,
                            const DeviceWalkTargets<Real>& out, cuda::StreamHandle s) {
   switch (p.group_width) {
     case 8:
-      return launch_coherent<Pot, Quad, Criterion, Mode, 8>(t, p, soft, out, s);
+      return launch_coherent<Pot, Quad, Criterion, Mode, 8>(t, w, p, soft, out, s);
     case 16:
-      return launch_coherent<Pot, Quad, Criterion, Mode, 16>(t, p, soft, out, s);
+      return launch_coherent<Pot, Quad, Criterion, Mode, 16>(t, w, p, soft, out, s);
     case 32:
-      return launch_coherent<Pot, Quad, Criterion, Mode, 32>(t, p, soft, out, s);
+      return launch_coherent<Pot, Quad, Criterion, Mode, 32>(t, w, p, soft, out, s);
     default:  // 64, validated by walk_tree_gpu
-      return launch_coherent<Pot, Quad, Criterion, Mode, 64>(t, p, soft, out, s);
+      return launch_coherent<Pot, Quad, Criterion, Mode, 64>(t, w, p, soft, out, s);
   }
 }
 
 template <bool Pot, bool Quad, MathMode Mode, class Real, class Softening>
-void launch_walk(const bh::OctreeView<Real>& t, const GpuWalkParams& p, const Softening& soft,
+void launch_walk(const bh::OctreeView<Real>& t, const WalkTargets<Real>& w, const GpuWalkParams& p, const Softening& soft,
                  const DeviceWalkTargets<Real>& out, cuda::StreamHandle s) {
   if (p.traversal == Traversal::independent) {
-    const auto blocks = static_cast<unsigned>((t.num_particles + kWalkBlock - 1) / kWalkBlock);
-    independent_walk<Pot, Quad, Mode><<<blocks, kWalkBlock, 0, s>>>(t, soft, out);
+    const auto blocks = static_cast<unsigned>((std::int64_t(w.count) + kWalkBlock - 1) / kWalkBlock);
+    independent_walk<Pot, Quad, Mode><<<blocks, kWalkBlock, 0, s>>>(t, w, soft, out);
     ORRERY_CUDA_CHECK_LAUNCH("independent tree walk");
     return;
   }
   // Each criterion is a kernel of its own: the geometric walk keeps its
   // record and its instruction count.
   with_opening(t, [&](auto criterion) {
-    launch_coherent_width<Pot, Quad, decltype(criterion), Mode>(t, p, soft, out, s);
+    launch_coherent_width<Pot, Quad, decltype(criterion), Mode>(t, w, p, soft, out, s);
   });
 }
 
 template <bool Pot, bool Quad, MathMode Mode, class Real>
-void launch_softening(const bh::OctreeView<Real>& t, const GpuWalkParams& p, const DeviceWalkTargets<Real>& out,
+void launch_softening(const bh::OctreeView<Real>& t, const WalkTargets<Real>& w, const GpuWalkParams& p, const DeviceWalkTargets<Real>& out,
                       cuda::StreamHandle s) {
   // The softening policy is built on the host, as TreeSolver builds it: the
   // same eps^2 (or h, 1/h) bits reach the kernel.
   const Real eps = static_cast<Real>(p.softening);
   if (p.softening_kind == SofteningKind::spline)
-    launch_walk<Pot, Quad, Mode>(t, p, SplineSoftening<Real>(eps), out, s);
+    launch_walk<Pot, Quad, Mode>(t, w, p, SplineSoftening<Real>(eps), out, s);
   else
-    launch_walk<Pot, Quad, Mode>(t, p, PlummerSoftening<Real>(eps), out, s);
+    launch_walk<Pot, Quad, Mode>(t, w, p, PlummerSoftening<Real>(eps), out, s);
 }
 
 template <MathMode Mode, class Real>
-void walk_tree_gpu_mode(const bh::OctreeView<Real>& t, const GpuWalkParams& p, const DeviceWalkTargets<Real>& out,
+void walk_tree_gpu_mode(const bh::OctreeView<Real>& t, const WalkTargets<Real>& w, const GpuWalkParams& p, const DeviceWalkTargets<Real>& out,
                         cuda::StreamHandle s) {
   const bool quad = t.quad != nullptr;
   if (p.potential)
-    quad ? launch_softening<true, true, Mode>(t, p, out, s) : launch_softening<true, false, Mode>(t, p, out, s);
+    quad ? launch_softening<true, true, Mode>(t, w, p, out, s) : launch_softening<true, false, Mode>(t, w, p, out, s);
   else
-    quad ? launch_softening<false, true, Mode>(t, p, out, s) : launch_softening<false, false, Mode>(t, p, out, s);
+    quad ? launch_softening<false, true, Mode>(t, w, p, out, s) : launch_softening<false, false, Mode>(t, w, p, out, s);
 }
 
 }  // namespace orrery::bh::detail

@@ -55,12 +55,12 @@ ORRERY_HDI void add_leaf(Accumulator<Real>& acc, const OctreeView<Real>& t, cons
   for (std::int32_t j = f; j < e; ++j) add_particle<Pot, Mode>(acc, soft, tx, ty, tz, t.x[j], t.y[j], t.z[j], t.m[j], j != i);
 }
 
-/// The walk of sorted target i with the opening criterion fixed (its scale
-/// read by a scaled criterion only).
+/// The walk of a target at (tx, ty, tz) whose sorted source index is i (-1
+/// for a point that is no source), with the opening criterion fixed (its
+/// scale read by a scaled criterion only).
 template <bool Pot, bool Quad, class Criterion, MathMode Mode, class Real, class Softening>
-ORRERY_HDI Accumulator<Real> walk_target_opening(const OctreeView<Real>& t, const Softening& soft, std::int32_t i,
-                                                 WalkCounts& counts, Real scale) {
-  const Real tx = t.x[i], ty = t.y[i], tz = t.z[i];
+ORRERY_HDI Accumulator<Real> walk_point(const OctreeView<Real>& t, const Softening& soft, std::int32_t i, Real tx,
+                                        Real ty, Real tz, WalkCounts& counts, Real scale) {
   Accumulator<Real> acc;
   std::int32_t n = 0;
   while (n < t.num_nodes) {
@@ -81,15 +81,30 @@ ORRERY_HDI Accumulator<Real> walk_target_opening(const OctreeView<Real>& t, cons
   return acc;
 }
 
-/// The whole walk of sorted target i; scale is its relative_scale (read only
-/// when the tree has the relative opening; 0 there gives the geometric walk).
-/// The opening is chosen once per target, not per node: a GPU thread's walk
-/// loop then holds one opening test.
+/// The walk of sorted source i with the opening criterion fixed.
+template <bool Pot, bool Quad, class Criterion, MathMode Mode, class Real, class Softening>
+ORRERY_HDI Accumulator<Real> walk_target_opening(const OctreeView<Real>& t, const Softening& soft, std::int32_t i,
+                                                 WalkCounts& counts, Real scale) {
+  return walk_point<Pot, Quad, Criterion, Mode>(t, soft, i, t.x[i], t.y[i], t.z[i], counts, scale);
+}
+
+/// The whole walk of a target at (tx, ty, tz) with sorted source index i
+/// (-1: a point that is no source); scale is its relative_scale (read only
+/// when the tree has the relative opening; 0 there gives the geometric
+/// walk). The opening is chosen once per target, not per node: a GPU
+/// thread's walk loop then holds one opening test.
+template <bool Pot, bool Quad, MathMode Mode, class Real, class Softening>
+ORRERY_HDI Accumulator<Real> walk_target_at(const OctreeView<Real>& t, const Softening& soft, std::int32_t i, Real tx,
+                                            Real ty, Real tz, WalkCounts& counts, Real scale = Real(0)) {
+  if (has_relative_opening(t)) return walk_point<Pot, Quad, RelativeOpening, Mode>(t, soft, i, tx, ty, tz, counts, scale);
+  return walk_point<Pot, Quad, GeometricOpening, Mode>(t, soft, i, tx, ty, tz, counts, scale);
+}
+
+/// The whole walk of sorted source i (walk_target_at at its position).
 template <bool Pot, bool Quad, MathMode Mode, class Real, class Softening>
 ORRERY_HDI Accumulator<Real> walk_target(const OctreeView<Real>& t, const Softening& soft, std::int32_t i,
                                          WalkCounts& counts, Real scale = Real(0)) {
-  if (has_relative_opening(t)) return walk_target_opening<Pot, Quad, RelativeOpening, Mode>(t, soft, i, counts, scale);
-  return walk_target_opening<Pot, Quad, GeometricOpening, Mode>(t, soft, i, counts, scale);
+  return walk_target_at<Pot, Quad, Mode>(t, soft, i, t.x[i], t.y[i], t.z[i], counts, scale);
 }
 
 }  // namespace orrery::bh

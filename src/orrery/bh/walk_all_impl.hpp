@@ -20,28 +20,30 @@
 
 namespace orrery::bh {
 
-/// walk_all for a tree with the relative opening (walk_all_relative.cpp).
+/// walk_targets for a tree with the relative opening (walk_all_relative.cpp).
 template <class Real>
-void walk_all_relative(const Octree<Real>& tree, const TreeSolverConfig& c, bool potential, Real* ax, Real* ay,
-                       Real* az, Real* pot, InteractionCounts* pt, const Real* scale);
-extern template void walk_all_relative(const Octree<float>&, const TreeSolverConfig&, bool, float*, float*, float*,
-                                       float*, InteractionCounts*, const float*);
-extern template void walk_all_relative(const Octree<double>&, const TreeSolverConfig&, bool, double*, double*,
-                                       double*, double*, InteractionCounts*, const double*);
+void walk_targets_relative(const Octree<Real>& tree, const WalkTargets<Real>& targets, const TreeSolverConfig& c,
+                           bool potential, Real* ax, Real* ay, Real* az, Real* pot, InteractionCounts* pt,
+                           const Real* scale);
+extern template void walk_targets_relative(const Octree<float>&, const WalkTargets<float>&, const TreeSolverConfig&,
+                                           bool, float*, float*, float*, float*, InteractionCounts*, const float*);
+extern template void walk_targets_relative(const Octree<double>&, const WalkTargets<double>&, const TreeSolverConfig&,
+                                           bool, double*, double*, double*, double*, InteractionCounts*,
+                                           const double*);
 
 namespace {
 
-// Sorted targets [i0, i1) in groups of W lanes (group_walk.hpp), the last
-// group padded. W and H change no value and no counter: each lane sums its
+// Targets [k0, k1) in groups of W lanes (group_walk.hpp), the last group
+// padded. W and H change no value and no counter: each lane sums its
 // own walk's terms in its own order, whatever the group (group_walk.hpp).
 // Criterion: the tree's opening criterion (walk_group).
 template <int W, int H, class Criterion, bool Pot, bool Quad, MathMode Mode, class Real, class Softening>
-void walk_range(const OctreeView<Real>& t, const WalkNode<Real>* nodes, const Softening& soft, std::int32_t i0,
-                std::int32_t i1, const Real* scale, Real* ax, Real* ay, Real* az, Real* pot,
-                InteractionCounts* counts) {
-  for (std::int32_t i = i0; i < i1; i += W)
-    walk_group<W, Pot, Quad, Mode, Real, Softening, H, Criterion>(t, nodes, soft, i, std::min(W, i1 - i), scale, ax, ay, az,
-                                                            pot, counts);
+void walk_range(const OctreeView<Real>& t, const WalkNode<Real>* nodes, const Softening& soft,
+                const WalkTargets<Real>& targets, std::int32_t k0, std::int32_t k1, const Real* scale, Real* ax,
+                Real* ay, Real* az, Real* pot, InteractionCounts* counts) {
+  for (std::int32_t k = k0; k < k1; k += W)
+    walk_group<W, Pot, Quad, Mode, Real, Softening, H, Criterion>(t, nodes, soft, targets, k, std::min(W, k1 - k),
+                                                                  scale, ax, ay, az, pot, counts);
 }
 
 // The same walk compiled for AVX-512 (docs/adr/0006): `flatten` inlines
@@ -60,16 +62,17 @@ inline constexpr int kSkipLanesAvx512 = 64 / static_cast<int>(sizeof(Real));
 
 template <int W, int H, class Criterion, bool Pot, bool Quad, MathMode Mode, class Real, class Softening>
 [[gnu::target("avx512f,avx512vl,avx512bw,avx512dq,prefer-vector-width=512"), gnu::flatten]] void walk_range_avx512(
-    const OctreeView<Real>& t, const WalkNode<Real>* nodes, const Softening& soft, std::int32_t i0, std::int32_t i1,
-    const Real* scale, Real* ax, Real* ay, Real* az, Real* pot, InteractionCounts* counts) {
-  walk_range<W, H, Criterion, Pot, Quad, Mode>(t, nodes, soft, i0, i1, scale, ax, ay, az, pot, counts);
+    const OctreeView<Real>& t, const WalkNode<Real>* nodes, const Softening& soft, const WalkTargets<Real>& targets,
+    std::int32_t k0, std::int32_t k1, const Real* scale, Real* ax, Real* ay, Real* az, Real* pot,
+    InteractionCounts* counts) {
+  walk_range<W, H, Criterion, Pot, Quad, Mode>(t, nodes, soft, targets, k0, k1, scale, ax, ay, az, pot, counts);
 }
 
 template <class Criterion, bool Pot, bool Quad, MathMode Mode, class Real, class Softening>
-void walk_all_impl(const OctreeView<Real>& t, const Softening& soft, const Real* scale, Real* ax, Real* ay, Real* az,
-                   Real* pot, InteractionCounts* per_target) {
-  using WalkRange = void (*)(const OctreeView<Real>&, const WalkNode<Real>*, const Softening&, std::int32_t,
-                             std::int32_t, const Real*, Real*, Real*, Real*, Real*, InteractionCounts*);
+void walk_all_impl(const OctreeView<Real>& t, const WalkTargets<Real>& targets, const Softening& soft, const Real* scale,
+                   Real* ax, Real* ay, Real* az, Real* pot, InteractionCounts* per_target) {
+  using WalkRange = void (*)(const OctreeView<Real>&, const WalkNode<Real>*, const Softening&, const WalkTargets<Real>&,
+                             std::int32_t, std::int32_t, const Real*, Real*, Real*, Real*, Real*, InteractionCounts*);
   // The instruction set is chosen once per solve; the parallel loop below is
   // default-ISA code either way. The opening is a template parameter, not a
   // branch in the walk, so the geometric walk compiles to the code it had
@@ -79,11 +82,12 @@ void walk_all_impl(const OctreeView<Real>& t, const Softening& soft, const Real*
       walk_isa_in_use() == WalkIsa::avx512
           ? &walk_range_avx512<kGroupLanesAvx512<Real>, kSkipLanesAvx512<Real>, Criterion, Pot, Quad, Mode, Real, Softening>
           : &walk_range<kGroupLanes<Real>, kSkipLanes<Real>, Criterion, Pot, Quad, Mode, Real, Softening>;
-  const std::int32_t n = static_cast<std::int32_t>(t.num_particles);
+  const std::int32_t n = targets.count;
+  if (n == 0) return;
   // Filled by pack_walk_nodes: no zeroing first.
   const auto nodes = std::make_unique_for_overwrite<WalkNode<Real>[]>(static_cast<std::size_t>(t.num_nodes));
   pack_walk_nodes(t, nodes.get());
-  // Chunks are fixed by the sorted index, not by the thread that runs them:
+  // Chunks are fixed by the target index, not by the thread that runs them:
   // the result does not depend on the schedule (contract 6). A chunk is 64
   // groups of the AVX2 walk: consecutive groups walk largely the same nodes,
   // which then stay in the core's L2; at N = 1M on 16 threads that is still
@@ -92,49 +96,50 @@ void walk_all_impl(const OctreeView<Real>& t, const Softening& soft, const Real*
   const std::int32_t chunks = (n + kChunk - 1) / kChunk;
 #pragma omp parallel for schedule(dynamic, 1)
   for (std::int32_t c = 0; c < chunks; ++c) {
-    const std::int32_t i0 = c * kChunk;
-    walk(t, nodes.get(), soft, i0, std::min(n, i0 + kChunk), scale, ax, ay, az, pot, per_target);
+    const std::int32_t k0 = c * kChunk;
+    walk(t, nodes.get(), soft, targets, k0, std::min(n, k0 + kChunk), scale, ax, ay, az, pot, per_target);
   }
 }
 
 // Run-time configuration to compile-time parameters, once, on the host.
 template <class Criterion, bool Pot, bool Quad, class Real, class Softening>
-void dispatch_mode(const OctreeView<Real>& t, const TreeSolverConfig& c, const Softening& s, const Real* scale,
-                   Real* ax, Real* ay, Real* az, Real* pot, InteractionCounts* pt) {
+void dispatch_mode(const OctreeView<Real>& t, const WalkTargets<Real>& w, const TreeSolverConfig& c, const Softening& s,
+                   const Real* scale, Real* ax, Real* ay, Real* az, Real* pot, InteractionCounts* pt) {
   if (c.math == MathMode::exact)
-    walk_all_impl<Criterion, Pot, Quad, MathMode::exact>(t, s, scale, ax, ay, az, pot, pt);
+    walk_all_impl<Criterion, Pot, Quad, MathMode::exact>(t, w, s, scale, ax, ay, az, pot, pt);
   else
-    walk_all_impl<Criterion, Pot, Quad, MathMode::fast>(t, s, scale, ax, ay, az, pot, pt);
+    walk_all_impl<Criterion, Pot, Quad, MathMode::fast>(t, w, s, scale, ax, ay, az, pot, pt);
 }
 
 template <class Criterion, bool Pot, bool Quad, class Real>
-void dispatch_softening(const OctreeView<Real>& t, const TreeSolverConfig& c, const Real* scale, Real* ax, Real* ay,
-                        Real* az, Real* pot, InteractionCounts* pt) {
+void dispatch_softening(const OctreeView<Real>& t, const WalkTargets<Real>& w, const TreeSolverConfig& c,
+                        const Real* scale, Real* ax, Real* ay, Real* az, Real* pot, InteractionCounts* pt) {
   if (c.softening_kind == SofteningKind::plummer)
-    dispatch_mode<Criterion, Pot, Quad>(t, c, PlummerSoftening<Real>(Real(c.softening)), scale, ax, ay, az, pot, pt);
+    dispatch_mode<Criterion, Pot, Quad>(t, w, c, PlummerSoftening<Real>(Real(c.softening)), scale, ax, ay, az, pot, pt);
   else
-    dispatch_mode<Criterion, Pot, Quad>(t, c, SplineSoftening<Real>(Real(c.softening)), scale, ax, ay, az, pot, pt);
+    dispatch_mode<Criterion, Pot, Quad>(t, w, c, SplineSoftening<Real>(Real(c.softening)), scale, ax, ay, az, pot, pt);
 }
 
-/// walk_all for a tree with the opening criterion Criterion.
+/// walk_targets for a tree with the opening criterion Criterion.
 template <class Criterion, class Real>
-void walk_all_opening(const Octree<Real>& tree, const TreeSolverConfig& c, bool potential, Real* ax, Real* ay,
-                      Real* az, Real* pot, InteractionCounts* pt, const Real* scale) {
+void walk_targets_opening(const Octree<Real>& tree, const WalkTargets<Real>& w, const TreeSolverConfig& c,
+                          bool potential, Real* ax, Real* ay, Real* az, Real* pot, InteractionCounts* pt,
+                          const Real* scale) {
   // No scales are zeros, in an array: a null test in walk_group would let
   // the compiler unswitch the walk on it, twice the code for nothing.
   std::vector<Real> zeros;
   if (Criterion::kScaled && scale == nullptr) {
-    zeros.assign(tree.x.size(), Real(0));
+    zeros.assign(static_cast<std::size_t>(w.count), Real(0));
     scale = zeros.data();
   }
   const auto t = tree.view();
   const bool quad = tree.params.multipole == Multipole::quadrupole;
   if (potential) {
-    quad ? dispatch_softening<Criterion, true, true>(t, c, scale, ax, ay, az, pot, pt)
-         : dispatch_softening<Criterion, true, false>(t, c, scale, ax, ay, az, pot, pt);
+    quad ? dispatch_softening<Criterion, true, true>(t, w, c, scale, ax, ay, az, pot, pt)
+         : dispatch_softening<Criterion, true, false>(t, w, c, scale, ax, ay, az, pot, pt);
   } else {
-    quad ? dispatch_softening<Criterion, false, true>(t, c, scale, ax, ay, az, pot, pt)
-         : dispatch_softening<Criterion, false, false>(t, c, scale, ax, ay, az, pot, pt);
+    quad ? dispatch_softening<Criterion, false, true>(t, w, c, scale, ax, ay, az, pot, pt)
+         : dispatch_softening<Criterion, false, false>(t, w, c, scale, ax, ay, az, pot, pt);
   }
 }
 
