@@ -133,6 +133,26 @@ void check_finite(const Real* v, std::int64_t n, const char* field) {
                      " is not finite; positions must be finite numbers");
 }
 
+/// The cube given from outside, once every source is checked to lie in it.
+template <class Real>
+Cube checked_cube(const SourcesView<Real>& s, const Cube& c) {
+  if (!(c.side > 0) || !std::isfinite(c.side) || !std::isfinite(c.x0) || !std::isfinite(c.y0) || !std::isfinite(c.z0))
+    throw InputError("the tree's cube (origin " + std::to_string(c.x0) + ", " + std::to_string(c.y0) + ", " +
+                     std::to_string(c.z0) + ", side " + std::to_string(c.side) +
+                     ") is invalid; accepted: a finite origin and a finite side > 0");
+  const auto out = [&c](double v, double lo) { return !(v >= lo && v <= xm::add(lo, c.side)); };
+  std::int64_t bad = -1;
+#pragma omp parallel for reduction(max : bad) if (s.count >= kParallelParticles)
+  for (std::int64_t i = 0; i < s.count; ++i)
+    if (out(s.x[i], c.x0) || out(s.y[i], c.y0) || out(s.z[i], c.z0)) bad = std::max(bad, i);
+  if (bad >= 0)
+    throw InputError("particle " + std::to_string(bad) + " at (" + std::to_string(s.x[bad]) + ", " +
+                     std::to_string(s.y[bad]) + ", " + std::to_string(s.z[bad]) + ") lies outside the tree's cube (origin " +
+                     std::to_string(c.x0) + ", " + std::to_string(c.y0) + ", " + std::to_string(c.z0) + ", side " +
+                     std::to_string(c.side) + "); every source must lie in the cube given");
+  return c;
+}
+
 }  // namespace
 
 void validate_tree_params(const TreeParams& p, std::int64_t count) {
@@ -166,13 +186,14 @@ void validate_tree_input(const SourcesView<Real>& s, const TreeParams& p) {
 }
 
 template <class Real>
-Octree<Real> build_octree(const SourcesView<Real>& s, const TreeParams& params, SolverReport* report) {
+Octree<Real> build_octree(const SourcesView<Real>& s, const TreeParams& params, SolverReport* report,
+                          const Cube* cube) {
   validate_tree_input(s, params);
   PhaseClock clock(report);
   const std::int32_t n = static_cast<std::int32_t>(s.count);
   Octree<Real> tree;
   tree.params = params;
-  tree.cube = bounding_cube(s);
+  tree.cube = cube != nullptr ? checked_cube(s, *cube) : bounding_cube(s);
   clock.lap("box");
 
   std::vector<std::uint64_t> keys(n);
@@ -278,7 +299,7 @@ Octree<Real> build_octree(const SourcesView<Real>& s, const TreeParams& params, 
 
 template void validate_tree_input(const SourcesView<float>&, const TreeParams&);
 template void validate_tree_input(const SourcesView<double>&, const TreeParams&);
-template Octree<float> build_octree(const SourcesView<float>&, const TreeParams&, SolverReport*);
-template Octree<double> build_octree(const SourcesView<double>&, const TreeParams&, SolverReport*);
+template Octree<float> build_octree(const SourcesView<float>&, const TreeParams&, SolverReport*, const Cube*);
+template Octree<double> build_octree(const SourcesView<double>&, const TreeParams&, SolverReport*, const Cube*);
 
 }  // namespace orrery::bh

@@ -22,8 +22,10 @@ void validate_tree_input(const SourcesView<Real>& sources, const TreeParams& par
 /// Builds the tree of `sources`. Deterministic: the result is a pure function
 /// of the input and params, whatever the number of threads. Appends the time
 /// of each phase (box, keys, sort, build, moments) to `report` if non-null.
+/// cube: the key cube given from outside (null: the sources' bounding cube);
+/// a source outside it is an InputError naming the particle and the cube.
 template <class Real>
 Octree<Real> build_octree(const SourcesView<Real>& sources, const TreeParams& params,
-                          SolverReport* report = nullptr);
+                          SolverReport* report = nullptr, const Cube* cube = nullptr);
 
 }  // namespace orrery::bh

@@ -5,6 +5,9 @@
 #include <memory>
 #include <string>
 
+#include <optional>
+
+#include "orrery/bh/morton.hpp"
 #include "orrery/core/particles.hpp"
 #include "orrery/core/solver_report.hpp"
 
@@ -18,6 +21,16 @@ struct SolveOptions {
   // tree solver with the relative opening (docs/adr/0007); without them it
   // bootstraps: a geometric walk at theta supplies them. Ignored otherwise.
   bool previous_accelerations = false;
+  // The relative opening's floor (bh/opening_relative.hpp) is a fraction of
+  // the largest |a_old| of the evaluation. A solve of a subset of the
+  // targets gives here the largest over all of them, so that each target's
+  // bits are those of the solve of every target; negative: the largest over
+  // the targets solved (the whole set when every source is a target).
+  double largest_previous_acceleration = -1.0;
+  // The tree's key cube, given from outside (e.g. the global one of an MPI
+  // run) instead of the sources' own bounding cube; every source must lie in
+  // it (an InputError names one that does not). Tree solvers only.
+  std::optional<bh::Cube> cube;
 };
 
 template <class Real>

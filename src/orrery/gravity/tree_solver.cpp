@@ -1,6 +1,8 @@
 #include "orrery/gravity/tree_solver.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <string>
 #include <chrono>
 #include <memory>
 #include <vector>
@@ -17,26 +19,75 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-/// scale[i] = bh::relative_scale of the acceleration at from[i] (the
-/// caller's order) or at i (from null: sorted order), floored at
-/// bh::kRelativeFloor times the largest magnitude: the bits the GPU
-/// solver computes (tree_gpu_solver.cu).
+/// The largest |a| of n accelerations (bh::acceleration_magnitude): an exact
+/// maximum, whatever the order and the threads; a NaN never wins.
 template <class Real>
-void relative_scales(std::int64_t n, const std::int32_t* from, const Real* ax, const Real* ay, const Real* az,
-                     Real* scale) {
-  // An exact maximum, whatever the order and the threads; a NaN never wins.
+double largest_magnitude(std::int64_t n, const Real* ax, const Real* ay, const Real* az) {
   double largest = 0.0;
 #pragma omp parallel for schedule(static) reduction(max : largest)
   for (std::int64_t i = 0; i < n; ++i) {
     const double a = bh::acceleration_magnitude(ax[i], ay[i], az[i]);
     largest = a > largest ? a : largest;
   }
+  return largest;
+}
+
+/// scale[w] = bh::relative_scale of the acceleration at from[w] (or at w
+/// when from is null), floored at bh::kRelativeFloor times `largest`: the
+/// bits the GPU solver computes (tree_gpu_solver.cu).
+template <class Real>
+void relative_scales(std::int64_t n, const std::int32_t* from, const Real* ax, const Real* ay, const Real* az,
+                     double largest, Real* scale) {
   const double floor = bh::relative_floor(largest);
 #pragma omp parallel for schedule(static)
-  for (std::int64_t i = 0; i < n; ++i) {
-    const std::int64_t j = from != nullptr ? from[i] : i;
-    scale[i] = bh::relative_scale(ax[j], ay[j], az[j], floor);
+  for (std::int64_t w = 0; w < n; ++w) {
+    const std::int64_t j = from != nullptr ? from[w] : w;
+    scale[w] = bh::relative_scale(ax[j], ay[j], az[j], floor);
   }
+}
+
+/// The walk order of a subset of the sources: the targets' sorted source
+/// indices ascending (the tree's key order, so a group's walks are alike)
+/// and, for each, its place in the caller's target list. Throws InputError
+/// for an index out of range or listed twice.
+struct SubsetOrder {
+  std::vector<std::int32_t> source, place;
+};
+
+SubsetOrder subset_order(std::int64_t count, const std::int64_t* index, const std::vector<std::int32_t>& order) {
+  const auto n = static_cast<std::int64_t>(order.size());
+  std::vector<std::int32_t> rank(order.size());
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) rank[order[i]] = static_cast<std::int32_t>(i);
+  std::vector<std::int32_t> slot(order.size(), -1);
+  for (std::int64_t k = 0; k < count; ++k) {
+    const std::int64_t j = index[k];
+    if (j < 0 || j >= n)
+      throw InputError("target " + std::to_string(k) + " names source " + std::to_string(j) +
+                       "; accepted: an index in [0, " + std::to_string(n) + ")");
+    std::int32_t& s = slot[rank[j]];
+    if (s >= 0)
+      throw InputError("source " + std::to_string(j) + " is listed twice among the targets (targets " +
+                       std::to_string(s) + " and " + std::to_string(k) + "); each target must be listed once");
+    s = static_cast<std::int32_t>(k);
+  }
+  SubsetOrder w;
+  w.source.reserve(static_cast<std::size_t>(count));
+  w.place.reserve(static_cast<std::size_t>(count));
+  for (std::int64_t i = 0; i < n; ++i) {
+    if (slot[i] < 0) continue;
+    w.source.push_back(static_cast<std::int32_t>(i));
+    w.place.push_back(slot[i]);
+  }
+  return w;
+}
+
+template <class Real>
+void check_points(const TargetSet<Real>& t) {
+  for (std::int64_t k = 0; k < t.count; ++k)
+    if (!(std::isfinite(t.x[k]) && std::isfinite(t.y[k]) && std::isfinite(t.z[k])))
+      throw InputError("target point " + std::to_string(k) + " at (" + std::to_string(t.x[k]) + ", " +
+                       std::to_string(t.y[k]) + ", " + std::to_string(t.z[k]) + ") is not finite; positions must be finite");
 }
 
 }  // namespace
@@ -67,33 +118,69 @@ std::string TreeSolver<Real>::name() const {
 
 template <class Real>
 SolverReport TreeSolver<Real>::solve(const SourcesView<Real>& s, const AccelerationsView<Real>& out,
-                                              const SolveOptions& options) {
-  if (out.count != s.count)
-    throw InputError("accelerations hold " + std::to_string(out.count) + " entries for " + std::to_string(s.count) +
-                     " sources; they must be equal");
+                                     const SolveOptions& options) {
+  return solve(s, TargetSet<Real>{}, out, options);
+}
+
+template <class Real>
+SolverReport TreeSolver<Real>::solve(const SourcesView<Real>& s, const TargetSet<Real>& targets,
+                                     const AccelerationsView<Real>& out, const SolveOptions& options) {
+  const std::int64_t n = targets.all() ? s.count : targets.count;
+  if (out.count != n)
+    throw InputError("accelerations hold " + std::to_string(out.count) + " entries for " + std::to_string(n) +
+                     (targets.all() ? " sources" : " targets") + "; they must be equal");
+  if (!targets.all() && targets.index == nullptr && (targets.y == nullptr || targets.z == nullptr))
+    throw InputError("target points need x, y and z; accepted: three arrays of targets.count positions");
   SolverReport report;
-  tree_ = bh::build_octree(s, config_.tree, &report);
-  const std::int64_t n = s.count;
+  tree_ = bh::build_octree(s, config_.tree, &report, options.cube ? &*options.cube : nullptr);
+  // The walk's targets and where each one's results go (the caller's index
+  // in `out`): every source in key order, a subset in key order, or the
+  // points in the order given.
+  SubsetOrder subset;
+  bh::WalkTargets<Real> walk = bh::every_source(tree_.view());
+  const std::int32_t* place = tree_.order.data();
+  if (targets.index != nullptr) {
+    subset = subset_order(targets.count, targets.index, tree_.order);
+    walk = {static_cast<std::int32_t>(n), subset.source.data()};
+    place = subset.place.data();
+  } else if (targets.x != nullptr) {
+    check_points(targets);
+    walk = {static_cast<std::int32_t>(n), nullptr, targets.x, targets.y, targets.z};
+    place = nullptr;
+  }
   std::vector<Real> ax(n), ay(n), az(n), pot(options.potential ? n : 0);
   std::vector<InteractionCounts> counts(n);
-  // The relative opening's scales, in sorted order (see the class comment).
+  // The relative opening's scales, in walk order (see the class comment).
   std::vector<Real> scale;
   if (config_.tree.opening == bh::Opening::relative) {
     scale.resize(n);
+    const double given = options.largest_previous_acceleration;
     if (options.previous_accelerations) {
       const auto ts = std::chrono::steady_clock::now();
-      relative_scales(n, tree_.order.data(), out.ax, out.ay, out.az, scale.data());
+      const double largest = given >= 0 ? given : largest_magnitude(n, out.ax, out.ay, out.az);
+      relative_scales(n, place, out.ax, out.ay, out.az, largest, scale.data());
       report.add_phase("relative scales", seconds_since(ts));
     } else {
+      // The bootstrap: the geometric walk at theta supplies a_old. For a
+      // subset, of every source, so that the floor (the largest |a_old|) is
+      // the whole set's.
       const auto tb = std::chrono::steady_clock::now();
-      bh::walk_all(tree_, config_, false, ax.data(), ay.data(), az.data(), static_cast<Real*>(nullptr), counts.data());
-      relative_scales<Real>(n, nullptr, ax.data(), ay.data(), az.data(), scale.data());
+      const bool points = walk.x != nullptr;
+      const std::int64_t m = points ? n : s.count;
+      std::vector<Real> bx(m), by(m), bz(m);
+      std::vector<InteractionCounts> bc(m);
+      if (points)
+        bh::walk_targets(tree_, walk, config_, false, bx.data(), by.data(), bz.data(), static_cast<Real*>(nullptr), bc.data());
+      else
+        bh::walk_all(tree_, config_, false, bx.data(), by.data(), bz.data(), static_cast<Real*>(nullptr), bc.data());
+      const double largest = given >= 0 ? given : largest_magnitude(m, bx.data(), by.data(), bz.data());
+      relative_scales(n, points ? nullptr : walk.source, bx.data(), by.data(), bz.data(), largest, scale.data());
       report.add_phase("bootstrap walk", seconds_since(tb));
     }
   }
   const auto t0 = std::chrono::steady_clock::now();
-  bh::walk_all(tree_, config_, options.potential, ax.data(), ay.data(), az.data(), pot.data(), counts.data(),
-           scale.empty() ? nullptr : scale.data());
+  bh::walk_targets(tree_, walk, config_, options.potential, ax.data(), ay.data(), az.data(), pot.data(), counts.data(),
+                   scale.empty() ? nullptr : scale.data());
   const auto t1 = std::chrono::steady_clock::now();
   report.add_phase("walk", std::chrono::duration<double>(t1 - t0).count());
   if (options.per_target_counts) report.per_target.resize(n);
@@ -101,13 +188,13 @@ SolverReport TreeSolver<Real>::solve(const SourcesView<Real>& s, const Accelerat
   for (std::int64_t i = 0; i < n; ++i) total += counts[i];
   report.total = total;
 #pragma omp parallel for schedule(static)
-  for (std::int64_t i = 0; i < n; ++i) {
-    const std::int32_t o = tree_.order[i];
-    out.ax[o] = ax[i];
-    out.ay[o] = ay[i];
-    out.az[o] = az[i];
-    if (options.potential && out.potential) out.potential[o] = pot[i];
-    if (options.per_target_counts) report.per_target[o] = counts[i];
+  for (std::int64_t w = 0; w < n; ++w) {
+    const std::int64_t o = place != nullptr ? place[w] : w;
+    out.ax[o] = ax[w];
+    out.ay[o] = ay[w];
+    out.az[o] = az[w];
+    if (options.potential && out.potential) out.potential[o] = pot[w];
+    if (options.per_target_counts) report.per_target[o] = counts[w];
   }
   report.add_phase("scatter", seconds_since(t1));
   return report;

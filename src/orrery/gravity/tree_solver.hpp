@@ -8,6 +8,7 @@
 #include "orrery/bh/tree_config.hpp"
 #include "orrery/gravity/force_solver.hpp"
 #include "orrery/gravity/gravity_config.hpp"
+#include "orrery/gravity/targets.hpp"
 
 namespace orrery::gravity {
 
@@ -31,12 +32,25 @@ bh::TreeSolverConfig tree_solver_config(const gravity::GravityConfig& config);
 /// alone, bit-identical to bh::walk_target(..., scale) per target.
 /// The geometric opening ignores previous_accelerations.
 template <class Real>
-class TreeSolver final : public gravity::ForceSolver<Real> {
+class TreeSolver final : public ForceSolver<Real> {
  public:
   explicit TreeSolver(const bh::TreeSolverConfig& config);
   std::string name() const override;
+  /// Every source is a target: solve(sources, TargetSet<Real>{}, out, options).
   SolverReport solve(const SourcesView<Real>& sources, const AccelerationsView<Real>& out,
-                              const gravity::SolveOptions& options = {}) override;
+                     const SolveOptions& options = {}) override;
+  /// The field of `sources` at `targets` (targets.hpp): every source, a
+  /// subset of them by index, or points; `out` holds targets.count entries in
+  /// the targets' order (for a relative opening with previous_accelerations,
+  /// their previous accelerations on entry). Each target's result, counters
+  /// included, is bit-identical to the one it gets when every source is a
+  /// target (for the relative opening given the same largest previous
+  /// acceleration: SolveOptions). The walk's cost is that of the targets';
+  /// the tree is built over every source, and a subset's first relative
+  /// evaluation (the bootstrap) walks every source once. Throws InputError
+  /// for an index out of range or listed twice, and for points not finite.
+  SolverReport solve(const SourcesView<Real>& sources, const TargetSet<Real>& targets,
+                     const AccelerationsView<Real>& out, const SolveOptions& options = {});
   /// The tree of the last solve (for tests, diagnostics and the GPU cross-checks).
   const bh::Octree<Real>& last_tree() const { return tree_; }
 
