@@ -328,7 +328,14 @@ void copy_to_host(std::vector<T>& host, const T* device, std::size_t count, Stre
 }  // namespace
 
 template <class Real>
-struct DeviceOctree<Real>::Impl {
+struct DeviceOctree<Real>::Impl : TreeArrays<Real, DeviceBuffer> {
+  // The tree in pre-order, its sorted sources and their order (TreeArrays;
+  // the node arrays have node_capacity elements, num_nodes in use).
+  using Arrays = TreeArrays<Real, DeviceBuffer>;
+  using Arrays::key, Arrays::level, Arrays::first, Arrays::count, Arrays::next, Arrays::mass, Arrays::com_x,
+      Arrays::com_y, Arrays::com_z, Arrays::crit2, Arrays::quad, Arrays::crit_rel, Arrays::x, Arrays::y, Arrays::z,
+      Arrays::m, Arrays::order;
+
   static constexpr int kNumEvents = 8;
   static constexpr int kNumGraphs = 3;  // levels, order, moments
 
@@ -340,13 +347,12 @@ struct DeviceOctree<Real>::Impl {
   std::int64_t node_capacity = 0;  // of the node arrays
   std::uint64_t generation = 0;    // bumped whenever a buffer is reallocated (the graphs hold pointers)
 
-  // Particles: keys and indices before and after the sort, sorted sources.
-  // key_in, dead after the sort, holds the levels phase's node starts
-  // (node_start(): n + 1 int32 fit in n uint64 for n >= 1), and sort_temp
-  // the scan's temporary storage.
+  // Particles: keys and indices before and after the sort (the sorted
+  // indices are order). key_in, dead after the sort, holds the levels
+  // phase's node starts (node_start(): n + 1 int32 fit in n uint64 for n >=
+  // 1), and sort_temp the scan's temporary storage.
   DeviceBuffer<std::uint64_t> key_in, key_sorted;
-  DeviceBuffer<std::int32_t> index_in, order;
-  DeviceBuffer<Real> x, y, z, m;
+  DeviceBuffer<std::int32_t> index_in;
   DeviceBuffer<unsigned char> sort_temp;
   DeviceBuffer<BoxAccumulator<Real>> box_partial;
   DeviceBuffer<Cube> cube;
@@ -355,10 +361,6 @@ struct DeviceOctree<Real>::Impl {
   // moments in double (moments phase; dead between builds).
   DeviceBuffer<std::int32_t> parent, pending;
   DeviceBuffer<NodeMoments> moments;
-  // The tree in pre-order.
-  DeviceBuffer<std::uint64_t> key;
-  DeviceBuffer<std::int32_t> level, first, count, next;
-  DeviceBuffer<Real> mass, com_x, com_y, com_z, crit2, quad, crit_rel;
 
   BuildStatus* host_status = nullptr;  // pinned, for the one readback
   std::array<cudaEvent_t, kNumEvents> events{};
@@ -415,6 +417,18 @@ struct DeviceOctree<Real>::Impl {
     std::size_t bytes = 0;  // a size query: launches nothing
     ORRERY_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, node_start(), int(num_particles + 1), stream));
     return bytes;
+  }
+  /// Elements of an array of this build's tree with `nodes` nodes and
+  /// `particles` particles: none for the quadrupoles of a monopole tree or
+  /// crit_rel of a geometric one.
+  std::size_t elements(TreeArray kind, std::size_t nodes, std::size_t particles) const {
+    switch (kind) {
+      case TreeArray::node: return nodes;
+      case TreeArray::node_quad: return params.multipole == Multipole::quadrupole ? nodes * kQuadComponents : 0;
+      case TreeArray::node_relative: return params.opening == Opening::relative ? nodes : 0;
+      case TreeArray::particle: return particles;
+    }
+    return 0;
   }
   void mark(int phase) { ORRERY_CUDA_CHECK(cudaEventRecord(events[phase], stream)); }
 
@@ -475,12 +489,9 @@ void DeviceOctree<Real>::Impl::sort_and_gather(const SourcesView<Real>& s) {
 template <class Real>
 void DeviceOctree<Real>::Impl::grow_node_buffers() {
   const auto c = static_cast<std::size_t>(node_capacity);
-  grow(key, c);
   grow(moments, c);
-  for (auto* b : {&level, &first, &count, &next, &parent, &pending}) grow(*b, c);
-  for (auto* b : {&mass, &com_x, &com_y, &com_z, &crit2}) grow(*b, c);
-  if (params.multipole == Multipole::quadrupole) grow(quad, c * kQuadComponents);
-  if (params.opening == Opening::relative) grow(crit_rel, c);
+  for (auto* b : {&parent, &pending}) grow(*b, c);
+  for_each_array([&](TreeArray kind, auto& b) { grow(b, elements(kind, c, 0)); }, static_cast<Arrays&>(*this));
 }
 
 template <class Real>
@@ -639,11 +650,8 @@ template <class Real>
 OctreeView<Real> DeviceOctree<Real>::view() const {
   const Impl& t = *impl_;
   if (t.num_nodes == 0) return {};
-  const bool quad = t.params.multipole == Multipole::quadrupole;
-  return {t.num_nodes,    t.num_particles, t.key.data(),   t.level.data(), t.first.data(), t.count.data(),
-          t.next.data(),  t.mass.data(),   t.com_x.data(), t.com_y.data(), t.com_z.data(), t.crit2.data(),
-          quad ? t.quad.data() : nullptr,  t.x.data(),     t.y.data(),     t.z.data(),     t.m.data(),
-          t.params.opening == Opening::relative ? t.crit_rel.data() : nullptr};
+  return t.view(t.num_nodes, t.num_particles, t.params.multipole == Multipole::quadrupole,
+                t.params.opening == Opening::relative);
 }
 
 template <class Real>
@@ -699,11 +707,10 @@ std::span<std::byte> DeviceOctree<Real>::scratch_between_builds() const {
 template <class Real>
 std::size_t DeviceOctree<Real>::device_bytes() const {
   const Impl& t = *impl_;
-  std::size_t b = t.key_in.bytes() + t.key_sorted.bytes() + t.index_in.bytes() + t.order.bytes() + t.sort_temp.bytes() +
-                  t.box_partial.bytes() + t.cube.bytes() + t.status.bytes() + t.moments.bytes() + t.key.bytes();
-  for (const auto* v : {&t.x, &t.y, &t.z, &t.m, &t.mass, &t.com_x, &t.com_y, &t.com_z, &t.crit2, &t.quad, &t.crit_rel})
-    b += v->bytes();
-  for (const auto* v : {&t.level, &t.first, &t.count, &t.next, &t.parent, &t.pending}) b += v->bytes();
+  std::size_t b = t.key_in.bytes() + t.key_sorted.bytes() + t.index_in.bytes() + t.sort_temp.bytes() +
+                  t.box_partial.bytes() + t.cube.bytes() + t.status.bytes() + t.moments.bytes() + t.parent.bytes() +
+                  t.pending.bytes();
+  for_each_array([&b](TreeArray, const auto& v) { b += v.bytes(); }, static_cast<const typename Impl::Arrays&>(t));
   return b;
 }
 
@@ -716,23 +723,9 @@ Octree<Real> DeviceOctree<Real>::download() const {
   h.cube = cube();
   h.params = t.params;
   h.depth = t.depth;
-  copy_to_host(h.key, t.key.data(), nn, t.stream);
-  copy_to_host(h.level, t.level.data(), nn, t.stream);
-  copy_to_host(h.first, t.first.data(), nn, t.stream);
-  copy_to_host(h.count, t.count.data(), nn, t.stream);
-  copy_to_host(h.next, t.next.data(), nn, t.stream);
-  copy_to_host(h.mass, t.mass.data(), nn, t.stream);
-  copy_to_host(h.com_x, t.com_x.data(), nn, t.stream);
-  copy_to_host(h.com_y, t.com_y.data(), nn, t.stream);
-  copy_to_host(h.com_z, t.com_z.data(), nn, t.stream);
-  copy_to_host(h.crit2, t.crit2.data(), nn, t.stream);
-  if (t.params.multipole == Multipole::quadrupole) copy_to_host(h.quad, t.quad.data(), nn * kQuadComponents, t.stream);
-  if (t.params.opening == Opening::relative) copy_to_host(h.crit_rel, t.crit_rel.data(), nn, t.stream);
-  copy_to_host(h.x, t.x.data(), np, t.stream);
-  copy_to_host(h.y, t.y.data(), np, t.stream);
-  copy_to_host(h.z, t.z.data(), np, t.stream);
-  copy_to_host(h.m, t.m.data(), np, t.stream);
-  copy_to_host(h.order, t.order.data(), np, t.stream);
+  for_each_array([&](TreeArray kind, auto& host, const auto& device) {
+    if (const std::size_t c = t.elements(kind, nn, np); c > 0) copy_to_host(host, device.data(), c, t.stream);
+  }, static_cast<TreeArrays<Real, HostBuffer>&>(h), static_cast<const typename Impl::Arrays&>(t));
   return h;
 }
 
