@@ -61,9 +61,53 @@ namespace {
 using cuda::DeviceBuffer;
 using cuda::StreamHandle;
 
-constexpr int kBlock = 256;        // threads per block of the per-node and per-particle kernels
-constexpr unsigned kMaxGridBlocks = 1056;  // grid-stride launches: 8 blocks per SM of an H200
-constexpr int kBoxBlocks = 528;    // blocks of the box reduction (4 per SM of an H200)
+constexpr int kBlock = 256;  // threads per block of the per-node and per-particle kernels (a compile-time
+                             // constant: the block reductions' shared storage is sized by it)
+
+/// The build's launch geometry on one device (STYLE habit 3: tuning is a
+/// named struct, not constants in kernels), in blocks per SM so that it
+/// follows the device's size.
+struct BuildTuning {
+  // Grid-stride launches (count_nodes, write_nodes, extent, link_children):
+  // enough blocks to fill the GPU, few enough that a launch over a small tree
+  // is short and the per-block atomics of count_nodes_kernel stay few.
+  int grid_blocks_per_sm = 8;
+  int box_blocks_per_sm = 4;  // the box reduction's partial blocks
+
+  unsigned max_grid_blocks(int sms) const { return static_cast<unsigned>(grid_blocks_per_sm * sms); }
+  int box_blocks(int sms) const { return box_blocks_per_sm * sms; }
+};
+
+/// Measured rows, by compute capability; a device of another capability
+/// takes the nearest row below (or the first). The H200 (9.0, 132 SMs: 1056
+/// grid-stride blocks, 528 box blocks) is the one the build was tuned on
+/// (docs/adr/0009); add a row when another device is measured.
+struct TuningRow {
+  int compute_major;
+  BuildTuning tuning;
+};
+constexpr TuningRow kTuningRows[] = {
+    {9, {8, 4}},  // H200
+};
+
+/// The build's launch geometry on the current device: its row's tuning
+/// times its SM count.
+struct LaunchGeometry {
+  unsigned max_grid_blocks;
+  int box_blocks;
+};
+
+LaunchGeometry current_device_geometry() {
+  int device = 0, sms = 0, major = 0;
+  ORRERY_CUDA_CHECK(cudaGetDevice(&device));
+  ORRERY_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  ORRERY_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  BuildTuning t = kTuningRows[0].tuning;
+  for (const TuningRow& r : kTuningRows)
+    if (r.compute_major <= major) t = r.tuning;
+  sms = std::max(sms, 1);
+  return {t.max_grid_blocks(sms), t.box_blocks(sms)};
+}
 
 /// What the device tells the host once per build (one small copy).
 struct BuildStatus {
@@ -306,10 +350,8 @@ __global__ void __launch_bounds__(kBlock)
 
 unsigned blocks_for(std::int64_t n) { return static_cast<unsigned>((n + kBlock - 1) / kBlock); }
 
-/// Blocks of a grid-stride launch over at most n items: enough to fill the
-/// GPU, few enough that a launch over a small tree is short and the
-/// per-block atomics of count_nodes_kernel stay few.
-unsigned capped_blocks(std::int64_t n) { return std::min(blocks_for(n), kMaxGridBlocks); }
+/// Blocks of a grid-stride launch over at most n items (BuildTuning).
+unsigned capped_blocks(std::int64_t n, const LaunchGeometry& g) { return std::min(blocks_for(n), g.max_grid_blocks); }
 
 /// A first guess of the node count: about 3N/cap nodes (leaves a third full
 /// on average), plus slack. The device counts the nodes before writing any,
@@ -339,6 +381,7 @@ struct DeviceOctree<Real>::Impl : TreeArrays<Real, DeviceBuffer> {
   static constexpr int kNumEvents = 8;
   static constexpr int kNumGraphs = 3;  // levels, order, moments
 
+  LaunchGeometry geometry;  // of the device current at construction, where the buffers live
   TreeParams params;
   StreamHandle stream = nullptr;
   std::int64_t num_particles = 0;
@@ -381,7 +424,7 @@ struct DeviceOctree<Real>::Impl : TreeArrays<Real, DeviceBuffer> {
     bool operator==(const GraphKey&) const = default;
   } graph_key;
 
-  Impl() {
+  Impl() : geometry(current_device_geometry()) {
     ORRERY_CUDA_CHECK(cudaMallocHost(&host_status, sizeof(BuildStatus)));
     for (auto& e : events) ORRERY_CUDA_CHECK(cudaEventCreate(&e));
   }
@@ -450,10 +493,10 @@ struct DeviceOctree<Real>::Impl : TreeArrays<Real, DeviceBuffer> {
 template <class Real>
 void DeviceOctree<Real>::Impl::box_and_keys(const SourcesView<Real>& s) {
   const std::int64_t n = s.count;
-  grow(box_partial, kBoxBlocks);
+  grow(box_partial, geometry.box_blocks);
   grow(cube, 1);
   grow(status, 1);
-  const unsigned box_blocks = std::min<unsigned>(kBoxBlocks, blocks_for(n));
+  const unsigned box_blocks = std::min<unsigned>(geometry.box_blocks, blocks_for(n));
   box_partial_kernel<Real><<<box_blocks, kBlock, 0, stream>>>(s, box_partial.data());
   ORRERY_CUDA_CHECK_LAUNCH("box_partial_kernel");
   box_final_kernel<Real><<<1, kBlock, 0, stream>>>(box_partial.data(), int(box_blocks), cube.data(), status.data());
@@ -498,27 +541,29 @@ template <class Real>
 void DeviceOctree<Real>::Impl::enqueue_levels(StreamHandle s) {
   const auto n = static_cast<std::int32_t>(num_particles);
   std::int32_t* start = node_start();
+  const unsigned particle_blocks = capped_blocks(n, geometry), node_blocks = capped_blocks(node_capacity, geometry);
   init_status_kernel<<<1, 1, 0, s>>>(status.data());
   ORRERY_CUDA_CHECK_LAUNCH("init_status_kernel");
-  count_nodes_kernel<<<capped_blocks(n), kBlock, 0, s>>>(key_sorted.data(), n, params.leaf_capacity, start,
-                                                         status.data());
+  count_nodes_kernel<<<particle_blocks, kBlock, 0, s>>>(key_sorted.data(), n, params.leaf_capacity, start,
+                                                      status.data());
   ORRERY_CUDA_CHECK_LAUNCH("count_nodes_kernel");
   // n + 1 <= 2^31 - 1 items (N < 2^31 - 1 is validated). The int32 sums wrap
   // only past 2^31 nodes, which status->num_nodes (64-bit) reports instead.
   std::size_t temp_bytes = sort_temp.bytes();
   ORRERY_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(sort_temp.data(), temp_bytes, start, n + 1, s));
-  write_nodes_kernel<<<capped_blocks(n), kBlock, 0, s>>>(key_sorted.data(), n, start, node_capacity, status.data(),
-                                                         topology());
+  write_nodes_kernel<<<particle_blocks, kBlock, 0, s>>>(key_sorted.data(), n, start, node_capacity, status.data(),
+                                                       topology());
   ORRERY_CUDA_CHECK_LAUNCH("write_nodes_kernel");
-  extent_kernel<<<capped_blocks(node_capacity), kBlock, 0, s>>>(key_sorted.data(), n, start, node_capacity,
-                                                                status.data(), topology());
+  extent_kernel<<<node_blocks, kBlock, 0, s>>>(key_sorted.data(), n, start, node_capacity, status.data(),
+                                              topology());
   ORRERY_CUDA_CHECK_LAUNCH("extent_kernel");
 }
 
 template <class Real>
 void DeviceOctree<Real>::Impl::enqueue_order(StreamHandle s) {
-  link_children_kernel<<<capped_blocks(node_capacity), kBlock, 0, s>>>(next.data(), node_capacity, status.data(),
-                                                                       parent.data(), pending.data());
+  link_children_kernel<<<capped_blocks(node_capacity, geometry), kBlock, 0, s>>>(next.data(), node_capacity,
+                                                                                 status.data(), parent.data(),
+                                                                                 pending.data());
   ORRERY_CUDA_CHECK_LAUNCH("link_children_kernel");
 }
 
