@@ -1,19 +1,17 @@
 #pragma once
-// The per-node steps of the tree build, written once for host and device
-// (DESIGN §3). The CPU build (octree_build.cpp) and the GPU build run the same
-// level-by-level algorithm and call these functions for each node, so the
-// trees they produce are identical by construction, not by coincidence:
+// The per-node arithmetic of the tree build, written once for host and
+// device (DESIGN §3, docs/adr/0010). Both builds run one algorithm, the CPU's
+// (octree_build.cpp) in OpenMP loops and the GPU's (octree_gpu.cu) in
+// kernels, and call these functions for each node, so the trees they produce
+// are identical by construction:
 //
-//   1. box      min/max reductions (exact, order-independent) -> cube_from_box
-//   2. keys     position_key (morton.hpp), then a stable sort of (key, index)
-//   3. levels   level by level from the root: a node with more than
-//               leaf_capacity particles of more than one key is split into
-//               its non-empty children (child_bounds), in child order
-//   4. order    subtree sizes bottom-up, pre-order indices top-down,
-//               next = preorder + subtree size
-//   5. moments  bottom-up: leaf_moments over a leaf's sorted particles,
-//               combine_moments over a node's children in child order; then
-//               finish_node computes what the walk reads.
+//   1. box       min/max reductions (exact, order-independent) -> cube_from_box
+//   2. keys      position_key (morton.hpp), then a stable sort of (key, index)
+//   3. topology  read off the sorted keys per particle and per node, directly
+//                in pre-order (build_topology.hpp, docs/adr/0009)
+//   4. moments   bottom-up: leaf_moments over a leaf's sorted particles,
+//                combine_moments over a node's children in child order (the
+//                chain p + 1, then next); store_moments rounds what the walk reads.
 //
 // All floating-point arithmetic is orrery::xm in double (docs/adr/0001).
 #include <cstdint>
@@ -31,42 +29,6 @@ ORRERY_HDI Cube cube_from_box(double xmin, double ymin, double zmin, double xmax
   const double ex = xm::sub(xmax, xmin), ey = xm::sub(ymax, ymin), ez = xm::sub(zmax, zmin);
   const double exy = ex > ey ? ex : ey;
   return {xmin, ymin, zmin, exy > ez ? exy : ez};
-}
-
-/// True when the node (first, count, level) over sorted `keys` is split into
-/// children: it holds more than leaf_capacity particles and they do not all
-/// share one key (those form one oversized leaf: no chain of single children
-/// down to the deepest level, no infinite split).
-ORRERY_HDI bool is_split(const std::uint64_t* keys, std::int32_t first, std::int32_t count, std::int32_t level,
-                         std::int32_t leaf_capacity) {
-  return (count > leaf_capacity) && (level < kMaxLevel) && (keys[first] != keys[first + count - 1]);
-}
-
-/// The particle ranges of the eight children of the node (key, level) holding
-/// sorted keys [first, first + count): child c holds [bounds[c], bounds[c+1]).
-/// Binary search for each of the seven inner boundaries: a fixed trip count
-/// of about log2(count) steps each.
-ORRERY_HDI void child_bounds(const std::uint64_t* keys, std::int32_t first, std::int32_t count,
-                             std::uint64_t key, std::int32_t level, std::int32_t bounds[9]) {
-  const int shift = key_shift(level + 1);
-  bounds[0] = first;
-  bounds[8] = first + count;
-  for (int c = 1; c < 8; ++c) {
-    const std::uint64_t target = key | (std::uint64_t(c) << shift);
-    std::int32_t lo = first, n = count;  // lower_bound over [first, first + count)
-    while (n > 0) {
-      const std::int32_t half = n / 2;
-      const bool right = keys[lo + half] < target;
-      lo = right ? lo + half + 1 : lo;
-      n = right ? n - half - 1 : half;
-    }
-    bounds[c] = lo;
-  }
-}
-
-/// Start key of child c of the node (key, level).
-ORRERY_HDI std::uint64_t child_key(std::uint64_t key, std::int32_t level, int c) {
-  return key | (std::uint64_t(c) << key_shift(level + 1));
 }
 
 /// Moments of a node in double, before they are rounded to the tree's precision.

@@ -1,13 +1,14 @@
 #pragma once
 // The tree's topology read off the sorted keys directly, per particle and per
-// node, with no level-by-level pass (the GPU build, octree_gpu.cu; the host
-// test build_topology_test.cpp runs these same steps sequentially and checks
-// them against build_octree()).
+// node, with no level-by-level pass: the one topology algorithm of both
+// builds (octree_build.cpp in OpenMP loops, octree_gpu.cu in kernels;
+// docs/adr/0009, 0010). build_topology_test.cpp checks it against a
+// reference written from DESIGN §3's definition.
 //
-// Why it gives build_octree()'s tree. Let shared(a, b) be the number of
+// Why it gives DESIGN §3's octree. Let shared(a, b) be the number of
 // leading levels (3-bit digits) two keys share, 0..21, and c_j =
 // shared(key[j-1], key[j]) (c_0 = -1: particle 0 starts every cell). Particle
-// j is the first of the level-L cell containing it iff c_j < L. The CPU
+// j is the first of the level-L cell containing it iff c_j < L. The octree
 // splits a node iff it holds more than cap particles, of more than one key,
 // and is above the deepest level; each of these only weakens from a cell to
 // its sub-cells, so the level-L cell containing j is a node iff its parent
@@ -50,7 +51,7 @@ ORRERY_HDI int shared_with_previous(const std::uint64_t* keys, std::int32_t j) {
   return j == 0 ? -1 : shared_levels(keys[j - 1], keys[j]);
 }
 
-/// Start key of the level-`level` cell holding `key`: the CPU's child_key chain.
+/// Start key of the level-`level` cell holding `key`.
 ORRERY_HDI std::uint64_t cell_start_key(std::uint64_t key, int level) {
   const int shift = key_shift(level);  // at most 63: a defined shift
   return key >> shift << shift;

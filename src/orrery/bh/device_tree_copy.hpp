@@ -21,15 +21,13 @@ class DeviceTreeCopy {
   /// Device pointers; valid until the next upload() or destruction.
   bh::OctreeView<Real> view() const;
   /// Device array [num_particles]: order[sorted index] = the caller's index.
-  const std::int32_t* order() const { return order_.data(); }
+  const std::int32_t* order() const { return arrays_.order.data(); }
   std::size_t device_bytes() const;
 
  private:
   std::int32_t num_nodes_ = 0;
   std::int64_t num_particles_ = 0;
-  cuda::DeviceBuffer<std::uint64_t> key_;
-  cuda::DeviceBuffer<std::int32_t> level_, first_, count_, next_, order_;
-  cuda::DeviceBuffer<Real> mass_, com_x_, com_y_, com_z_, crit2_, quad_, crit_rel_, x_, y_, z_, m_;
+  TreeArrays<Real, cuda::DeviceBuffer> arrays_;
 };
 
 extern template class DeviceTreeCopy<float>;

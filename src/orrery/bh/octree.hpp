@@ -74,26 +74,78 @@ struct OctreeView {
 };
 static_assert(std::is_trivially_copyable_v<OctreeView<float>>);
 
-/// A tree built on the host: the arrays behind an OctreeView, plus the
-/// permutation from sorted order to the caller's order.
+/// Which arrays of a tree have one element per node, per node and
+/// quadrupole component, per node of a relative-opening tree, or per particle.
+enum class TreeArray : std::uint8_t { node, node_quad, node_relative, particle };
+
+/// The arrays of a tree, wherever they live: Buffer<T> is std::vector on the
+/// host (HostBuffer, Octree) and cuda::DeviceBuffer on the device
+/// (DeviceOctree, DeviceTreeCopy); any Buffer with data(), size() and empty().
+/// The one list of the tree's arrays: view() and for_each_array() are the
+/// only code that names them all.
+template <class Real, template <class> class Buffer>
+struct TreeArrays {
+  // Topology, [num_nodes].
+  Buffer<std::uint64_t> key;
+  Buffer<std::int32_t> level, first, count, next;
+  // Moments, [num_nodes]; quad [num_nodes * 6] (quadrupole trees), crit_rel
+  // [num_nodes] (relative opening).
+  Buffer<Real> mass, com_x, com_y, com_z, crit2, quad, crit_rel;
+  // Sources in sorted order, [num_particles], and order[sorted] = the caller's index.
+  Buffer<Real> x, y, z, m;
+  Buffer<std::int32_t> order;
+
+  /// The view of the first num_nodes nodes and num_particles particles (the
+  /// buffers may be larger); quad and crit_rel are null unless asked for.
+  OctreeView<Real> view(std::int32_t num_nodes, std::int64_t num_particles, bool with_quad,
+                        bool with_crit_rel) const {
+    return {num_nodes,     num_particles, key.data(),   level.data(), first.data(), count.data(),
+            next.data(),   mass.data(),   com_x.data(), com_y.data(), com_z.data(), crit2.data(),
+            with_quad ? quad.data() : nullptr,          x.data(),     y.data(),     z.data(),
+            m.data(),      with_crit_rel ? crit_rel.data() : nullptr};
+  }
+};
+
+/// Calls f(kind, sets.array...) for every array of the tree, in one fixed
+/// order, with the same array of each of the sets (TreeArrays of any Buffer):
+/// for_each_array(f, device, host) pairs each device buffer with its host vector.
+template <class F, class... Sets>
+void for_each_array(F&& f, Sets&... sets) {
+  f(TreeArray::node, sets.key...);
+  f(TreeArray::node, sets.level...);
+  f(TreeArray::node, sets.first...);
+  f(TreeArray::node, sets.count...);
+  f(TreeArray::node, sets.next...);
+  f(TreeArray::node, sets.mass...);
+  f(TreeArray::node, sets.com_x...);
+  f(TreeArray::node, sets.com_y...);
+  f(TreeArray::node, sets.com_z...);
+  f(TreeArray::node, sets.crit2...);
+  f(TreeArray::node_quad, sets.quad...);
+  f(TreeArray::node_relative, sets.crit_rel...);
+  f(TreeArray::particle, sets.x...);
+  f(TreeArray::particle, sets.y...);
+  f(TreeArray::particle, sets.z...);
+  f(TreeArray::particle, sets.m...);
+  f(TreeArray::particle, sets.order...);
+}
+
+template <class T>
+using HostBuffer = std::vector<T>;
+
+/// A tree built on the host: the arrays behind an OctreeView (quad and
+/// crit_rel empty when not used), plus the permutation from sorted order to
+/// the caller's order.
 template <class Real>
-struct Octree {
+struct Octree : TreeArrays<Real, HostBuffer> {
   Cube cube;
   TreeParams params;
-  std::vector<std::uint64_t> key;
-  std::vector<std::int32_t> level, first, count, next;
-  std::vector<Real> mass, com_x, com_y, com_z, crit2, quad;
-  std::vector<Real> crit_rel;              // relative opening only
-  std::vector<Real> x, y, z, m;            // sources in sorted order
-  std::vector<std::int32_t> order;         // order[sorted] = caller's index
-  int depth = 0;                           // deepest level present
+  int depth = 0;  // deepest level present
 
-  std::int32_t num_nodes() const { return static_cast<std::int32_t>(key.size()); }
+  std::int32_t num_nodes() const { return static_cast<std::int32_t>(this->key.size()); }
   OctreeView<Real> view() const {
-    return {num_nodes(), static_cast<std::int64_t>(x.size()), key.data(), level.data(), first.data(),
-            count.data(), next.data(), mass.data(), com_x.data(), com_y.data(), com_z.data(),
-            crit2.data(), quad.empty() ? nullptr : quad.data(), x.data(), y.data(), z.data(), m.data(),
-            crit_rel.empty() ? nullptr : crit_rel.data()};
+    return TreeArrays<Real, HostBuffer>::view(num_nodes(), static_cast<std::int64_t>(this->x.size()),
+                                              !this->quad.empty(), !this->crit_rel.empty());
   }
 };
 

@@ -7,9 +7,11 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <utility>
 
 #include "orrery/core/error.hpp"
 #include "orrery/bh/build_steps.hpp"
+#include "orrery/bh/build_topology.hpp"
 #include "orrery/bh/radix_sort.hpp"
 
 namespace orrery::bh {
@@ -55,71 +57,85 @@ Cube bounding_cube(const SourcesView<Real>& s) {
   return cube_from_box(lx, ly, lz, hx, hy, hz);
 }
 
-/// The nodes in breadth-first order as the level-by-level build creates them;
-/// the children of a node are contiguous, in child order.
-struct LevelTree {
-  std::vector<std::uint64_t> key;
-  std::vector<std::int32_t> level, first, count, child_begin, num_children;
-  std::vector<std::int64_t> level_begin;  // nodes of level L are [level_begin[L], level_begin[L+1])
+/// The topology of the tree over the n sorted keys, in pre-order, read off
+/// the keys per particle and per node (build_topology.hpp, docs/adr/0009 and
+/// 0010): the steps and the order of the GPU build. Each loop writes disjoint
+/// elements, so the result does not depend on the thread count. Returns the
+/// depth.
+int build_topology(const std::vector<std::uint64_t>& keys, std::int32_t cap, std::vector<std::uint64_t>& key,
+                   std::vector<std::int32_t>& level, std::vector<std::int32_t>& first,
+                   std::vector<std::int32_t>& count, std::vector<std::int32_t>& next) {
+  const auto n = static_cast<std::int32_t>(keys.size());
+  // start[j] = the nodes whose first particle is j, then their exclusive scan
+  // (start[n] = the node count), summed in 64 bits to see a count past 2^31.
+  std::vector<std::int32_t> start(std::size_t(n) + 1, 0);
+  int depth = 0;
+#pragma omp parallel for schedule(static) reduction(max : depth) if (n >= kParallelParticles)
+  for (std::int32_t j = 0; j < n; ++j) {
+    const NodesAt a = nodes_at(keys.data(), n, j, cap);
+    start[j] = a.count;
+    if (a.count > 0) depth = std::max(depth, a.first_level + a.count - 1);
+  }
+  std::int64_t total = 0;
+  for (auto& s : start) total += std::exchange(s, static_cast<std::int32_t>(std::min<std::int64_t>(total, 0x7fffffff)));
+  if (total > std::numeric_limits<std::int32_t>::max() - 1)
+    throw RuntimeFailure("the octree of " + std::to_string(n) + " particles has " + std::to_string(total) +
+                         " nodes, more than 2^31 - 2");
+  const auto num_nodes = static_cast<std::int32_t>(total);
+  key.resize(num_nodes);
+  for (auto* v : {&level, &first, &count, &next}) v->resize(num_nodes);
+  const TopologyArrays out{key.data(), level.data(), first.data(), count.data(), next.data()};
+#pragma omp parallel for schedule(static) if (n >= kParallelParticles)
+  for (std::int32_t j = 0; j < n; ++j) write_nodes_at(keys.data(), start.data(), j, out);
+#pragma omp parallel for schedule(static) if (num_nodes >= kParallelNodes)
+  for (std::int32_t i = 0; i < num_nodes; ++i) write_extent(keys.data(), n, start.data(), i, out);
+  return depth;
+}
+
+/// The nodes grouped by level: nodes of level L are by_level[begin[L] ..
+/// begin[L+1]), each group in pre-order.
+struct LevelLists {
+  std::vector<std::int32_t> by_level;
+  std::vector<std::int64_t> begin;
 };
 
-LevelTree build_levels(const std::vector<std::uint64_t>& keys, std::int32_t n, std::int32_t cap) {
-  LevelTree t;
-  t.key = {0};
-  t.level = {0};
-  t.first = {0};
-  t.count = {n};
-  t.level_begin = {0, 1};
-  std::vector<std::int32_t> bounds;
-  for (std::int32_t lvl = 0; lvl < kMaxLevel; ++lvl) {
-    const std::int64_t lo = t.level_begin[lvl], hi = t.level_begin[lvl + 1];
-    const std::int64_t width = hi - lo;
-    t.child_begin.resize(hi, 0);
-    t.num_children.resize(hi, 0);
-    bounds.assign(width * 9, 0);
-#pragma omp parallel for schedule(static) if (width >= kParallelNodes)
-    for (std::int64_t k = 0; k < width; ++k) {
-      const std::int64_t i = lo + k;
-      std::int32_t* b = &bounds[k * 9];
-      int nonempty = 0;
-      if (is_split(keys.data(), t.first[i], t.count[i], lvl, cap)) {
-        child_bounds(keys.data(), t.first[i], t.count[i], t.key[i], lvl, b);
-        for (int c = 0; c < 8; ++c) nonempty += b[c + 1] > b[c];
-      }
-      t.num_children[i] = nonempty;
+LevelLists level_lists(const std::vector<std::int32_t>& level, int depth) {
+  LevelLists l;
+  l.begin.assign(std::size_t(depth) + 2, 0);
+  for (const std::int32_t lv : level) ++l.begin[lv + 1];
+  for (int lv = 0; lv <= depth; ++lv) l.begin[lv + 1] += l.begin[lv];
+  std::vector<std::int64_t> at(l.begin.begin(), l.begin.end() - 1);
+  l.by_level.resize(level.size());
+  for (std::int32_t i = 0; i < static_cast<std::int32_t>(level.size()); ++i) l.by_level[at[level[i]]++] = i;
+  return l;
+}
+
+/// The moments bottom-up, level by level from the deepest, in double: a leaf
+/// sums its particles, an internal node combines its children (the chain p +
+/// 1, then next) in child order, the operands and the order of the GPU's
+/// climb; each node is then rounded into the pre-order arrays.
+template <bool Quad, class Real>
+void build_moments(Octree<Real>& tree) {
+  const std::int32_t num_nodes = tree.num_nodes();
+  const LevelLists lists = level_lists(tree.level, tree.depth);
+  std::vector<NodeMoments> mo(num_nodes);
+  const MomentArrays<Real> out{tree.mass.data(),  tree.com_x.data(), tree.com_y.data(),
+                               tree.com_z.data(), tree.crit2.data(), Quad ? tree.quad.data() : nullptr,
+                               tree.crit_rel.empty() ? nullptr : tree.crit_rel.data()};
+  for (int lv = tree.depth; lv >= 0; --lv) {
+    const std::int64_t lo = lists.begin[lv], hi = lists.begin[lv + 1];
+#pragma omp parallel for schedule(dynamic, 64) if (hi - lo >= kParallelNodes)
+    for (std::int64_t k = lo; k < hi; ++k) {
+      const std::int32_t i = lists.by_level[k];
+      const CellGeometry g = cell_geometry(tree.key[i], tree.level[i], tree.cube);
+      std::int32_t children[8];
+      const int nc = children_of(tree.next.data(), i, children);
+      mo[i] = nc == 0 ? leaf_moments<Quad>(tree.x.data(), tree.y.data(), tree.z.data(), tree.m.data(), tree.first[i],
+                                           tree.count[i], g)
+                      : combine_moments<Quad>(nc, [&](int c) { return mo[children[c]]; }, g);
+      store_moments<Quad>(out, i, mo[i], g, tree.params.theta, tree.params.tolerance);
     }
-    // Exclusive scan of the child counts gives each node its children's place.
-    std::int64_t next_index = hi;
-    for (std::int64_t i = lo; i < hi; ++i) {
-      t.child_begin[i] = static_cast<std::int32_t>(next_index);
-      next_index += t.num_children[i];
-    }
-    if (next_index == hi) break;
-    const std::int64_t total = next_index;
-    t.key.resize(total);
-    t.level.resize(total, lvl + 1);
-    t.first.resize(total);
-    t.count.resize(total);
-#pragma omp parallel for schedule(static) if (width >= kParallelNodes)
-    for (std::int64_t k = 0; k < width; ++k) {
-      const std::int64_t i = lo + k;
-      if (t.num_children[i] == 0) continue;
-      const std::int32_t* b = &bounds[k * 9];
-      std::int32_t out = t.child_begin[i];
-      for (int c = 0; c < 8; ++c) {
-        if (b[c + 1] == b[c]) continue;
-        t.key[out] = child_key(t.key[i], lvl, c);
-        t.first[out] = b[c];
-        t.count[out] = b[c + 1] - b[c];
-        ++out;
-      }
-    }
-    t.level_begin.push_back(total);
   }
-  const std::int64_t total = static_cast<std::int64_t>(t.key.size());
-  t.child_begin.resize(total, 0);
-  t.num_children.resize(total, 0);
-  return t;
 }
 
 template <class Real>
@@ -219,79 +235,18 @@ Octree<Real> build_octree(const SourcesView<Real>& s, const TreeParams& params, 
   }
   clock.lap("sort");
 
-  const LevelTree lt = build_levels(sorted_keys, n, params.leaf_capacity);
-  const std::int64_t num_nodes = static_cast<std::int64_t>(lt.key.size());
-  const int num_levels = static_cast<int>(lt.level_begin.size()) - 1;
-  tree.depth = num_levels - 1;
-  // Subtree sizes bottom-up, pre-order indices top-down.
-  std::vector<std::int32_t> subtree(num_nodes, 1), preorder(num_nodes, 0);
-  for (int lvl = num_levels - 1; lvl >= 0; --lvl) {
-#pragma omp parallel for schedule(static) if (lt.level_begin[lvl + 1] - lt.level_begin[lvl] >= kParallelNodes)
-    for (std::int64_t i = lt.level_begin[lvl]; i < lt.level_begin[lvl + 1]; ++i)
-      for (std::int32_t c = 0; c < lt.num_children[i]; ++c) subtree[i] += subtree[lt.child_begin[i] + c];
-  }
-  for (int lvl = 0; lvl < num_levels; ++lvl) {
-#pragma omp parallel for schedule(static) if (lt.level_begin[lvl + 1] - lt.level_begin[lvl] >= kParallelNodes)
-    for (std::int64_t i = lt.level_begin[lvl]; i < lt.level_begin[lvl + 1]; ++i) {
-      std::int32_t at = preorder[i] + 1;
-      for (std::int32_t c = 0; c < lt.num_children[i]; ++c) {
-        preorder[lt.child_begin[i] + c] = at;
-        at += subtree[lt.child_begin[i] + c];
-      }
-    }
-  }
-  tree.key.resize(num_nodes);
-  tree.level.resize(num_nodes);
-  tree.first.resize(num_nodes);
-  tree.count.resize(num_nodes);
-  tree.next.resize(num_nodes);
-#pragma omp parallel for schedule(static) if (num_nodes >= kParallelNodes)
-  for (std::int64_t i = 0; i < num_nodes; ++i) {
-    const std::int32_t d = preorder[i];
-    tree.key[d] = lt.key[i];
-    tree.level[d] = lt.level[i];
-    tree.first[d] = lt.first[i];
-    tree.count[d] = lt.count[i];
-    tree.next[d] = d + subtree[i];
-  }
+  tree.depth = build_topology(sorted_keys, params.leaf_capacity, tree.key, tree.level, tree.first, tree.count,
+                              tree.next);
   clock.lap("build");
 
-  // Moments bottom-up, level by level, in double; then rounded to Real.
-  const bool quad = params.multipole == Multipole::quadrupole;
-  std::vector<NodeMoments> mo(num_nodes);
-  for (int lvl = num_levels - 1; lvl >= 0; --lvl) {
-#pragma omp parallel for schedule(dynamic, 64) if (lt.level_begin[lvl + 1] - lt.level_begin[lvl] >= kParallelNodes)
-    for (std::int64_t i = lt.level_begin[lvl]; i < lt.level_begin[lvl + 1]; ++i) {
-      const CellGeometry g = cell_geometry(lt.key[i], lt.level[i], tree.cube);
-      if (lt.num_children[i] == 0) {
-        mo[i] = quad ? leaf_moments<true>(tree.x.data(), tree.y.data(), tree.z.data(), tree.m.data(), lt.first[i],
-                                          lt.count[i], g)
-                     : leaf_moments<false>(tree.x.data(), tree.y.data(), tree.z.data(), tree.m.data(), lt.first[i],
-                                           lt.count[i], g);
-      } else {
-        mo[i] = quad ? combine_moments<true>(&mo[lt.child_begin[i]], lt.num_children[i], g)
-                     : combine_moments<false>(&mo[lt.child_begin[i]], lt.num_children[i], g);
-      }
-    }
-  }
-  tree.mass.resize(num_nodes);
-  tree.com_x.resize(num_nodes);
-  tree.com_y.resize(num_nodes);
-  tree.com_z.resize(num_nodes);
-  tree.crit2.resize(num_nodes);
-  if (quad) tree.quad.resize(num_nodes * kQuadComponents);
+  const std::size_t num_nodes = tree.key.size();
+  for (auto* v : {&tree.mass, &tree.com_x, &tree.com_y, &tree.com_z, &tree.crit2}) v->resize(num_nodes);
   if (params.opening == Opening::relative) tree.crit_rel.resize(num_nodes);
-  const MomentArrays<Real> out{tree.mass.data(),  tree.com_x.data(), tree.com_y.data(),
-                               tree.com_z.data(), tree.crit2.data(), tree.quad.data(),
-                               tree.crit_rel.empty() ? nullptr : tree.crit_rel.data()};
-#pragma omp parallel for schedule(static) if (num_nodes >= kParallelNodes)
-  for (std::int64_t i = 0; i < num_nodes; ++i) {
-    const CellGeometry g = cell_geometry(lt.key[i], lt.level[i], tree.cube);
-    if (quad) {
-      store_moments<true>(out, preorder[i], mo[i], g, params.theta, params.tolerance);
-    } else {
-      store_moments<false>(out, preorder[i], mo[i], g, params.theta, params.tolerance);
-    }
+  if (params.multipole == Multipole::quadrupole) {
+    tree.quad.resize(num_nodes * kQuadComponents);
+    build_moments<true>(tree);
+  } else {
+    build_moments<false>(tree);
   }
   clock.lap("moments");
   return tree;

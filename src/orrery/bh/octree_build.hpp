@@ -1,6 +1,7 @@
 #pragma once
-// Builds the octree on the host (OpenMP), by the level-by-level algorithm of
-// build_steps.hpp that the GPU build also runs.
+// Builds the octree on the host (OpenMP), by the algorithm the GPU build also
+// runs: the topology from the sorted keys (build_topology.hpp), the moments
+// bottom-up (build_steps.hpp); docs/adr/0010.
 #include "orrery/core/particles.hpp"
 #include "orrery/core/solver_report.hpp"
 #include "orrery/bh/octree.hpp"

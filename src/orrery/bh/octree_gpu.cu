@@ -61,9 +61,53 @@ namespace {
 using cuda::DeviceBuffer;
 using cuda::StreamHandle;
 
-constexpr int kBlock = 256;        // threads per block of the per-node and per-particle kernels
-constexpr unsigned kMaxGridBlocks = 1056;  // grid-stride launches: 8 blocks per SM of an H200
-constexpr int kBoxBlocks = 528;    // blocks of the box reduction (4 per SM of an H200)
+constexpr int kBlock = 256;  // threads per block of the per-node and per-particle kernels (a compile-time
+                             // constant: the block reductions' shared storage is sized by it)
+
+/// The build's launch geometry on one device (STYLE habit 3: tuning is a
+/// named struct, not constants in kernels), in blocks per SM so that it
+/// follows the device's size.
+struct BuildTuning {
+  // Grid-stride launches (count_nodes, write_nodes, extent, link_children):
+  // enough blocks to fill the GPU, few enough that a launch over a small tree
+  // is short and the per-block atomics of count_nodes_kernel stay few.
+  int grid_blocks_per_sm = 8;
+  int box_blocks_per_sm = 4;  // the box reduction's partial blocks
+
+  unsigned max_grid_blocks(int sms) const { return static_cast<unsigned>(grid_blocks_per_sm * sms); }
+  int box_blocks(int sms) const { return box_blocks_per_sm * sms; }
+};
+
+/// Measured rows, by compute capability; a device of another capability
+/// takes the nearest row below (or the first). The H200 (9.0, 132 SMs: 1056
+/// grid-stride blocks, 528 box blocks) is the one the build was tuned on
+/// (docs/adr/0009); add a row when another device is measured.
+struct TuningRow {
+  int compute_major;
+  BuildTuning tuning;
+};
+constexpr TuningRow kTuningRows[] = {
+    {9, {8, 4}},  // H200
+};
+
+/// The build's launch geometry on the current device: its row's tuning
+/// times its SM count.
+struct LaunchGeometry {
+  unsigned max_grid_blocks;
+  int box_blocks;
+};
+
+LaunchGeometry current_device_geometry() {
+  int device = 0, sms = 0, major = 0;
+  ORRERY_CUDA_CHECK(cudaGetDevice(&device));
+  ORRERY_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  ORRERY_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  BuildTuning t = kTuningRows[0].tuning;
+  for (const TuningRow& r : kTuningRows)
+    if (r.compute_major <= major) t = r.tuning;
+  sms = std::max(sms, 1);
+  return {t.max_grid_blocks(sms), t.box_blocks(sms)};
+}
 
 /// What the device tells the host once per build (one small copy).
 struct BuildStatus {
@@ -306,10 +350,8 @@ __global__ void __launch_bounds__(kBlock)
 
 unsigned blocks_for(std::int64_t n) { return static_cast<unsigned>((n + kBlock - 1) / kBlock); }
 
-/// Blocks of a grid-stride launch over at most n items: enough to fill the
-/// GPU, few enough that a launch over a small tree is short and the
-/// per-block atomics of count_nodes_kernel stay few.
-unsigned capped_blocks(std::int64_t n) { return std::min(blocks_for(n), kMaxGridBlocks); }
+/// Blocks of a grid-stride launch over at most n items (BuildTuning).
+unsigned capped_blocks(std::int64_t n, const LaunchGeometry& g) { return std::min(blocks_for(n), g.max_grid_blocks); }
 
 /// A first guess of the node count: about 3N/cap nodes (leaves a third full
 /// on average), plus slack. The device counts the nodes before writing any,
@@ -328,10 +370,18 @@ void copy_to_host(std::vector<T>& host, const T* device, std::size_t count, Stre
 }  // namespace
 
 template <class Real>
-struct DeviceOctree<Real>::Impl {
+struct DeviceOctree<Real>::Impl : TreeArrays<Real, DeviceBuffer> {
+  // The tree in pre-order, its sorted sources and their order (TreeArrays;
+  // the node arrays have node_capacity elements, num_nodes in use).
+  using Arrays = TreeArrays<Real, DeviceBuffer>;
+  using Arrays::key, Arrays::level, Arrays::first, Arrays::count, Arrays::next, Arrays::mass, Arrays::com_x,
+      Arrays::com_y, Arrays::com_z, Arrays::crit2, Arrays::quad, Arrays::crit_rel, Arrays::x, Arrays::y, Arrays::z,
+      Arrays::m, Arrays::order;
+
   static constexpr int kNumEvents = 8;
   static constexpr int kNumGraphs = 3;  // levels, order, moments
 
+  LaunchGeometry geometry;  // of the device current at construction, where the buffers live
   TreeParams params;
   StreamHandle stream = nullptr;
   std::int64_t num_particles = 0;
@@ -340,13 +390,12 @@ struct DeviceOctree<Real>::Impl {
   std::int64_t node_capacity = 0;  // of the node arrays
   std::uint64_t generation = 0;    // bumped whenever a buffer is reallocated (the graphs hold pointers)
 
-  // Particles: keys and indices before and after the sort, sorted sources.
-  // key_in, dead after the sort, holds the levels phase's node starts
-  // (node_start(): n + 1 int32 fit in n uint64 for n >= 1), and sort_temp
-  // the scan's temporary storage.
+  // Particles: keys and indices before and after the sort (the sorted
+  // indices are order). key_in, dead after the sort, holds the levels
+  // phase's node starts (node_start(): n + 1 int32 fit in n uint64 for n >=
+  // 1), and sort_temp the scan's temporary storage.
   DeviceBuffer<std::uint64_t> key_in, key_sorted;
-  DeviceBuffer<std::int32_t> index_in, order;
-  DeviceBuffer<Real> x, y, z, m;
+  DeviceBuffer<std::int32_t> index_in;
   DeviceBuffer<unsigned char> sort_temp;
   DeviceBuffer<BoxAccumulator<Real>> box_partial;
   DeviceBuffer<Cube> cube;
@@ -355,10 +404,6 @@ struct DeviceOctree<Real>::Impl {
   // moments in double (moments phase; dead between builds).
   DeviceBuffer<std::int32_t> parent, pending;
   DeviceBuffer<NodeMoments> moments;
-  // The tree in pre-order.
-  DeviceBuffer<std::uint64_t> key;
-  DeviceBuffer<std::int32_t> level, first, count, next;
-  DeviceBuffer<Real> mass, com_x, com_y, com_z, crit2, quad, crit_rel;
 
   BuildStatus* host_status = nullptr;  // pinned, for the one readback
   std::array<cudaEvent_t, kNumEvents> events{};
@@ -379,7 +424,7 @@ struct DeviceOctree<Real>::Impl {
     bool operator==(const GraphKey&) const = default;
   } graph_key;
 
-  Impl() {
+  Impl() : geometry(current_device_geometry()) {
     ORRERY_CUDA_CHECK(cudaMallocHost(&host_status, sizeof(BuildStatus)));
     for (auto& e : events) ORRERY_CUDA_CHECK(cudaEventCreate(&e));
   }
@@ -416,6 +461,18 @@ struct DeviceOctree<Real>::Impl {
     ORRERY_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, node_start(), int(num_particles + 1), stream));
     return bytes;
   }
+  /// Elements of an array of this build's tree with `nodes` nodes and
+  /// `particles` particles: none for the quadrupoles of a monopole tree or
+  /// crit_rel of a geometric one.
+  std::size_t elements(TreeArray kind, std::size_t nodes, std::size_t particles) const {
+    switch (kind) {
+      case TreeArray::node: return nodes;
+      case TreeArray::node_quad: return params.multipole == Multipole::quadrupole ? nodes * kQuadComponents : 0;
+      case TreeArray::node_relative: return params.opening == Opening::relative ? nodes : 0;
+      case TreeArray::particle: return particles;
+    }
+    return 0;
+  }
   void mark(int phase) { ORRERY_CUDA_CHECK(cudaEventRecord(events[phase], stream)); }
 
   void build(const SourcesView<Real>& s, const TreeParams& p, StreamHandle st);
@@ -436,10 +493,10 @@ struct DeviceOctree<Real>::Impl {
 template <class Real>
 void DeviceOctree<Real>::Impl::box_and_keys(const SourcesView<Real>& s) {
   const std::int64_t n = s.count;
-  grow(box_partial, kBoxBlocks);
+  grow(box_partial, geometry.box_blocks);
   grow(cube, 1);
   grow(status, 1);
-  const unsigned box_blocks = std::min<unsigned>(kBoxBlocks, blocks_for(n));
+  const unsigned box_blocks = std::min<unsigned>(geometry.box_blocks, blocks_for(n));
   box_partial_kernel<Real><<<box_blocks, kBlock, 0, stream>>>(s, box_partial.data());
   ORRERY_CUDA_CHECK_LAUNCH("box_partial_kernel");
   box_final_kernel<Real><<<1, kBlock, 0, stream>>>(box_partial.data(), int(box_blocks), cube.data(), status.data());
@@ -475,39 +532,38 @@ void DeviceOctree<Real>::Impl::sort_and_gather(const SourcesView<Real>& s) {
 template <class Real>
 void DeviceOctree<Real>::Impl::grow_node_buffers() {
   const auto c = static_cast<std::size_t>(node_capacity);
-  grow(key, c);
   grow(moments, c);
-  for (auto* b : {&level, &first, &count, &next, &parent, &pending}) grow(*b, c);
-  for (auto* b : {&mass, &com_x, &com_y, &com_z, &crit2}) grow(*b, c);
-  if (params.multipole == Multipole::quadrupole) grow(quad, c * kQuadComponents);
-  if (params.opening == Opening::relative) grow(crit_rel, c);
+  for (auto* b : {&parent, &pending}) grow(*b, c);
+  for_each_array([&](TreeArray kind, auto& b) { grow(b, elements(kind, c, 0)); }, static_cast<Arrays&>(*this));
 }
 
 template <class Real>
 void DeviceOctree<Real>::Impl::enqueue_levels(StreamHandle s) {
   const auto n = static_cast<std::int32_t>(num_particles);
   std::int32_t* start = node_start();
+  const unsigned particle_blocks = capped_blocks(n, geometry), node_blocks = capped_blocks(node_capacity, geometry);
   init_status_kernel<<<1, 1, 0, s>>>(status.data());
   ORRERY_CUDA_CHECK_LAUNCH("init_status_kernel");
-  count_nodes_kernel<<<capped_blocks(n), kBlock, 0, s>>>(key_sorted.data(), n, params.leaf_capacity, start,
-                                                         status.data());
+  count_nodes_kernel<<<particle_blocks, kBlock, 0, s>>>(key_sorted.data(), n, params.leaf_capacity, start,
+                                                      status.data());
   ORRERY_CUDA_CHECK_LAUNCH("count_nodes_kernel");
   // n + 1 <= 2^31 - 1 items (N < 2^31 - 1 is validated). The int32 sums wrap
   // only past 2^31 nodes, which status->num_nodes (64-bit) reports instead.
   std::size_t temp_bytes = sort_temp.bytes();
   ORRERY_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(sort_temp.data(), temp_bytes, start, n + 1, s));
-  write_nodes_kernel<<<capped_blocks(n), kBlock, 0, s>>>(key_sorted.data(), n, start, node_capacity, status.data(),
-                                                         topology());
+  write_nodes_kernel<<<particle_blocks, kBlock, 0, s>>>(key_sorted.data(), n, start, node_capacity, status.data(),
+                                                       topology());
   ORRERY_CUDA_CHECK_LAUNCH("write_nodes_kernel");
-  extent_kernel<<<capped_blocks(node_capacity), kBlock, 0, s>>>(key_sorted.data(), n, start, node_capacity,
-                                                                status.data(), topology());
+  extent_kernel<<<node_blocks, kBlock, 0, s>>>(key_sorted.data(), n, start, node_capacity, status.data(),
+                                              topology());
   ORRERY_CUDA_CHECK_LAUNCH("extent_kernel");
 }
 
 template <class Real>
 void DeviceOctree<Real>::Impl::enqueue_order(StreamHandle s) {
-  link_children_kernel<<<capped_blocks(node_capacity), kBlock, 0, s>>>(next.data(), node_capacity, status.data(),
-                                                                       parent.data(), pending.data());
+  link_children_kernel<<<capped_blocks(node_capacity, geometry), kBlock, 0, s>>>(next.data(), node_capacity,
+                                                                                 status.data(), parent.data(),
+                                                                                 pending.data());
   ORRERY_CUDA_CHECK_LAUNCH("link_children_kernel");
 }
 
@@ -639,11 +695,8 @@ template <class Real>
 OctreeView<Real> DeviceOctree<Real>::view() const {
   const Impl& t = *impl_;
   if (t.num_nodes == 0) return {};
-  const bool quad = t.params.multipole == Multipole::quadrupole;
-  return {t.num_nodes,    t.num_particles, t.key.data(),   t.level.data(), t.first.data(), t.count.data(),
-          t.next.data(),  t.mass.data(),   t.com_x.data(), t.com_y.data(), t.com_z.data(), t.crit2.data(),
-          quad ? t.quad.data() : nullptr,  t.x.data(),     t.y.data(),     t.z.data(),     t.m.data(),
-          t.params.opening == Opening::relative ? t.crit_rel.data() : nullptr};
+  return t.view(t.num_nodes, t.num_particles, t.params.multipole == Multipole::quadrupole,
+                t.params.opening == Opening::relative);
 }
 
 template <class Real>
@@ -699,11 +752,10 @@ std::span<std::byte> DeviceOctree<Real>::scratch_between_builds() const {
 template <class Real>
 std::size_t DeviceOctree<Real>::device_bytes() const {
   const Impl& t = *impl_;
-  std::size_t b = t.key_in.bytes() + t.key_sorted.bytes() + t.index_in.bytes() + t.order.bytes() + t.sort_temp.bytes() +
-                  t.box_partial.bytes() + t.cube.bytes() + t.status.bytes() + t.moments.bytes() + t.key.bytes();
-  for (const auto* v : {&t.x, &t.y, &t.z, &t.m, &t.mass, &t.com_x, &t.com_y, &t.com_z, &t.crit2, &t.quad, &t.crit_rel})
-    b += v->bytes();
-  for (const auto* v : {&t.level, &t.first, &t.count, &t.next, &t.parent, &t.pending}) b += v->bytes();
+  std::size_t b = t.key_in.bytes() + t.key_sorted.bytes() + t.index_in.bytes() + t.sort_temp.bytes() +
+                  t.box_partial.bytes() + t.cube.bytes() + t.status.bytes() + t.moments.bytes() + t.parent.bytes() +
+                  t.pending.bytes();
+  for_each_array([&b](TreeArray, const auto& v) { b += v.bytes(); }, static_cast<const typename Impl::Arrays&>(t));
   return b;
 }
 
@@ -716,23 +768,9 @@ Octree<Real> DeviceOctree<Real>::download() const {
   h.cube = cube();
   h.params = t.params;
   h.depth = t.depth;
-  copy_to_host(h.key, t.key.data(), nn, t.stream);
-  copy_to_host(h.level, t.level.data(), nn, t.stream);
-  copy_to_host(h.first, t.first.data(), nn, t.stream);
-  copy_to_host(h.count, t.count.data(), nn, t.stream);
-  copy_to_host(h.next, t.next.data(), nn, t.stream);
-  copy_to_host(h.mass, t.mass.data(), nn, t.stream);
-  copy_to_host(h.com_x, t.com_x.data(), nn, t.stream);
-  copy_to_host(h.com_y, t.com_y.data(), nn, t.stream);
-  copy_to_host(h.com_z, t.com_z.data(), nn, t.stream);
-  copy_to_host(h.crit2, t.crit2.data(), nn, t.stream);
-  if (t.params.multipole == Multipole::quadrupole) copy_to_host(h.quad, t.quad.data(), nn * kQuadComponents, t.stream);
-  if (t.params.opening == Opening::relative) copy_to_host(h.crit_rel, t.crit_rel.data(), nn, t.stream);
-  copy_to_host(h.x, t.x.data(), np, t.stream);
-  copy_to_host(h.y, t.y.data(), np, t.stream);
-  copy_to_host(h.z, t.z.data(), np, t.stream);
-  copy_to_host(h.m, t.m.data(), np, t.stream);
-  copy_to_host(h.order, t.order.data(), np, t.stream);
+  for_each_array([&](TreeArray kind, auto& host, const auto& device) {
+    if (const std::size_t c = t.elements(kind, nn, np); c > 0) copy_to_host(host, device.data(), c, t.stream);
+  }, static_cast<TreeArrays<Real, HostBuffer>&>(h), static_cast<const typename Impl::Arrays&>(t));
   return h;
 }
 
