@@ -8,9 +8,12 @@
 // with the arithmetic of orrery::xm so the CPU and the GPU agree bit for bit
 // in exact mode. The caller excludes a target's interaction with itself.
 #include <algorithm>
+#include <charconv>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
+#include "orrery/core/error.hpp"
 #include "orrery/core/math_mode.hpp"
 
 namespace orrery {
@@ -19,6 +22,20 @@ enum class SofteningKind : std::uint8_t { plummer, spline };
 
 constexpr std::string_view to_string(SofteningKind k) {
   return k == SofteningKind::plummer ? "plummer" : "spline";
+}
+
+/// The softening length eps (code units) as every solver accepts it: a number
+/// >= 0 (0: none). Returns eps; otherwise (negative, NaN) throws InputError
+/// naming gravity.softening, the value and what is accepted, the message the
+/// configuration gives for the same value. Every solver calls it once, where
+/// it is constructed; the policies below take eps as valid.
+template <class Real>
+Real validated_softening(Real eps) {
+  if (eps >= Real(0)) return eps;
+  char text[32];
+  const auto [end, ec] = std::to_chars(text, text + sizeof text, eps);  // the shortest text of eps
+  throw InputError("gravity.softening = " + std::string(text, ec == std::errc() ? end : text) +
+                   " is not accepted; accepted: a number >= 0");
 }
 
 template <class Real>

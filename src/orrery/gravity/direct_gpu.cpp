@@ -15,12 +15,6 @@
 namespace orrery::gravity {
 
 namespace {
-template <class Real>
-Real checked_softening(Real eps) {
-  if (!(eps >= 0)) throw InputError("direct/cuda solver: softening = " + std::to_string(eps) + "; accepted: >= 0");
-  return eps;
-}
-
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -33,7 +27,7 @@ std::span<const Real> host_span(const Real* p, std::int64_t n) {
 
 template <class Real, class Softening>
 DirectGpuSolver<Real, Softening>::DirectGpuSolver(Real eps, MathMode mode, int device)
-    : softening_(checked_softening(eps)), mode_(mode), device_(device) {
+    : softening_(validated_softening(eps)), mode_(mode), device_(device) {
   cuda::select_device(device_);
 }
 

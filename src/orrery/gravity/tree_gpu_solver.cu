@@ -134,9 +134,7 @@ GpuTreeSolver<Real>::GpuTreeSolver(const GpuTreeSolverConfig& config) : config_(
   if (config.traversal == bh::Traversal::coherent && !bh::is_group_width(config.group_width))
     throw InputError("gravity.group_width = " + std::to_string(config.group_width) +
                      " is not supported; accepted: 8, 16, 32, 64");
-  if (!(config.tree.softening >= 0.0))
-    throw InputError("gravity.softening = " + std::to_string(config.tree.softening) +
-                     " is invalid; accepted: a number >= 0");
+  validated_softening(config.tree.softening);
   device_ = cuda::current_device();
   state_ = std::make_unique<State>();
 }
