@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "orrery/core/error.hpp"
 #include "orrery/core/math_mode.hpp"
@@ -128,5 +129,19 @@ struct SplineSoftening {
   // of coincident particles without softening contributes 0 * finite = 0.
   ORRERY_HD static constexpr Real tiny() { return sizeof(Real) == 4 ? Real(1e-24) : Real(1e-200); }
 };
+
+/// Calls f(PlummerSoftening<Real>(eps)) or f(SplineSoftening<Real>(eps)) as
+/// `kind` says and returns what f returns (both calls must return the same
+/// type): the run-time kind to the compile-time policy, once, on the host.
+template <class Real, class F>
+decltype(auto) with_softening(SofteningKind kind, Real eps, F&& f) {
+  switch (kind) {
+    case SofteningKind::spline:
+      return std::forward<F>(f)(SplineSoftening<Real>(eps));
+    case SofteningKind::plummer:
+      break;
+  }
+  return std::forward<F>(f)(PlummerSoftening<Real>(eps));
+}
 
 }  // namespace orrery

@@ -47,11 +47,7 @@ void DirectGpuSolver<Real, Softening>::solve_device(const SourcesView<Real>& sou
                      " outputs; accepted: equal counts below 2^31");
   }
   cuda::select_device(device_);
-  if (mode_ == MathMode::exact) {
-    gpu::direct_field_exact(sources, out, softening_, potential, stream);
-  } else {
-    gpu::direct_field_fast(sources, out, softening_, potential, scratch_, stream);
-  }
+  with_math_mode(mode_, [&](auto mode) { gpu::direct_field(mode, sources, out, softening_, potential, scratch_, stream); });
 }
 
 template <class Real, class Softening>
@@ -101,10 +97,7 @@ namespace {
 /// The solver `c` asks for, as either of its interfaces (Base).
 template <class Real, class Base>
 std::unique_ptr<Base> make_direct_gpu(const GravityConfig& c) {
-  const auto eps = static_cast<Real>(c.softening);
-  return with_softening<Real>(c.softening_kernel, eps, [&](auto soft) -> std::unique_ptr<Base> {
-    return std::make_unique<DirectGpuSolver<Real, decltype(soft)>>(eps, c.math);
-  });
+  return make_softened<DirectGpuSolver, Base>(c.softening_kernel, static_cast<Real>(c.softening), c.math);
 }
 }  // namespace
 
