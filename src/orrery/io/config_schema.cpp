@@ -14,11 +14,12 @@ using integrate::RunConfig;
 
 const std::string& as_string(const Value& v) { return std::get<std::string>(v); }
 
-// A field as a Value of its key's type (integer, number or string), and back.
+// A field as a Value of its key's type (string, boolean, number or integer),
+// and back.
 template <class T>
 T from_value(const Value& v) {
-  if constexpr (std::is_same_v<T, std::string>) {
-    return std::get<std::string>(v);
+  if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, bool>) {
+    return std::get<T>(v);
   } else if constexpr (std::is_floating_point_v<T>) {
     return std::get<double>(v);
   } else {
@@ -27,7 +28,7 @@ T from_value(const Value& v) {
 }
 template <class T>
 Value to_value(const T& field) {
-  if constexpr (std::is_same_v<T, std::string>) {
+  if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, bool>) {
     return field;
   } else if constexpr (std::is_floating_point_v<T>) {
     return static_cast<double>(field);
