@@ -40,8 +40,7 @@ io::Value to_value(const io::KeySpec& spec, nb::handle value) {
       if (is_bool) return nb::cast<bool>(value);
       break;
   }
-  throw InputError(spec.key + " = " + nb::cast<std::string>(nb::repr(value)) + " has the wrong type; accepted: " +
-                   spec.accepted() + " (" + std::string(to_string(spec.type)) + ")");
+  throw InputError(spec.wrong_type(nb::cast<std::string>(nb::repr(value))));
 }
 
 /// The defaults with each {name: value} applied as the key gravity.<name>.
@@ -52,9 +51,7 @@ GravityConfig gravity_config(const nb::dict& settings) {
     const io::KeySpec* spec = io::find_key(key);
     if (spec == nullptr) throw InputError("unknown key " + key + "; did you mean " + io::nearest_key(key) + "?");
     const io::Value v = to_value(*spec, value);
-    if (!spec->accepts(v)) {
-      throw InputError(key + " = " + io::to_toml(v) + " is not accepted; accepted: " + spec->accepted());
-    }
+    if (!spec->accepts(v)) throw InputError(spec->not_accepted(v));
     spec->apply(v, run);
   }
   return run.gravity;

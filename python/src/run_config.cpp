@@ -2,7 +2,6 @@
 // read by the CLI's own io::Config: the text Python stores is what
 // `orrery config --dump` would print for the same settings, and a
 // checkpoint the CLI wrote is read back with the CLI's schema and messages.
-#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -17,34 +16,13 @@ namespace orrery::python {
 
 namespace {
 
-std::string number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.17g", v);  // reads back bit-identically
-  return buf;
-}
-
 /// The TOML text of the defaults with these gravity settings, dt and the
-/// `extra` "section.key=value" assignments. Gravity keys the schema does not
-/// have (yet) are left out rather than invented.
+/// `extra` "section.key=value" assignments.
 std::string config_toml(const gravity::GravityConfig& g, double dt, const std::vector<std::string>& extra) {
-  io::Config config = io::Config::defaults();
-  const auto put = [&config](const std::string& key, const std::string& value) {
-    if (io::find_key(key) != nullptr) config.set(key + "=" + value);
-  };
-  put("gravity.solver", g.solver);
-  put("gravity.backend", g.backend);
-  put("gravity.precision", std::string(to_string(g.precision)));
-  put("gravity.softening", number(g.softening));
-  put("gravity.softening_kernel", std::string(to_string(g.softening_kernel)));
-  put("gravity.math", std::string(to_string(g.math)));
-  put("gravity.theta", number(g.theta));
-  put("gravity.leaf_capacity", std::to_string(g.leaf_capacity));
-  put("gravity.multipole", g.multipole_order == 2 ? "quadrupole" : "monopole");
-  put("gravity.opening", std::string(to_string(g.opening)));
-  put("gravity.tolerance", number(g.tolerance));
-  put("gravity.traversal", g.traversal);
-  put("gravity.group_width", std::to_string(g.group_width));
-  put("integration.dt", number(dt));
+  integrate::RunConfig run = io::Config::defaults().run_config();
+  run.gravity = g;
+  run.integration.dt = dt;
+  io::Config config = io::Config::of(run);
   for (const auto& assignment : extra) config.set(assignment);
   return config.to_toml();
 }

@@ -14,7 +14,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "orrery/gravity/dispatch.hpp"
+#include "orrery/core/math_mode.hpp"
+#include "orrery/core/softening.hpp"
 #include "orrery/bh/walk.hpp"
 #include "orrery/ic/initial_conditions.hpp"
 #include "orrery/ic/plummer.hpp"
@@ -55,15 +56,13 @@ void for_each_walk_config(const std::string& input_name, F&& f, bh::Opening open
 /// softening policy, as the solver dispatches them.
 template <class Real, class F>
 void with_walk_parameters(const bh::TreeSolverConfig& c, F&& f) {
-  using Exact = std::integral_constant<MathMode, MathMode::exact>;
-  using Fast = std::integral_constant<MathMode, MathMode::fast>;
-  gravity::with_softening<Real>(c.softening_kind, Real(c.softening), [&](auto soft) {
-    const bool quad = c.tree.multipole == bh::Multipole::quadrupole;
-    if (c.math == MathMode::exact)
-      quad ? f(std::true_type{}, Exact{}, soft) : f(std::false_type{}, Exact{}, soft);
-    else
-      quad ? f(std::true_type{}, Fast{}, soft) : f(std::false_type{}, Fast{}, soft);
-    return 0;
+  orrery::with_softening<Real>(c.softening_kind, Real(c.softening), [&](auto soft) {
+    orrery::with_math_mode(c.math, [&](auto mode) {
+      if (c.tree.multipole == bh::Multipole::quadrupole)
+        f(std::true_type{}, mode, soft);
+      else
+        f(std::false_type{}, mode, soft);
+    });
   });
 }
 

@@ -1,5 +1,5 @@
 #pragma once
-// The Barnes-Hut octree: its parameters, its node layout and the views the
+// The Barnes-Hut octree: its parameters (tree_params.hpp), its node layout and the views the
 // walks take (DESIGN §3).
 //
 // Nodes are stored in depth-first pre-order. Node i holds the sorted
@@ -13,30 +13,9 @@
 #include <vector>
 
 #include "orrery/bh/morton.hpp"
+#include "orrery/bh/tree_params.hpp"
 
 namespace orrery::bh {
-
-enum class Multipole : std::uint8_t { monopole, quadrupole };
-
-constexpr std::string_view to_string(Multipole m) {
-  return m == Multipole::monopole ? "monopole" : "quadrupole";
-}
-
-/// Which cells a target accepts: the opening criterion, one policy type each
-/// (opening.hpp). geometric: Barnes' d > side/theta + delta
-/// (opening_geometric.hpp). relative: GADGET's criterion with theta as the
-/// cap (opening_relative.hpp, docs/adr/0007).
-enum class Opening : std::uint8_t { geometric, relative };
-
-constexpr std::string_view to_string(Opening o) { return o == Opening::geometric ? "geometric" : "relative"; }
-
-struct TreeParams {
-  double theta = 0.5;         // opening angle, >= 0 (0 opens every cell: direct summation)
-  int leaf_capacity = 16;     // a node with more particles is split (unless at the deepest level)
-  Multipole multipole = Multipole::monopole;
-  Opening opening = Opening::geometric;
-  double tolerance = 0.0025;  // relative opening: alpha (GADGET's ErrTolForceAcc), > 0
-};
 
 /// Second moment about the centre of mass, S_ab = sum m d_a d_b (d = x - com),
 /// stored whole rather than traceless: the softened expansion needs its trace

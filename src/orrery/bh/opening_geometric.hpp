@@ -5,7 +5,7 @@
 // (which guards a target next to a cell whose mass sits far from its
 // centre). Compared squared: d^2 > crit2, crit2 = (side/theta + delta)^2
 // stored per node, so the walk needs no square root.
-#include "orrery/bh/octree.hpp"
+#include "orrery/bh/tree_params.hpp"
 #include "orrery/core/exact_math.hpp"
 
 namespace orrery::bh {

@@ -7,7 +7,7 @@
 // crit_rel = side * sqrt(mass / tolerance) per node and a per-target scale
 // (relative_scale), both rounded once from double, so every backend decides
 // with the same bits.
-#include "orrery/bh/octree.hpp"
+#include "orrery/bh/tree_params.hpp"
 #include "orrery/core/exact_math.hpp"
 
 namespace orrery::bh {

@@ -14,8 +14,7 @@ void walk_tree_gpu(const bh::OctreeView<Real>& tree, const WalkTargets<Real>& ta
   if (params.traversal == Traversal::coherent && !is_group_width(params.group_width))
     throw InputError("gravity.group_width = " + std::to_string(params.group_width) +
                      " is not supported; accepted: 8, 16, 32, 64");
-  if (!(params.softening >= 0.0))
-    throw InputError("gravity.softening = " + std::to_string(params.softening) + " is invalid; accepted: a number >= 0");
+  validated_softening(params.softening);
   if (tree.num_particles == 0 || targets.count == 0) return;
   if (params.math == MathMode::exact)
     detail::walk_tree_gpu_mode<MathMode::exact>(tree, targets, params, out, stream);

@@ -8,6 +8,8 @@
 // On the host both modes compute the same thing (IEEE 1/sqrt).
 #include <cstdint>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 
 #include "orrery/core/exact_math.hpp"
 
@@ -16,6 +18,23 @@ namespace orrery {
 enum class MathMode : std::uint8_t { exact, fast };
 
 constexpr std::string_view to_string(MathMode m) { return m == MathMode::exact ? "exact" : "fast"; }
+
+/// A math mode as a type: what with_math_mode passes, and what a function
+/// compiled once per mode can take to be chosen by overload.
+template <MathMode Mode>
+using MathModeTag = std::integral_constant<MathMode, Mode>;
+
+/// Calls f(MathModeTag<MathMode::exact>{}) or f(MathModeTag<MathMode::fast>{})
+/// and returns what f returns (both calls must return the same type); inside
+/// f, `decltype(tag)::value` (or `tag()`) is the mode as a constant. One of
+/// the run-time-to-template dispatchers (with_softening in softening.hpp,
+/// with_precision in gravity/dispatch.hpp): configuration is dispatched once
+/// on the host, never branched on inside a kernel (DESIGN §2).
+template <class F>
+decltype(auto) with_math_mode(MathMode m, F&& f) {
+  if (m == MathMode::exact) return std::forward<F>(f)(MathModeTag<MathMode::exact>{});
+  return std::forward<F>(f)(MathModeTag<MathMode::fast>{});
+}
 
 /// 1/sqrt(x) in the given mode. x > 0 (callers guard with max(x, tiny) first).
 template <MathMode Mode>

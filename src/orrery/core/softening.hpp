@@ -8,9 +8,13 @@
 // with the arithmetic of orrery::xm so the CPU and the GPU agree bit for bit
 // in exact mode. The caller excludes a target's interaction with itself.
 #include <algorithm>
+#include <charconv>
 #include <cstdint>
+#include <string>
 #include <string_view>
+#include <utility>
 
+#include "orrery/core/error.hpp"
 #include "orrery/core/math_mode.hpp"
 
 namespace orrery {
@@ -19,6 +23,20 @@ enum class SofteningKind : std::uint8_t { plummer, spline };
 
 constexpr std::string_view to_string(SofteningKind k) {
   return k == SofteningKind::plummer ? "plummer" : "spline";
+}
+
+/// The softening length eps (code units) as every solver accepts it: a number
+/// >= 0 (0: none). Returns eps; otherwise (negative, NaN) throws InputError
+/// naming gravity.softening, the value and what is accepted, the message the
+/// configuration gives for the same value. Every solver calls it once, where
+/// it is constructed; the policies below take eps as valid.
+template <class Real>
+Real validated_softening(Real eps) {
+  if (eps >= Real(0)) return eps;
+  char text[32];
+  const auto [end, ec] = std::to_chars(text, text + sizeof text, eps);  // the shortest text of eps
+  throw InputError("gravity.softening = " + std::string(text, ec == std::errc() ? end : text) +
+                   " is not accepted; accepted: a number >= 0");
 }
 
 template <class Real>
@@ -111,5 +129,19 @@ struct SplineSoftening {
   // of coincident particles without softening contributes 0 * finite = 0.
   ORRERY_HD static constexpr Real tiny() { return sizeof(Real) == 4 ? Real(1e-24) : Real(1e-200); }
 };
+
+/// Calls f(PlummerSoftening<Real>(eps)) or f(SplineSoftening<Real>(eps)) as
+/// `kind` says and returns what f returns (both calls must return the same
+/// type): the run-time kind to the compile-time policy, once, on the host.
+template <class Real, class F>
+decltype(auto) with_softening(SofteningKind kind, Real eps, F&& f) {
+  switch (kind) {
+    case SofteningKind::spline:
+      return std::forward<F>(f)(SplineSoftening<Real>(eps));
+    case SofteningKind::plummer:
+      break;
+  }
+  return std::forward<F>(f)(PlummerSoftening<Real>(eps));
+}
 
 }  // namespace orrery

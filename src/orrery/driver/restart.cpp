@@ -1,50 +1,28 @@
 #include "orrery/driver/restart.hpp"
 
-#include <sstream>
 #include <string>
 
 #include "orrery/core/error.hpp"
+#include "orrery/io/config.hpp"
 
 namespace orrery::driver {
-namespace {
 
-template <class T>
-std::string text(const T& v) {
-  std::ostringstream s;
-  if constexpr (std::is_enum_v<T>) {
-    s << to_string(v);
-  } else {
-    s.precision(17);
-    s << v;
-  }
-  return s.str();
-}
-
-}  // namespace
-
+// The keys compared come from the schema's reverse direction (KeySpec::read),
+// so each is named and written as in a configuration file.
 void require_same_physics(const integrate::RunConfig& saved, const integrate::RunConfig& now,
                           const std::filesystem::path& checkpoint) {
-  const auto same = [&](const char* key, const auto& a, const auto& b) {
-    if (a == b) return;
-    throw InputError("checkpoint '" + checkpoint.string() + "': " + key + " is " + text(a) +
-                     " in the checkpoint but " + text(b) +
+  const io::Config a = io::Config::of(saved, "checkpoint '" + checkpoint.string() + "'");
+  const io::Config b = io::Config::of(now);
+  for (const char* key : {"gravity.solver", "gravity.backend", "gravity.precision", "gravity.softening",
+                          "gravity.softening_kernel", "gravity.math", "gravity.theta", "gravity.leaf_capacity",
+                          "gravity.multipole", "gravity.opening", "gravity.tolerance", "integration.dt",
+                          "units.system"}) {
+    if (a.get(key) == b.get(key)) continue;
+    throw InputError("checkpoint '" + checkpoint.string() + "': " + key + " is " + io::to_toml(a.get(key)) +
+                     " in the checkpoint but " + io::to_toml(b.get(key)) +
                      " in this configuration; a restart may change integration.t_end, "
                      "integration.wall_limit_minutes and output.*, not the physics of the run");
-  };
-  const auto &g0 = saved.gravity, &g1 = now.gravity;
-  same("gravity.solver", g0.solver, g1.solver);
-  same("gravity.backend", g0.backend, g1.backend);
-  same("gravity.precision", g0.precision, g1.precision);
-  same("gravity.softening", g0.softening, g1.softening);
-  same("gravity.softening_kernel", g0.softening_kernel, g1.softening_kernel);
-  same("gravity.math", g0.math, g1.math);
-  same("gravity.theta", g0.theta, g1.theta);
-  same("gravity.leaf_capacity", g0.leaf_capacity, g1.leaf_capacity);
-  same("gravity.multipole_order", g0.multipole_order, g1.multipole_order);
-  same("gravity.opening", g0.opening, g1.opening);
-  same("gravity.tolerance", g0.tolerance, g1.tolerance);
-  same("integration.dt", saved.integration.dt, now.integration.dt);
-  same("units.system", saved.units.system, now.units.system);
+  }
 }
 
 }  // namespace orrery::driver

@@ -15,12 +15,6 @@
 namespace orrery::gravity {
 
 namespace {
-template <class Real>
-Real checked_softening(Real eps) {
-  if (!(eps >= 0)) throw InputError("direct/cuda solver: softening = " + std::to_string(eps) + "; accepted: >= 0");
-  return eps;
-}
-
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -33,7 +27,7 @@ std::span<const Real> host_span(const Real* p, std::int64_t n) {
 
 template <class Real, class Softening>
 DirectGpuSolver<Real, Softening>::DirectGpuSolver(Real eps, MathMode mode, int device)
-    : softening_(checked_softening(eps)), mode_(mode), device_(device) {
+    : softening_(validated_softening(eps)), mode_(mode), device_(device) {
   cuda::select_device(device_);
 }
 
@@ -53,11 +47,7 @@ void DirectGpuSolver<Real, Softening>::solve_device(const SourcesView<Real>& sou
                      " outputs; accepted: equal counts below 2^31");
   }
   cuda::select_device(device_);
-  if (mode_ == MathMode::exact) {
-    gpu::direct_field_exact(sources, out, softening_, potential, stream);
-  } else {
-    gpu::direct_field_fast(sources, out, softening_, potential, scratch_, stream);
-  }
+  with_math_mode(mode_, [&](auto mode) { gpu::direct_field(mode, sources, out, softening_, potential, scratch_, stream); });
 }
 
 template <class Real, class Softening>
@@ -107,10 +97,7 @@ namespace {
 /// The solver `c` asks for, as either of its interfaces (Base).
 template <class Real, class Base>
 std::unique_ptr<Base> make_direct_gpu(const GravityConfig& c) {
-  const auto eps = static_cast<Real>(c.softening);
-  return with_softening<Real>(c.softening_kernel, eps, [&](auto soft) -> std::unique_ptr<Base> {
-    return std::make_unique<DirectGpuSolver<Real, decltype(soft)>>(eps, c.math);
-  });
+  return make_softened<DirectGpuSolver, Base>(c.softening_kernel, static_cast<Real>(c.softening), c.math);
 }
 }  // namespace
 

@@ -57,8 +57,8 @@ __global__ void __launch_bounds__(kExactTile)
 }  // namespace
 
 template <class Real, class Softening>
-void direct_field_exact(const SourcesView<Real>& sources, const AccelerationsView<Real>& out, const Softening& soft,
-                        bool potential, cuda::StreamHandle stream) {
+void direct_field(MathModeTag<MathMode::exact>, const SourcesView<Real>& sources, const AccelerationsView<Real>& out,
+                  const Softening& soft, bool potential, DirectScratch<Real>& /*scratch*/, cuda::StreamHandle stream) {
   const auto blocks = static_cast<unsigned>((sources.count + kExactTile - 1) / kExactTile);
   if (blocks == 0) return;
   if (potential) {
@@ -70,8 +70,9 @@ void direct_field_exact(const SourcesView<Real>& sources, const AccelerationsVie
 }
 
 #define ORRERY_INSTANTIATE(Real, Soft)                                                                      \
-  template void direct_field_exact<Real, Soft<Real>>(const SourcesView<Real>&, const AccelerationsView<Real>&, \
-                                                     const Soft<Real>&, bool, cuda::StreamHandle);
+  template void direct_field<Real, Soft<Real>>(MathModeTag<MathMode::exact>, const SourcesView<Real>&,      \
+                                              const AccelerationsView<Real>&, const Soft<Real>&, bool,     \
+                                              DirectScratch<Real>&, cuda::StreamHandle);
 ORRERY_INSTANTIATE(float, PlummerSoftening)
 ORRERY_INSTANTIATE(float, SplineSoftening)
 ORRERY_INSTANTIATE(double, PlummerSoftening)

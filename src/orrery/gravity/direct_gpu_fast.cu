@@ -36,8 +36,8 @@ void launch_plan(const DirectFastPlan& plan, const typename Pair::Packed* packed
 }  // namespace
 
 template <class Real, class Softening>
-void direct_field_fast(const SourcesView<Real>& sources, const AccelerationsView<Real>& out, const Softening& soft,
-                       bool potential, DirectScratch<Real>& scratch, cuda::StreamHandle stream) {
+void direct_field(MathModeTag<MathMode::fast>, const SourcesView<Real>& sources, const AccelerationsView<Real>& out,
+                  const Softening& soft, bool potential, DirectScratch<Real>& scratch, cuda::StreamHandle stream) {
   using Pair = typename FastPairFor<Softening>::type;
   using Packed = typename Pair::Packed;
   if (sources.count == 0) return;
@@ -55,9 +55,9 @@ void direct_field_fast(const SourcesView<Real>& sources, const AccelerationsView
 }
 
 #define ORRERY_INSTANTIATE(Real, Soft)                                                                     \
-  template void direct_field_fast<Real, Soft<Real>>(const SourcesView<Real>&, const AccelerationsView<Real>&, \
-                                                    const Soft<Real>&, bool, DirectScratch<Real>&,           \
-                                                    cuda::StreamHandle);
+  template void direct_field<Real, Soft<Real>>(MathModeTag<MathMode::fast>, const SourcesView<Real>&,       \
+                                              const AccelerationsView<Real>&, const Soft<Real>&, bool,     \
+                                              DirectScratch<Real>&, cuda::StreamHandle);
 ORRERY_INSTANTIATE(float, PlummerSoftening)
 ORRERY_INSTANTIATE(float, SplineSoftening)
 ORRERY_INSTANTIATE(double, PlummerSoftening)

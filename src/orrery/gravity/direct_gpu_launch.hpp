@@ -9,6 +9,7 @@
 // synchronised, nothing is checked on the host (the data stay on the device).
 #include <cstddef>
 
+#include "orrery/core/math_mode.hpp"
 #include "orrery/core/particles.hpp"
 #include "orrery/core/softening.hpp"
 #include "orrery/cuda/memory.hpp"
@@ -23,16 +24,21 @@ struct DirectScratch {
   cuda::DeviceBuffer<Real> partials;     // partial fields of the source slices
 };
 
-/// fast mode: rsqrtf, contraction, -ftz; each target sums the sources in index
-/// order, in slices whose partial sums are added in slice order (deterministic).
-template <class Real, class Softening>
-void direct_field_fast(const SourcesView<Real>& sources, const AccelerationsView<Real>& out, const Softening& soft,
-                       bool potential, DirectScratch<Real>& scratch, cuda::StreamHandle stream);
+// One entry point per math mode, each in its own translation unit, chosen by
+// the tag (with_math_mode, core/math_mode.hpp).
 
-/// exact mode: the arithmetic and summation order of the CPU DirectSolver
-/// (direct_kernel.hpp: LaneSums), so the results are bit-identical to it.
+/// fast mode (direct_gpu_fast.cu): rsqrtf, contraction, -ftz; each target sums
+/// the sources in index order, in slices whose partial sums are added in slice
+/// order (deterministic).
 template <class Real, class Softening>
-void direct_field_exact(const SourcesView<Real>& sources, const AccelerationsView<Real>& out, const Softening& soft,
-                        bool potential, cuda::StreamHandle stream);
+void direct_field(MathModeTag<MathMode::fast>, const SourcesView<Real>& sources, const AccelerationsView<Real>& out,
+                  const Softening& soft, bool potential, DirectScratch<Real>& scratch, cuda::StreamHandle stream);
+
+/// exact mode (direct_gpu_exact.cu): the arithmetic and summation order of the
+/// CPU DirectSolver (direct_kernel.hpp: LaneSums), so the results are
+/// bit-identical to it. Uses no scratch.
+template <class Real, class Softening>
+void direct_field(MathModeTag<MathMode::exact>, const SourcesView<Real>& sources, const AccelerationsView<Real>& out,
+                  const Softening& soft, bool potential, DirectScratch<Real>& scratch, cuda::StreamHandle stream);
 
 }  // namespace orrery::gravity::gpu

@@ -16,12 +16,6 @@ namespace {
 // does not depend on it (each target's sum is the same on any thread).
 constexpr std::int64_t kParallelTargets = 256;
 
-template <class Real>
-Real checked_softening(Real eps) {
-  if (!(eps >= 0)) throw InputError("direct solver: softening = " + std::to_string(eps) + "; accepted: >= 0");
-  return eps;
-}
-
 template <class Real, class Softening, bool WithPotential>
 void direct_all(const SourcesView<Real>& s, const AccelerationsView<Real>& out, const Softening& soft) {
 #pragma omp parallel for schedule(static) if (s.count >= kParallelTargets)
@@ -37,7 +31,7 @@ void direct_all(const SourcesView<Real>& s, const AccelerationsView<Real>& out, 
 }  // namespace
 
 template <class Real, class Softening>
-DirectSolver<Real, Softening>::DirectSolver(Real eps) : softening_(checked_softening(eps)) {}
+DirectSolver<Real, Softening>::DirectSolver(Real eps) : softening_(validated_softening(eps)) {}
 
 template <class Real, class Softening>
 std::string DirectSolver<Real, Softening>::name() const {

@@ -1,26 +1,20 @@
 #pragma once
 // The places where run-time configuration becomes compile-time types
 // (DESIGN §2: configuration is dispatched once on the host, never branched
-// on inside a kernel).
+// on inside a kernel). The dispatchers, one per choice:
+//   precision       with_precision  (here: Precision is a gravity setting)
+//   softening kind  with_softening  (core/softening.hpp)
+//   math mode       with_math_mode  (core/math_mode.hpp)
+// bh/ uses the last two as well; a solver of gravity/ uses these and writes
+// no ladder of its own.
+#include <memory>
 #include <utility>
 
+#include "orrery/core/math_mode.hpp"
 #include "orrery/core/softening.hpp"
 #include "orrery/gravity/gravity_config.hpp"
 
 namespace orrery::gravity {
-
-/// Calls f(policy) with PlummerSoftening<Real>(eps) or SplineSoftening<Real>(eps)
-/// and returns what f returns (both calls must return the same type).
-template <class Real, class F>
-decltype(auto) with_softening(SofteningKind kind, Real eps, F&& f) {
-  switch (kind) {
-    case SofteningKind::spline:
-      return std::forward<F>(f)(SplineSoftening<Real>(eps));
-    case SofteningKind::plummer:
-      break;
-  }
-  return std::forward<F>(f)(PlummerSoftening<Real>(eps));
-}
 
 /// Calls f(float{}) or f(double{}) for single or double precision: the tag's
 /// type is the Real of everything built inside f.
@@ -28,6 +22,16 @@ template <class F>
 decltype(auto) with_precision(Precision p, F&& f) {
   if (p == Precision::double_) return std::forward<F>(f)(double{});
   return std::forward<F>(f)(float{});
+}
+
+/// std::make_unique<Solver<Real, Policy>>(eps, args...) as a Base, Policy the
+/// softening policy `kind` names (with_softening): a solver templated on its
+/// softening, built from the configuration's kind.
+template <template <class, class> class Solver, class Base, class Real, class... Args>
+std::unique_ptr<Base> make_softened(SofteningKind kind, Real eps, Args&&... args) {
+  return with_softening<Real>(kind, eps, [&](auto soft) -> std::unique_ptr<Base> {
+    return std::make_unique<Solver<Real, decltype(soft)>>(eps, std::forward<Args>(args)...);
+  });
 }
 
 }  // namespace orrery::gravity

@@ -8,7 +8,7 @@
 
 #include "orrery/core/math_mode.hpp"
 #include "orrery/core/softening.hpp"
-#include "orrery/bh/octree.hpp"
+#include "orrery/bh/tree_params.hpp"
 
 namespace orrery::gravity {
 

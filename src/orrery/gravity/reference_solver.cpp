@@ -14,9 +14,8 @@
 namespace orrery::gravity {
 
 template <class Real>
-ReferenceSolver<Real>::ReferenceSolver(SofteningKind kernel, double eps) : kernel_(kernel), eps_(eps) {
-  if (!(eps >= 0)) throw InputError("reference solver: softening = " + std::to_string(eps) + "; accepted: >= 0");
-}
+ReferenceSolver<Real>::ReferenceSolver(SofteningKind kernel, double eps)
+    : kernel_(kernel), eps_(validated_softening(eps)) {}
 
 template <class Real>
 std::string ReferenceSolver<Real>::name() const {

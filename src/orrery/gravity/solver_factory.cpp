@@ -76,10 +76,7 @@ std::unique_ptr<DeviceForceSolver<Real>> make_tree_cuda_device(const GravityConf
 
 template <class Real>
 std::unique_ptr<ForceSolver<Real>> make_direct_cpu(const GravityConfig& c) {
-  const auto eps = static_cast<Real>(c.softening);
-  return with_softening<Real>(c.softening_kernel, eps, [&](auto soft) -> std::unique_ptr<ForceSolver<Real>> {
-    return std::make_unique<DirectSolver<Real, decltype(soft)>>(eps);
-  });
+  return make_softened<DirectSolver, ForceSolver<Real>>(c.softening_kernel, static_cast<Real>(c.softening));
 }
 
 // What this build provides, in order of preference within a backend.

@@ -3,15 +3,17 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 
 #include "orrery/core/error.hpp"
 
 namespace orrery::gravity {
 namespace {
 
+template <class Real = float>
 std::string error_of(const GravityConfig& c) {
   try {
-    make_solver<float>(c);
+    make_solver<Real>(c);
   } catch (const InputError& e) {
     return e.what();
   }
@@ -46,10 +48,31 @@ TEST(SolverFactory, UnavailableCombinationsNameKeyAndAlternatives) {
   }
 }
 
-TEST(SolverFactory, NegativeSofteningRejected) {
-  GravityConfig c;
-  c.softening = -0.1;
-  EXPECT_NE(error_of(c).find("softening"), std::string::npos);
+// Every solver of this build, in both precisions, refuses a softening length
+// that is negative or NaN with the one message of validated_softening
+// (core/softening.hpp). A CUDA solver without a device is skipped.
+TEST(SolverFactory, EverySolverRefusesInvalidSofteningWithOneMessage) {
+  int checked = 0;
+  for (const std::string& entry : available_solvers()) {
+    GravityConfig c;
+    c.solver = entry.substr(0, entry.find('/'));
+    c.backend = entry.substr(entry.find('/') + 1);
+    if (error_of(c).find("no usable device") != std::string::npos) continue;
+    ASSERT_EQ(error_of(c), "") << entry;
+    for (const SofteningKind kernel : {SofteningKind::plummer, SofteningKind::spline}) {
+      c.softening_kernel = kernel;
+      c.softening = -0.1;
+      const std::string negative = "gravity.softening = -0.1 is not accepted; accepted: a number >= 0";
+      EXPECT_EQ(error_of<float>(c), negative) << entry;
+      EXPECT_EQ(error_of<double>(c), negative) << entry;
+      c.softening = std::numeric_limits<double>::quiet_NaN();
+      const std::string nan = "gravity.softening = nan is not accepted; accepted: a number >= 0";
+      EXPECT_EQ(error_of<float>(c), nan) << entry;
+      EXPECT_EQ(error_of<double>(c), nan) << entry;
+    }
+    ++checked;
+  }
+  EXPECT_GE(checked, 3);  // reference, direct and tree on the CPU at least
 }
 
 }  // namespace

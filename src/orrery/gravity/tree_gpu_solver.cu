@@ -2,8 +2,10 @@
 
 #include <cub/block/block_reduce.cuh>
 #include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
 #include <cuda/functional>
 
+#include <bit>
 #include <chrono>
 #include <span>
 #include <string>
@@ -83,17 +85,68 @@ __global__ void __launch_bounds__(kBlock)
   scale[i] = bh::relative_scale(ax[j], ay[j], az[j], floor);
 }
 
-/// The targets' relative scales (sorted order) from accelerations in the
-/// caller's order (from = order) or in sorted order (from = null).
+/// max_bits = the bits of the largest |a| of n accelerations, or of `given`
+/// when it is not negative (a subset's floor is the whole set's: SolveOptions).
 template <class Real>
-void enqueue_relative_scales(std::int64_t n, const std::int32_t* from, const Real* ax, const Real* ay, const Real* az,
-                             cuda::DeviceBuffer<unsigned long long>& max_bits, Real* scale, cuda::StreamHandle s) {
+void enqueue_largest(std::int64_t n, const Real* ax, const Real* ay, const Real* az, double given,
+                     cuda::DeviceBuffer<unsigned long long>& max_bits, cuda::StreamHandle s) {
+  if (given >= 0) {
+    const auto bits = static_cast<unsigned long long>(std::bit_cast<long long>(given));
+    max_bits.upload(std::span<const unsigned long long>(&bits, 1), s);
+    cuda::synchronize(s);  // `bits` lives on this stack frame
+    return;
+  }
   max_bits.zero(s);
   const unsigned grid = blocks_for(n) < 1024u ? blocks_for(n) : 1024u;
-  largest_magnitude<<<grid, kBlock, 0, s>>>(n, ax, ay, az, max_bits.data());
+  if (n > 0) largest_magnitude<<<grid, kBlock, 0, s>>>(n, ax, ay, az, max_bits.data());
   ORRERY_CUDA_CHECK_LAUNCH("largest_magnitude");
+}
+
+/// The n walk targets' relative scales from accelerations at from[w] (or w
+/// when from is null), floored by max_bits (enqueue_largest).
+template <class Real>
+void enqueue_relative_scales(std::int64_t n, const std::int32_t* from, const Real* ax, const Real* ay, const Real* az,
+                             const cuda::DeviceBuffer<unsigned long long>& max_bits, Real* scale, cuda::StreamHandle s) {
+  if (n == 0) return;
   relative_scales<<<blocks_for(n), kBlock, 0, s>>>(n, from, ax, ay, az, max_bits.data(), scale);
   ORRERY_CUDA_CHECK_LAUNCH("relative_scales");
+}
+
+/// rank[order[i]] = i: each source's place in the tree's (sorted) order.
+__global__ void __launch_bounds__(kBlock) source_ranks(std::int64_t n, const std::int32_t* order, std::int32_t* rank) {
+  const std::int64_t i = std::int64_t(blockIdx.x) * kBlock + threadIdx.x;
+  if (i < n) rank[order[i]] = static_cast<std::int32_t>(i);
+}
+
+/// slot[rank[index[k]]] = k for the k targets; *bad = 1 + the first target
+/// found out of range (status 1) or listed twice (status 2), in status[0..1].
+__global__ void __launch_bounds__(kBlock)
+    mark_targets(std::int64_t k, const std::int64_t* index, std::int64_t n, const std::int32_t* rank,
+                 std::int32_t* slot, unsigned long long* status) {
+  const std::int64_t t = std::int64_t(blockIdx.x) * kBlock + threadIdx.x;
+  if (t >= k) return;
+  const std::int64_t j = index[t];
+  if (j < 0 || j >= n) {
+    atomicMin(status, static_cast<unsigned long long>(t));
+    return;
+  }
+  if (atomicCAS(slot + rank[j], -1, static_cast<std::int32_t>(t)) != -1) atomicMin(status + 1, static_cast<unsigned long long>(t));
+}
+
+/// The subset's walk order: source[w] = the w-th marked sorted index
+/// (ascending: an exclusive scan of the marks), place[w] = its target.
+__global__ void __launch_bounds__(kBlock)
+    compact_targets(std::int64_t n, const std::int32_t* slot, const std::int32_t* position, std::int32_t* source,
+                    std::int32_t* place) {
+  const std::int64_t i = std::int64_t(blockIdx.x) * kBlock + threadIdx.x;
+  if (i >= n || slot[i] < 0) return;
+  source[position[i]] = static_cast<std::int32_t>(i);
+  place[position[i]] = slot[i];
+}
+
+__global__ void __launch_bounds__(kBlock) marks(std::int64_t n, const std::int32_t* slot, std::int32_t* mark) {
+  const std::int64_t i = std::int64_t(blockIdx.x) * kBlock + threadIdx.x;
+  if (i < n) mark[i] = slot[i] >= 0;
 }
 
 template <class T>
@@ -125,6 +178,10 @@ struct GpuTreeSolver<Real>::State {
   cuda::DeviceBuffer<std::byte> sort_temp;
   std::int64_t cost_count = 0;  // targets cost holds (0: none yet)
   cuda::DeviceBuffer<unsigned long long> totals{3};
+  // A subset of the sources as targets: ranks, marks and their scan, the walk
+  // order (sorted source index, place in the caller's list), the check.
+  cuda::DeviceBuffer<std::int32_t> rank, slot, mark, position, subset_source, subset_place;
+  cuda::DeviceBuffer<unsigned long long> subset_status{2};
   cuda::EventTimer t_upload, t_bootstrap, t_walk, t_download;
   std::vector<Real> staging[4];  // solve_device() with a host build: sources on the host
 };
@@ -134,9 +191,7 @@ GpuTreeSolver<Real>::GpuTreeSolver(const GpuTreeSolverConfig& config) : config_(
   if (config.traversal == bh::Traversal::coherent && !bh::is_group_width(config.group_width))
     throw InputError("gravity.group_width = " + std::to_string(config.group_width) +
                      " is not supported; accepted: 8, 16, 32, 64");
-  if (!(config.tree.softening >= 0.0))
-    throw InputError("gravity.softening = " + std::to_string(config.tree.softening) +
-                     " is invalid; accepted: a number >= 0");
+  validated_softening(config.tree.softening);
   device_ = cuda::current_device();
   state_ = std::make_unique<State>();
 }
@@ -242,7 +297,7 @@ SolverReport GpuTreeSolver<Real>::solve(const SourcesView<Real>& s, const Accele
   for (int k = 0; k < 3 + pot; ++k) ensure(st.result[k], s.count);
   const AccelerationsView<Real> dout{s.count, st.result[0].data(), st.result[1].data(), st.result[2].data(),
                                      pot ? st.result[3].data() : nullptr};
-  walk_into(tree_view(), tree_order(), dout, o, report);
+  walk_into(tree_view(), bh::every_source(tree_view()), tree_order(), dout, o, report);
 
   st.t_download.start(stream);
   Real* host[4] = {out.ax, out.ay, out.az, out.potential};
@@ -276,7 +331,71 @@ SolverReport GpuTreeSolver<Real>::solve_device(const SourcesView<Real>& s, const
     build_on_host({s.count, st.staging[0].data(), st.staging[1].data(), st.staging[2].data(), st.staging[3].data()},
                   report);
   }
-  walk_into(tree_view(), tree_order(), out, o, report);
+  walk_into(tree_view(), bh::every_source(tree_view()), tree_order(), out, o, report);
+  return report;
+}
+
+template <class Real>
+SolverReport GpuTreeSolver<Real>::solve_device(const SourcesView<Real>& s, const TargetSet<Real>& targets,
+                                               const AccelerationsView<Real>& out, const SolveOptions& o) {
+  if (targets.all()) return solve_device(s, out, o);
+  if (out.count != targets.count)
+    throw InputError("accelerations hold " + std::to_string(out.count) + " entries for " +
+                     std::to_string(targets.count) + " targets; they must be equal");
+  if (targets.index == nullptr && (targets.y == nullptr || targets.z == nullptr))
+    throw InputError("target points need x, y and z; accepted: three arrays of targets.count positions");
+  if (config_.build != TreeBuild::device)
+    throw InputError("a GPU tree solver given targets builds its tree on the device; accepted: TreeBuild::device");
+  State& st = *state_;
+  const auto stream = st.stream.get();
+  SolverReport report;
+  build_on_device(s, report);
+  const auto view = tree_view();
+  const std::int64_t n = s.count, k = targets.count;
+  if (targets.index == nullptr) {  // points, walked in the order given
+    walk_into(view, {static_cast<std::int32_t>(k), nullptr, targets.x, targets.y, targets.z}, nullptr, out, o, report);
+    return report;
+  }
+  // The subset in the tree's key order: every source's rank, the targets
+  // marked at theirs (duplicates and bad indices caught), the marks scanned
+  // into each target's place in the walk.
+  for (auto* b : {&st.rank, &st.slot, &st.mark, &st.position}) ensure(*b, n);
+  ensure(st.subset_source, k);
+  ensure(st.subset_place, k);
+  source_ranks<<<blocks_for(n), kBlock, 0, stream>>>(n, tree_order(), st.rank.data());
+  ORRERY_CUDA_CHECK_LAUNCH("source_ranks");
+  ORRERY_CUDA_CHECK(cudaMemsetAsync(st.slot.data(), 0xFF, st.slot.bytes(), stream));
+  const unsigned long long none[2] = {~0ull, ~0ull};
+  st.subset_status.upload(std::span<const unsigned long long>(none, 2), stream);
+  if (k > 0) {
+    mark_targets<<<blocks_for(k), kBlock, 0, stream>>>(k, targets.index, n, st.rank.data(), st.slot.data(),
+                                                       st.subset_status.data());
+    ORRERY_CUDA_CHECK_LAUNCH("mark_targets");
+  }
+  unsigned long long status[2];
+  st.subset_status.download(std::span<unsigned long long>(status, 2), stream);
+  if (status[0] != ~0ull || status[1] != ~0ull) {
+    const bool range = status[0] != ~0ull;
+    const auto t = static_cast<std::int64_t>(range ? status[0] : status[1]);
+    std::int64_t j = 0;
+    cuda::copy_device_to_host(&j, targets.index + t, sizeof j, stream);
+    cuda::synchronize(stream);
+    throw InputError(range ? "target " + std::to_string(t) + " names source " + std::to_string(j) +
+                                 "; accepted: an index in [0, " + std::to_string(n) + ")"
+                           : "source " + std::to_string(j) + " is listed twice among the targets (target " +
+                                 std::to_string(t) + "); each target must be listed once");
+  }
+  marks<<<blocks_for(n), kBlock, 0, stream>>>(n, st.slot.data(), st.mark.data());
+  ORRERY_CUDA_CHECK_LAUNCH("marks");
+  std::size_t temp = 0;
+  ORRERY_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, temp, st.mark.data(), st.position.data(), n, stream));
+  ensure(st.sort_temp, static_cast<std::int64_t>(temp));
+  ORRERY_CUDA_CHECK(
+      cub::DeviceScan::ExclusiveSum(st.sort_temp.data(), temp, st.mark.data(), st.position.data(), n, stream));
+  compact_targets<<<blocks_for(n), kBlock, 0, stream>>>(n, st.slot.data(), st.position.data(),
+                                                        st.subset_source.data(), st.subset_place.data());
+  ORRERY_CUDA_CHECK_LAUNCH("compact_targets");
+  walk_into(view, {static_cast<std::int32_t>(k), st.subset_source.data()}, st.subset_place.data(), out, o, report);
   return report;
 }
 
@@ -318,13 +437,14 @@ const std::uint32_t* GpuTreeSolver<Real>::longest_first(std::int64_t n, const st
 }
 
 template <class Real>
-void GpuTreeSolver<Real>::walk_into(const bh::OctreeView<Real>& view, const std::int32_t* order,
-                                           const AccelerationsView<Real>& out, const SolveOptions& o,
-                                           SolverReport& report) {
+void GpuTreeSolver<Real>::walk_into(const bh::OctreeView<Real>& view, const bh::WalkTargets<Real>& targets,
+                                    const std::int32_t* order, const AccelerationsView<Real>& out,
+                                    const SolveOptions& o, SolverReport& report) {
   State& st = *state_;
   const GpuTreeSolverConfig& cfg = config_;
   const auto stream = st.stream.get();
-  const std::int64_t n = view.num_particles;
+  const std::int64_t n = targets.count;
+  const bool every = targets.source == nullptr && targets.x == nullptr;
   const bool pot = o.potential && out.potential != nullptr;
   if (o.per_target_counts && !cfg.counters)
     throw InputError("per-target interaction counts were requested from a GPU tree solver built with counters off");
@@ -354,27 +474,39 @@ void GpuTreeSolver<Real>::walk_into(const bh::OctreeView<Real>& view, const std:
     // gravity::TreeSolver does.
     ensure(st.scale, n);
     st.t_bootstrap.start(stream);
+    const double given = o.largest_previous_acceleration;
     if (o.previous_accelerations) {
+      enqueue_largest(n, out.ax, out.ay, out.az, given, st.largest, stream);
       enqueue_relative_scales(n, order, out.ax, out.ay, out.az, st.largest, st.scale.data(), stream);
     } else {
-      for (int k = 0; k < 3; ++k) ensure(st.sorted[k], n);
+      // The bootstrap walk: of the points themselves, or of every source (a
+      // subset's floor is the whole set's largest |a_old|), sorted order.
+      const bool points = targets.x != nullptr;
+      const std::int64_t m = points ? n : view.num_particles;
+      for (int k = 0; k < 3; ++k) ensure(st.sorted[k], m);
       bh::GpuWalkParams first = params;
       first.potential = false;
       const bh::DeviceWalkTargets<Real> b{st.sorted[0].data(), st.sorted[1].data(), st.sorted[2].data()};
-      bh::walk_tree_gpu(view, first, b, stream);
-      enqueue_relative_scales<Real>(n, nullptr, b.ax, b.ay, b.az, st.largest, st.scale.data(), stream);
+      bh::walk_tree_gpu(view, points ? targets : bh::every_source(view), first, b, stream);
+      enqueue_largest<Real>(m, b.ax, b.ay, b.az, given, st.largest, stream);
+      enqueue_relative_scales<Real>(n, points ? nullptr : targets.source, b.ax, b.ay, b.az, st.largest,
+                                    st.scale.data(), stream);
     }
-    w.block_order = longest_first(n, order, o.previous_accelerations);
+    // The longest-first launch order is the all-targets walk's (the visits
+    // of the same particles a step earlier).
+    w.block_order = every ? longest_first(n, order, o.previous_accelerations) : nullptr;
     st.t_bootstrap.stop(stream);
     w.scale = st.scale.data();
     // Each target's visits (caller's order) for the next walk's launch order,
     // counters on or off: the walk counts its visits either way.
-    ensure(st.cost, n);
-    w.cost = st.cost.data();
+    if (every) {
+      ensure(st.cost, n);
+      w.cost = st.cost.data();
+    }
   }
   st.cost_count = w.cost != nullptr ? n : 0;
   st.t_walk.start(stream);
-  bh::walk_tree_gpu(view, params, w, stream);
+  bh::walk_tree_gpu(view, targets, params, w, stream);
   st.t_walk.stop(stream);
   if (view.crit_rel != nullptr)
     report.add_phase(o.previous_accelerations ? "relative scales" : "bootstrap walk", st.t_bootstrap.seconds());
@@ -393,7 +525,11 @@ void GpuTreeSolver<Real>::walk_into(const bh::OctreeView<Real>& view, const std:
       st.counts[k].download(std::span<std::uint32_t>(c[k]), stream);
     }
     std::vector<std::int32_t> ord(un);
-    cuda::copy_device_to_host(ord.data(), order, un * sizeof(std::int32_t), stream);
+    if (order != nullptr)
+      cuda::copy_device_to_host(ord.data(), order, un * sizeof(std::int32_t), stream);
+    else
+      for (std::size_t i = 0; i < un; ++i) ord[i] = static_cast<std::int32_t>(i);
+    cuda::synchronize(stream);
     report.per_target.resize(un);
     for (std::size_t i = 0; i < un; ++i) report.per_target[ord[i]] = {c[0][i], c[1][i], c[2][i]};
   }

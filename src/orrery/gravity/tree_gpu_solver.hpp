@@ -25,6 +25,7 @@
 #include "orrery/gravity/device_force_solver.hpp"
 #include "orrery/gravity/force_solver.hpp"
 #include "orrery/gravity/gravity_config.hpp"
+#include "orrery/gravity/targets.hpp"
 #include "orrery/bh/tree_walk_gpu.hpp"
 #include "orrery/gravity/tree_solver.hpp"
 
@@ -58,6 +59,16 @@ class GpuTreeSolver final : public ForceSolver<Real>, public DeviceForceSolver<R
   /// results are in `out`.
   SolverReport solve_device(const SourcesView<Real>& sources, const AccelerationsView<Real>& out,
                             const SolveOptions& options = {});
+  /// As solve_device(), the field at `targets` (targets.hpp; device arrays):
+  /// a subset of the sources by index (walked in the tree's key order) or
+  /// points; `out` holds targets.count entries in the targets' order. Each
+  /// target's result is bit-identical to the one it gets when every source is
+  /// a target, as with TreeSolver::solve(sources, targets, ...), whose bits
+  /// it has in exact mode. The walk's cost is the targets'; the tree is built
+  /// over every source (and a subset's relative bootstrap walks every source).
+  /// Device build only. InputError for an index out of range or listed twice.
+  SolverReport solve_device(const SourcesView<Real>& sources, const TargetSet<Real>& targets,
+                            const AccelerationsView<Real>& out, const SolveOptions& options = {});
   /// DeviceForceSolver: waits for `stream`, evaluates on the solver's own
   /// stream and returns when `out` is written (so later work on `stream` sees it).
   void solve_device(const SourcesView<Real>& sources, const AccelerationsView<Real>& out,
@@ -78,7 +89,8 @@ class GpuTreeSolver final : public ForceSolver<Real>, public DeviceForceSolver<R
   const std::int32_t* tree_order() const;
   // The walk over `view` into `out` (device, the caller's order) and the
   // counters: the part both ways in share.
-  void walk_into(const bh::OctreeView<Real>& view, const std::int32_t* order, const AccelerationsView<Real>& out,
+  void walk_into(const bh::OctreeView<Real>& view, const bh::WalkTargets<Real>& targets, const std::int32_t* order,
+                 const AccelerationsView<Real>& out,
                  const SolveOptions& options, SolverReport& report);
   // The relative walk's launch order, longest blocks first, from the previous
   // walk's visits of the same particles; null when there is none.

@@ -107,8 +107,7 @@ bh::TreeSolverConfig tree_solver_config(const GravityConfig& g) {
 
 template <class Real>
 TreeSolver<Real>::TreeSolver(const bh::TreeSolverConfig& config) : config_(config) {
-  if (!(config.softening >= 0.0))
-    throw InputError("gravity.softening = " + std::to_string(config.softening) + " is invalid; accepted: a number >= 0");
+  validated_softening(config.softening);
 }
 
 template <class Real>

@@ -41,15 +41,13 @@ class DeviceSimulation {
   /// Replaces the device particles with `particles` (any count; ids as
   /// given), e.g. a restored checkpoint; the accelerations are then recomputed.
   void upload(const Particles<Real>& particles);
-  /// Sets the device accelerations to a.ax/ay/az (N of each, else
-  /// InputError): those of the current positions, e.g. a restored
-  /// checkpoint's. The next step kicks with them without solving, and its
-  /// solve reads them as the previous evaluation's (relative opening).
+  /// Sets the device accelerations to a.ax/ay/az, N of each (the caller,
+  /// Simulation::restore_accelerations, checks the sizes): those of the
+  /// current positions, e.g. a restored checkpoint's. The next step kicks
+  /// with them without solving, and its solve reads them as the previous
+  /// evaluation's (relative opening).
   /// Defined here, host code only: it copies and sets flags.
   void restore_accelerations(const Accelerations<Real>& a) {
-    if (a.ax.size() != static_cast<std::size_t>(n_) || a.ay.size() != a.ax.size() || a.az.size() != a.ax.size())
-      throw InputError("device simulation: " + std::to_string(a.ax.size()) + " accelerations restored for " +
-                       std::to_string(n_) + " particles; they must be equal");
     cuda::select_device(solver_->device());
     ax_.upload(std::span<const Real>(a.ax), stream_.get());
     ay_.upload(std::span<const Real>(a.ay), stream_.get());

@@ -20,10 +20,6 @@ namespace {
                    "; did you mean " + nearest_key(key) + "? (orrery config --dump lists every key)");
 }
 
-[[noreturn]] void invalid(std::string_view source, const KeySpec& spec, std::string_view value) {
-  throw InputError(std::string(source) + ": " + spec.key + " = " + std::string(value) + " is not accepted; accepted: " +
-                   spec.accepted());
-}
 
 std::string node_text(const toml::node& node) {
   if (const auto* s = node.as_string()) return "\"" + s->get() + "\"";
@@ -87,8 +83,7 @@ std::optional<Value> parsed(const KeySpec& spec, std::string_view text) {
 }
 
 [[noreturn]] void wrong_type(std::string_view source, const KeySpec& spec, std::string_view value) {
-  throw InputError(std::string(source) + ": " + spec.key + " = " + std::string(value) + " has the wrong type; accepted: " +
-                   spec.accepted() + " (" + std::string(to_string(spec.type)) + ")");
+  throw InputError(std::string(source) + ": " + spec.wrong_type(value));
 }
 
 }  // namespace
@@ -150,6 +145,12 @@ Config Config::load(const std::string& file, const std::vector<std::string>& ove
   return c;
 }
 
+Config Config::of(const integrate::RunConfig& run, std::string_view source) {
+  Config c;
+  for (const auto& spec : config_schema()) c.assign(spec, spec.read(run), source);
+  return c;
+}
+
 void Config::set(std::string_view assignment) {
   const std::string source = "--set " + std::string(assignment);
   const auto eq = assignment.find('=');
@@ -166,7 +167,7 @@ void Config::set(std::string_view assignment) {
 }
 
 void Config::assign(const KeySpec& spec, Value value, std::string_view source) {
-  if (!spec.accepts(value)) invalid(source, spec, io::to_toml(value));
+  if (!spec.accepts(value)) throw InputError(std::string(source) + ": " + spec.not_accepted(value));
   values_[spec.key] = std::move(value);
 }
 

@@ -26,6 +26,10 @@ class Config {
   /// The file (or the defaults when `file` is empty), then the overrides in
   /// order: what `orrery run FILE --set ...` runs.
   static Config load(const std::string& file, const std::vector<std::string>& overrides);
+  /// The configuration that holds `run`: every key as the run configuration
+  /// has it (KeySpec::read), checked as a file's values are (`source` names
+  /// it in errors). of(c.run_config()) equals c; of(run).run_config() is run.
+  static Config of(const integrate::RunConfig& run, std::string_view source = "run configuration");
 
   /// Applies "section.key=value" (the value as on a command line: strings
   /// with or without quotes, numbers, true/false).

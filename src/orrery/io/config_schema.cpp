@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <charconv>
+#include <initializer_list>
+#include <type_traits>
 
 namespace orrery::io {
 
@@ -10,13 +12,51 @@ namespace {
 
 using integrate::RunConfig;
 
-std::int64_t as_int(const Value& v) { return std::get<std::int64_t>(v); }
-double as_real(const Value& v) { return std::get<double>(v); }
 const std::string& as_string(const Value& v) { return std::get<std::string>(v); }
 
-SofteningKind softening_kind(const std::string& s) {
-  return s == "spline" ? SofteningKind::spline : SofteningKind::plummer;
+// A field as a Value of its key's type (string, boolean, number or integer),
+// and back.
+template <class T>
+T from_value(const Value& v) {
+  if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, bool>) {
+    return std::get<T>(v);
+  } else if constexpr (std::is_floating_point_v<T>) {
+    return std::get<double>(v);
+  } else {
+    return static_cast<T>(std::get<std::int64_t>(v));
+  }
 }
+template <class T>
+Value to_value(const T& field) {
+  if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, bool>) {
+    return field;
+  } else if constexpr (std::is_floating_point_v<T>) {
+    return static_cast<double>(field);
+  } else {
+    return static_cast<std::int64_t>(field);
+  }
+}
+
+/// The enumerator of `all` whose to_string is `name` (the schema has checked
+/// that it is one of them).
+template <class E>
+E named(const std::string& name, std::initializer_list<E> all) {
+  for (const E e : all) {
+    if (to_string(e) == name) return e;
+  }
+  return *all.begin();
+}
+
+// The two directions of a key, KeySpec::apply and KeySpec::read, written once:
+// a key that is one field of the RunConfig as it is (ORRERY_FIELD), or one
+// that names an enumerator by its to_string (ORRERY_NAMED, the enumerators
+// listed).
+#define ORRERY_FIELD(member)                                                               \
+  [](const Value& v, RunConfig& c) { c.member = from_value<decltype(c.member)>(v); }, \
+      [](const RunConfig& c) { return to_value(c.member); }
+#define ORRERY_NAMED(member, ...)                                                        \
+  [](const Value& v, RunConfig& c) { c.member = named(as_string(v), {__VA_ARGS__}); }, \
+      [](const RunConfig& c) { return Value(std::string(to_string(c.member))); }
 
 std::vector<KeySpec> build_schema() {
   std::vector<KeySpec> s;
@@ -28,81 +68,80 @@ std::vector<KeySpec> build_schema() {
                "kepler: two bodies on a Kepler orbit (count and seed unused). collision: two Plummer spheres of mass "
                "1/2 on a collision orbit. file: the HDF5 snapshot at initial_conditions.path.",
                {"plummer", "hernquist", "cold_sphere", "kepler", "collision", "file"}, {}, false,
-               [](const Value& v, RunConfig& c) { c.initial_conditions.kind = as_string(v); }});
+               ORRERY_FIELD(initial_conditions.kind)});
   s.push_back({"initial_conditions.path", ValueType::string, std::string(""),
                "kind = \"file\": the snapshot to start from (GADGET-4-layout HDF5, e.g. from orrery ic or an earlier "
                "run; the run starts at its Header.Time).",
-               {}, {}, false, [](const Value& v, RunConfig& c) { c.initial_conditions.path = as_string(v); }});
+               {}, {}, false, ORRERY_FIELD(initial_conditions.path)});
   s.push_back({"initial_conditions.count", ValueType::integer, std::int64_t{4096}, "Number of particles.", {}, 1.0,
-               false, [](const Value& v, RunConfig& c) { c.initial_conditions.count = as_int(v); }});
+               false, ORRERY_FIELD(initial_conditions.count)});
   s.push_back({"initial_conditions.seed", ValueType::integer, std::int64_t{1},
                "Random seed; the same seed gives bit-identical initial conditions on every platform.", {}, 0.0, false,
-               [](const Value& v, RunConfig& c) { c.initial_conditions.seed = static_cast<std::uint64_t>(as_int(v)); }});
+               ORRERY_FIELD(initial_conditions.seed)});
   s.push_back({"initial_conditions.mass", ValueType::real, 1.0,
                "Total mass the model is scaled to (Msun with units.system = \"physical\", else code units).", {}, 0.0,
-               true, [](const Value& v, RunConfig& c) { c.initial_conditions.mass = as_real(v); }});
+               true, ORRERY_FIELD(initial_conditions.mass)});
   s.push_back({"initial_conditions.length", ValueType::real, 1.0,
                "Length the model's Henon length unit is stretched to (kpc with units.system = \"physical\"); "
                "velocities scale by sqrt(mass / length).",
-               {}, 0.0, true, [](const Value& v, RunConfig& c) { c.initial_conditions.length = as_real(v); }});
+               {}, 0.0, true, ORRERY_FIELD(initial_conditions.length)});
   s.push_back({"initial_conditions.hernquist.truncation", ValueType::real, 100.0,
                "hernquist: radii are drawn inside this many scale radii (100: 98 % of the untruncated mass).", {}, 0.0,
-               true, [](const Value& v, RunConfig& c) { c.initial_conditions.hernquist.truncation = as_real(v); }});
+               true, ORRERY_FIELD(initial_conditions.hernquist.truncation)});
   s.push_back({"initial_conditions.kepler.eccentricity", ValueType::real, 0.5,
                "kepler: orbital eccentricity, in [0, 1); the bodies start at apocentre.", {}, 0.0, false,
-               [](const Value& v, RunConfig& c) { c.initial_conditions.kepler.eccentricity = as_real(v); }});
+               ORRERY_FIELD(initial_conditions.kepler.eccentricity)});
   s.push_back({"initial_conditions.kepler.semi_major_axis", ValueType::real, 1.0,
                "kepler: semi-major axis (period 2 pi a^1.5 for G = M = 1).", {}, 0.0, true,
-               [](const Value& v, RunConfig& c) { c.initial_conditions.kepler.semi_major_axis = as_real(v); }});
+               ORRERY_FIELD(initial_conditions.kepler.semi_major_axis)});
   s.push_back({"initial_conditions.kepler.mass_ratio", ValueType::real, 1.0, "kepler: m2 / m1 (total mass 1).", {},
-               0.0, true, [](const Value& v, RunConfig& c) { c.initial_conditions.kepler.mass_ratio = as_real(v); }});
+               0.0, true, ORRERY_FIELD(initial_conditions.kepler.mass_ratio)});
   s.push_back({"initial_conditions.collision.separation", ValueType::real, 10.0,
                "collision: initial distance between the spheres' centres.", {}, 0.0, true,
-               [](const Value& v, RunConfig& c) { c.initial_conditions.collision.separation = as_real(v); }});
+               ORRERY_FIELD(initial_conditions.collision.separation)});
   s.push_back({"initial_conditions.collision.impact_parameter", ValueType::real, 0.0,
                "collision: offset perpendicular to the approach (0: head-on); less than the separation.", {}, 0.0,
-               false, [](const Value& v, RunConfig& c) { c.initial_conditions.collision.impact_parameter = as_real(v); }});
+               false, ORRERY_FIELD(initial_conditions.collision.impact_parameter)});
   s.push_back({"initial_conditions.collision.relative_velocity", ValueType::real, -1.0,
                "collision: relative speed of approach; < 0: parabolic (the escape speed at the separation).", {}, {},
-               false, [](const Value& v, RunConfig& c) { c.initial_conditions.collision.relative_velocity = as_real(v); }});
+               false, ORRERY_FIELD(initial_conditions.collision.relative_velocity)});
   // [gravity]
   s.push_back({"gravity.solver", ValueType::string, std::string("direct"),
                "Force solver: reference (double-precision direct summation with compensated sums, the yardstick), "
                "direct (O(N^2) summation), tree (Barnes-Hut octree).",
                {"reference", "direct", "tree"}, {}, false,
-               [](const Value& v, RunConfig& c) { c.gravity.solver = as_string(v); }});
+               ORRERY_FIELD(gravity.solver)});
   s.push_back({"gravity.backend", ValueType::string, std::string("cpu"),
                "Where forces are computed: cpu (OpenMP threads), cuda (NVIDIA GPU), auto (cuda when built and a "
                "device is present, else cpu).",
-               {"cpu", "cuda", "auto"}, {}, false, [](const Value& v, RunConfig& c) { c.gravity.backend = as_string(v); }});
+               {"cpu", "cuda", "auto"}, {}, false, ORRERY_FIELD(gravity.backend)});
   s.push_back({"gravity.precision", ValueType::string, std::string("single"),
                "Floating-point precision of particles and forces.", {"single", "double"}, {}, false,
-               [](const Value& v, RunConfig& c) {
-                 c.gravity.precision = as_string(v) == "double" ? gravity::Precision::double_ : gravity::Precision::single;
-               }});
+               ORRERY_NAMED(gravity.precision, gravity::Precision::single, gravity::Precision::double_)});
   s.push_back({"gravity.softening", ValueType::real, 0.05,
                "Softening length eps (Plummer-equivalent for the spline kernel), in length units.", {}, 0.0, false,
-               [](const Value& v, RunConfig& c) { c.gravity.softening = as_real(v); }});
+               ORRERY_FIELD(gravity.softening)});
   s.push_back({"gravity.softening_kernel", ValueType::string, std::string("plummer"),
                "Softening kernel: plummer (phi = -m / sqrt(r^2 + eps^2)) or spline (the cubic spline of GADGET-2, "
                "Newtonian beyond 2.8 eps).",
                {"plummer", "spline"}, {}, false,
-               [](const Value& v, RunConfig& c) { c.gravity.softening_kernel = softening_kind(as_string(v)); }});
+               ORRERY_NAMED(gravity.softening_kernel, SofteningKind::plummer, SofteningKind::spline)});
   s.push_back({"gravity.theta", ValueType::real, 0.5,
                "Opening angle of the tree solver: a cell is used as a whole when the target is farther from its "
                "centre of mass than size/theta + delta (Barnes' criterion, delta = centre of mass to cell centre). "
                "Smaller is more accurate and slower; 0 opens every cell (direct summation). With gravity.opening = "
                "\"relative\" it is the cap on top of the relative criterion (1.0 recommended).",
-               {}, 0.0, false, [](const Value& v, RunConfig& c) { c.gravity.theta = as_real(v); }});
+               {}, 0.0, false, ORRERY_FIELD(gravity.theta)});
   s.push_back({"gravity.leaf_capacity", ValueType::integer, std::int64_t{16},
                "Tree solver: a cell holding more particles than this is split into its children (particles at "
                "one position stay together in one leaf).",
-               {}, 1.0, false, [](const Value& v, RunConfig& c) { c.gravity.leaf_capacity = static_cast<int>(as_int(v)); }});
+               {}, 1.0, false, ORRERY_FIELD(gravity.leaf_capacity)});
   s.push_back({"gravity.multipole", ValueType::string, std::string("monopole"),
                "Tree solver: the cell expansion. monopole (mass at the centre of mass, softened like a particle) or "
                "quadrupole (plus the second-order term, softened consistently with Plummer softening; docs/adr/0005).",
                {"monopole", "quadrupole"}, {}, false,
-               [](const Value& v, RunConfig& c) { c.gravity.multipole_order = as_string(v) == "quadrupole" ? 2 : 1; }});
+               [](const Value& v, RunConfig& c) { c.gravity.multipole_order = as_string(v) == "quadrupole" ? 2 : 1; },
+               [](const RunConfig& c) { return Value(std::string(c.gravity.multipole_order >= 2 ? "quadrupole" : "monopole")); }});
   s.push_back({"gravity.opening", ValueType::string, std::string("geometric"),
                "Tree solver: which cells a target uses as a whole. geometric: Barnes' criterion with gravity.theta "
                "alone. relative: GADGET's relative criterion, which also requires mass * size^2 <= tolerance * "
@@ -111,67 +150,67 @@ std::vector<KeySpec> build_schema() {
                "same accuracy. gravity.theta is then the geometric cap (1.0 recommended) and the angle of the first "
                "evaluation, a geometric one that supplies a_old (docs/adr/0007).",
                {"geometric", "relative"}, {}, false,
-               [](const Value& v, RunConfig& c) {
-                 c.gravity.opening = as_string(v) == "relative" ? bh::Opening::relative : bh::Opening::geometric;
-               }});
+               ORRERY_NAMED(gravity.opening, bh::Opening::geometric, bh::Opening::relative)});
   s.push_back({"gravity.tolerance", ValueType::real, 0.0025,
                "Tree solver, opening = \"relative\": alpha, the force error allowed per interaction relative to the "
                "target's acceleration (GADGET's ErrTolForceAcc). Smaller is more accurate and slower.",
-               {}, 0.0, true, [](const Value& v, RunConfig& c) { c.gravity.tolerance = as_real(v); }});
+               {}, 0.0, true, ORRERY_FIELD(gravity.tolerance)});
   s.push_back({"gravity.math", ValueType::string, std::string("fast"),
                "Force-kernel arithmetic. exact: IEEE division and square root, explicit fma, no contraction: the "
                "GPU's accelerations equal the CPU's bit for bit. fast: the GPU may use rsqrt and flush denormals "
                "(rounding differs, never the tree or the walk). The CPU computes the same in both.",
                {"fast", "exact"}, {}, false,
-               [](const Value& v, RunConfig& c) { c.gravity.math = as_string(v) == "exact" ? MathMode::exact : MathMode::fast; }});
+               ORRERY_NAMED(gravity.math, MathMode::fast, MathMode::exact)});
   s.push_back({"gravity.traversal", ValueType::string, std::string("coherent"),
                "GPU tree walk (backend cuda, solver tree). coherent: a group of gravity.group_width targets walks "
                "the tree together, each summing exactly its own walk's terms; independent: one thread per target "
                "(the baseline). Both give the same bits.",
                {"coherent", "independent"}, {}, false,
-               [](const Value& v, RunConfig& c) { c.gravity.traversal = as_string(v); }});
+               ORRERY_FIELD(gravity.traversal)});
   s.push_back({"gravity.group_width", ValueType::integer, std::int64_t{32},
                "Coherent GPU tree walk: targets sharing one node index, 8, 16, 32 (one warp; fastest on the H200) "
                "or 64 (two warps).",
-               {}, 8.0, false, [](const Value& v, RunConfig& c) { c.gravity.group_width = static_cast<int>(as_int(v)); }});
+               {}, 8.0, false, ORRERY_FIELD(gravity.group_width)});
   // [integration]
   s.push_back({"integration.dt", ValueType::real, 0.0078125, "Fixed time step of the kick-drift-kick leapfrog.", {},
-               0.0, true, [](const Value& v, RunConfig& c) { c.integration.dt = as_real(v); }});
+               0.0, true, ORRERY_FIELD(integration.dt)});
   s.push_back({"integration.t_end", ValueType::real, 10.0,
                "Simulated time to run to; the run stops at the first step at or past it.", {}, 0.0, false,
-               [](const Value& v, RunConfig& c) { c.integration.t_end = as_real(v); }});
+               ORRERY_FIELD(integration.t_end)});
   s.push_back({"integration.wall_limit_minutes", ValueType::real, 0.0,
                "Wall-clock minutes after which the run writes a checkpoint and stops (0: no limit); continue it with "
                "orrery run --restart.",
-               {}, 0.0, false, [](const Value& v, RunConfig& c) { c.integration.wall_limit_minutes = as_real(v); }});
+               {}, 0.0, false, ORRERY_FIELD(integration.wall_limit_minutes)});
   // [output]
   s.push_back({"output.directory", ValueType::string, std::string("orrery-out"),
                "Directory for the outputs (created if missing); the diagnostics log is diagnostics.csv in it.", {}, {},
-               false, [](const Value& v, RunConfig& c) { c.output.directory = as_string(v); }});
+               false, ORRERY_FIELD(output.directory)});
   s.push_back({"output.diagnostics_interval", ValueType::real, 0.125,
                "Simulated time between rows of the diagnostics log (energies, momenta, virial ratio, Lagrangian "
                "radii, wall time per phase).",
-               {}, 0.0, true, [](const Value& v, RunConfig& c) { c.output.diagnostics_interval = as_real(v); }});
+               {}, 0.0, true, ORRERY_FIELD(output.diagnostics_interval)});
   s.push_back({"output.snapshot_interval", ValueType::real, 1.0,
                "Simulated time between HDF5 snapshots snapshot_NNNN.h5 (GADGET-4 layout, docs/snapshots.md); 0: none.",
-               {}, 0.0, false, [](const Value& v, RunConfig& c) { c.output.snapshot_interval = as_real(v); }});
+               {}, 0.0, false, ORRERY_FIELD(output.snapshot_interval)});
   s.push_back({"output.checkpoint_minutes", ValueType::real, 60.0,
                "Wall-clock minutes between checkpoints (0: only when stopped and at the end). A STOP file in the "
                "directory, SIGINT or SIGTERM also write one and stop the run.",
-               {}, 0.0, false, [](const Value& v, RunConfig& c) { c.output.checkpoint_minutes = as_real(v); }});
+               {}, 0.0, false, ORRERY_FIELD(output.checkpoint_minutes)});
   s.push_back({"output.checkpoint_keep", ValueType::integer, std::int64_t{2}, "How many checkpoints to keep (the newest).",
-               {}, 1.0, false, [](const Value& v, RunConfig& c) { c.output.checkpoint_keep = as_int(v); }});
+               {}, 1.0, false, ORRERY_FIELD(output.checkpoint_keep)});
   // [units]
   s.push_back({"units.system", ValueType::string, std::string("henon"),
                "What code units (always G = 1) mean: henon (scaled for readers by units.length_kpc and "
                "units.mass_msun) or physical (kpc, km/s, configuration masses in Msun; docs/snapshots.md).",
-               {"henon", "physical"}, {}, false, [](const Value& v, RunConfig& c) { c.units.system = as_string(v); }});
+               {"henon", "physical"}, {}, false, ORRERY_FIELD(units.system)});
   s.push_back({"units.length_kpc", ValueType::real, 1.0, "henon: one length unit in kpc (written to snapshots).", {},
-               0.0, true, [](const Value& v, RunConfig& c) { c.units.length_kpc = as_real(v); }});
+               0.0, true, ORRERY_FIELD(units.length_kpc)});
   s.push_back({"units.mass_msun", ValueType::real, 1e10, "henon: one mass unit in Msun (written to snapshots).", {},
-               0.0, true, [](const Value& v, RunConfig& c) { c.units.mass_msun = as_real(v); }});
+               0.0, true, ORRERY_FIELD(units.mass_msun)});
   return s;
 }
+#undef ORRERY_NAMED
+#undef ORRERY_FIELD
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<std::size_t> row(b.size() + 1);
@@ -247,6 +286,15 @@ bool KeySpec::accepts(const Value& v) const {
   }
   if (!min) return true;
   return min_exclusive ? x > *min : x >= *min;
+}
+
+std::string KeySpec::not_accepted(const Value& v) const {
+  return key + " = " + to_toml(v) + " is not accepted; accepted: " + accepted();
+}
+
+std::string KeySpec::wrong_type(std::string_view text) const {
+  return key + " = " + std::string(text) + " has the wrong type; accepted: " + accepted() + " (" +
+         std::string(to_string(type)) + ")";
 }
 
 const std::vector<KeySpec>& config_schema() {

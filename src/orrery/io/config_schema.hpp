@@ -4,6 +4,9 @@
 // RunConfig. The CLI's --set, the error messages, `orrery config --dump` and
 // docs/config.md all come from this one table (config_schema.cpp).
 //
+// Each direction is written once, in the same entry: apply (value to RunConfig)
+// and read (RunConfig to value), behind Config::run_config and Config::of.
+//
 // To add a key: one KeySpec in config_schema.cpp (and the field it fills in
 // integrate/run_config.hpp). Nothing else needs to change.
 #include <cstdint>
@@ -36,11 +39,19 @@ struct KeySpec {
   bool min_exclusive = false;             // numbers: min itself not accepted
   /// Writes the (valid) value into the run configuration.
   void (*apply)(const Value&, integrate::RunConfig&) = nullptr;
+  /// The value the run configuration holds for this key: the inverse of apply
+  /// (read(c) applied to c changes nothing).
+  Value (*read)(const integrate::RunConfig&) = nullptr;
 
   /// What the key accepts, in words: "a number > 0", "one of: single, double".
   std::string accepted() const;
   /// Whether v (of this key's type) is accepted.
   bool accepts(const Value& v) const;
+  /// The messages of a value refused (every reader's words, the source left
+  /// to the caller): "key = v is not accepted; accepted: ..." and
+  /// "key = text has the wrong type; accepted: ... (type)".
+  std::string not_accepted(const Value& v) const;
+  std::string wrong_type(std::string_view text) const;
   std::string_view section() const { return std::string_view(key).substr(0, key.find('.')); }
 };
 

@@ -42,6 +42,61 @@ TEST(Config, DefaultsMatchTheRunConfigStructs) {
   EXPECT_EQ(rc.output.diagnostics_interval, plain.output.diagnostics_interval);
 }
 
+// The reverse direction (KeySpec::read, Config::of) inverts the forward one
+// (KeySpec::apply, Config::run_config) for every key, at the defaults and
+// with every key away from its default.
+TEST(Config, OfTheRunConfigGivesBackTheConfig) {
+  EXPECT_EQ(Config::of(integrate::RunConfig{}).to_toml(), Config::defaults().to_toml());
+  const auto c = Config::from_string(R"(
+[initial_conditions]
+kind = "collision"
+path = "ic.h5"
+count = 1000
+seed = 7
+mass = 2.5
+length = 3.0
+hernquist.truncation = 50.0
+kepler.eccentricity = 0.25
+kepler.semi_major_axis = 2.0
+kepler.mass_ratio = 0.5
+collision.separation = 12.0
+collision.impact_parameter = 1.5
+collision.relative_velocity = 0.75
+[gravity]
+solver = "tree"
+backend = "auto"
+precision = "double"
+softening = 0.01
+softening_kernel = "spline"
+theta = 0.7
+leaf_capacity = 8
+multipole = "quadrupole"
+opening = "relative"
+tolerance = 0.005
+math = "exact"
+traversal = "independent"
+group_width = 16
+[integration]
+dt = 0.001
+t_end = 2.5
+wall_limit_minutes = 5.0
+[output]
+directory = "out"
+diagnostics_interval = 0.5
+snapshot_interval = 0.0
+checkpoint_minutes = 10.0
+checkpoint_keep = 3
+[units]
+system = "physical"
+length_kpc = 2.0
+mass_msun = 1e12
+)");
+  for (const auto& spec : config_schema()) {
+    EXPECT_NE(c.get(spec.key), spec.default_value) << spec.key << ": the test sets every key";
+  }
+  EXPECT_EQ(Config::of(c.run_config()).to_toml(), c.to_toml());
+}
+
 TEST(Config, FileAndOverridesFillTheRunConfig) {
   auto c = Config::from_string(R"(
 [initial_conditions]
