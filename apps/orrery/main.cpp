@@ -1,9 +1,11 @@
-// orrery: the command-line program. Exit status: 0 success, 2 bad input
-// (one line on stderr naming what was wrong), 1 any other failure.
+// orrery: the command-line program. Exit status (the README's table; one
+// line on stderr naming what was wrong): 0 success, 2 the user's input is
+// wrong, 3 the environment failed (disk, permissions, memory), 1 a bug.
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
 #include <exception>
+#include <new>
 
 #include "commands.hpp"
 #include "orrery/core/error.hpp"
@@ -29,8 +31,15 @@ int main(int argc, char** argv) {
   } catch (const orrery::InputError& e) {
     std::fprintf(stderr, "orrery: error: %s\n", e.what());
     return 2;
+  } catch (const orrery::EnvironmentError& e) {
+    std::fprintf(stderr, "orrery: error: %s\n", e.what());
+    return 3;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "orrery: error: out of memory (a request for memory was refused); "
+                         "accepted: a run that fits this machine's free memory\n");
+    return 3;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "orrery: failure: %s\n", e.what());
+    std::fprintf(stderr, "orrery: failure: %s (please report this)\n", e.what());
     return 1;
   }
   return 0;

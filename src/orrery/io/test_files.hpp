@@ -84,7 +84,7 @@ inline void write_bytes(const std::filesystem::path& p, const std::string& bytes
 
 /// Runs `write` in a child process whose files may not grow past 64 KiB (a
 /// full disk, as the writer sees it). Returns the child's exit status: 2 when
-/// `write` threw an InputError naming `file`, 3 for one that does not name it,
+/// `write` threw an EnvironmentError naming `file`, 3 for one that does not name it,
 /// 4 for any other exception, 0 when it succeeded.
 template <class F>
 int exit_status_on_full_disk(F&& write, const std::string& file) {
@@ -95,7 +95,7 @@ int exit_status_on_full_disk(F&& write, const std::string& file) {
     ::setrlimit(RLIMIT_FSIZE, &lim);
     try {
       write();
-    } catch (const InputError& e) {
+    } catch (const EnvironmentError& e) {
       ::_exit(std::string(e.what()).find(file) != std::string::npos ? 2 : 3);
     } catch (...) {
       ::_exit(4);
