@@ -134,6 +134,34 @@ TEST(DriverRun, RestartRefusesOtherPhysicsNamingTheKey) {
                                   {"build.precision", "double"});
 }
 
+// A changed initial condition or unit would be silently ignored by a restart
+// (it continues the checkpoint's particles): it is refused instead.
+TEST(DriverRun, RestartRefusesOtherInitialConditionsOrUnitsNamingTheKey) {
+  ScratchDir dir;
+  auto r = small_run(dir.path(), 0.25);
+  const auto s = run(r.config, r.options);
+  auto more = small_run(dir.path(), 0.5, {"initial_conditions.count=100"});
+  more.options.restart = s.checkpoint;
+  io::testing::expect_input_error([&] { run(more.config, more.options); },
+                                  {s.checkpoint.string(), "initial_conditions.count is 64", "but 100", "start a new run"});
+  auto scaled = small_run(dir.path(), 0.5, {"units.length_kpc=3"});
+  scaled.options.restart = s.checkpoint;
+  io::testing::expect_input_error([&] { run(scaled.config, scaled.options); }, {"units.length_kpc is 1.0", "but 3.0"});
+}
+
+// The first leg ends off the schedule at 0.375 with snapshot 2; the restarted
+// leg's next snapshot (0.5, the second interval's end) must not overwrite it.
+TEST(DriverRun, ARestartedLegNeverOverwritesTheEarlierLegsSnapshots) {
+  ScratchDir dir;
+  auto first = small_run(dir.path(), 0.375);
+  const auto leg = run(first.config, first.options);
+  auto second = small_run(dir.path(), 0.5);
+  second.options.restart = leg.checkpoint;
+  run(second.config, second.options);
+  EXPECT_EQ(io::read_snapshot<double>(dir / "snapshot_0002.h5").info.time, 0.375);
+  EXPECT_EQ(io::read_snapshot<double>(dir / "snapshot_0003.h5").info.time, 0.5);
+}
+
 TEST(DriverRun, StartsFromASnapshotFile) {
   ScratchDir dir;
   auto r = small_run(dir / "a", 0.25);
