@@ -9,6 +9,7 @@
 #include "orrery/gravity/solver_factory.hpp"
 #include "orrery/ic/initial_conditions.hpp"
 #include "orrery/integrate/diagnostics_output.hpp"
+#include "orrery/integrate/step_count.hpp"
 
 namespace orrery::integrate {
 
@@ -20,6 +21,7 @@ void check_run_config(const RunConfig& c) {
   if (!(c.integration.t_end >= 0) || !std::isfinite(c.integration.t_end)) {
     fail("integration.t_end", c.integration.t_end, "a finite number >= 0");
   }
+  step_count(c.integration.t_end, c.integration.dt);  // refuses a step count that does not fit
   if (!(c.output.diagnostics_interval > 0)) {
     fail("output.diagnostics_interval", c.output.diagnostics_interval, "a number > 0");
   }
