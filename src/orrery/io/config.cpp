@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "orrery/core/error.hpp"
+#include "orrery/core/os_error.hpp"
 
 namespace orrery::io {
 
@@ -100,10 +101,17 @@ Config Config::defaults() {
 }
 
 Config Config::from_file(const std::filesystem::path& path) {
+  constexpr const char* kAccepted = "; accepted: a readable TOML file, or none for the default configuration";
+  // A directory opens as a stream that reads as empty: it would run the defaults.
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw InputError("config file " + path.string() + ": is a directory" + kAccepted);
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    throw InputError("config file " + path.string() + ": cannot be read (" + std::strerror(errno) +
-                     "); accepted: a readable TOML file, or none for the default configuration");
+    const int e = errno;
+    const std::string message = "config file " + path.string() + ": cannot be read (" + std::strerror(e) + ")" + kAccepted;
+    if (is_path_error(e)) throw InputError(message);
+    throw EnvironmentError(message);
   }
   std::ostringstream text;
   text << in.rdbuf();
