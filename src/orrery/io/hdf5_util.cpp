@@ -196,6 +196,12 @@ std::uint64_t dataset_rows(const Where& w, hid_t group, const std::string& group
   if (rank < 1 || rank > 2) w.fail(full, "wrong shape: rank " + std::to_string(rank) + ", expected 1 or 2");
   hsize_t dims[2] = {0, 0};
   H5Sget_simple_extent_dims(space.get(), dims, nullptr);
+  // A dataset may declare rows whose data was never written (HDF5 would read
+  // them as fill values): a file that claims particles it does not hold.
+  // (Partly allocated is normal: chunks may extend past the last row.)
+  H5D_space_status_t status = H5D_SPACE_STATUS_ERROR;
+  if (dims[0] > 0 && (H5Dget_space_status(set.get(), &status) < 0 || status == H5D_SPACE_STATUS_NOT_ALLOCATED))
+    w.fail(full, "declares " + std::to_string(dims[0]) + " rows, but the file does not hold their data");
   return dims[0];
 }
 

@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "orrery/core/error.hpp"
+#include "orrery/core/memory.hpp"
 #include "orrery/core/os_error.hpp"
 #include "orrery/io/atomic_file.hpp"
 #include "orrery/io/hdf5_util.hpp"
@@ -196,10 +197,19 @@ void read_particles(const h5::Where& w, hid_t file, const Counts& counts, Snapsh
   if (!group.valid()) w.fail(kGroup, "cannot open group (HDF5: " + h5::last_error() + ")");
   const hid_t g = group.get();
   const std::uint64_t n = counts.n;
-  const std::uint64_t rows = h5::dataset_rows(w, g, kGroup, "Coordinates");
-  if (rows != n)
-    w.fail(kGroup + "/Coordinates", "has " + std::to_string(rows) + " rows but Header.NumPart_ThisFile[1] = " +
-                                        std::to_string(n) + " (NumPart mismatch)");
+  // The header against every dataset's real shape, and the memory they need, before allocating for them.
+  const auto check_rows = [&](const char* name) {
+    const std::uint64_t rows = h5::dataset_rows(w, g, kGroup, name);
+    if (rows != n)
+      w.fail(kGroup + "/" + name, "has " + std::to_string(rows) + " rows but Header.NumPart_ThisFile[1] = " +
+                                      std::to_string(n) + " (NumPart mismatch)");
+  };
+  for (const char* name : {"Coordinates", "Velocities", "ParticleIDs"}) check_rows(name);
+  for (const char* name : {"Masses", "Potential", "Acceleration"})
+    if (h5::has_link(g, name)) check_rows(name);
+  require_memory(static_cast<double>(n) * (11 * sizeof(Real) + 8),
+                 "file '" + w.file + "': " + std::to_string(n) + " particles (Header.NumPart_ThisFile[1])",
+                 "a snapshot whose particles fit in the available memory");
   const hid_t mt = native_type<Real>();
   auto& p = s.particles;
   p.resize(n);
