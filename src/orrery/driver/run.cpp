@@ -22,6 +22,7 @@
 #include "orrery/io/config.hpp"
 #include "orrery/io/run_control.hpp"
 #include "orrery/io/snapshot.hpp"
+#include "orrery/io/validate_particles.hpp"
 
 namespace orrery::driver {
 namespace {
@@ -120,6 +121,12 @@ RunSummary run_in(const RunConfig& config, const RunOptions& options,
       if (counters.contains(name)) counters[name] = value;
   } else {
     auto initial = initial_state(config);
+    const auto& ic_config = config.initial_conditions;
+    if (ic_config.kind == "file")
+      io::validate_range<Real>(initial.particles, "file '" + ic_config.path + "'");
+    else
+      io::validate_range<Real>(initial.particles, "initial conditions (kind = " + ic_config.kind + ")",
+                               {"positions", "velocities", "masses", "ids"});
     particles = ic::to_precision<Real>(initial.particles);
     state.time_origin = initial.time;
   }

@@ -176,6 +176,26 @@ TEST(DriverRun, StartsFromASnapshotFile) {
   io::testing::expect_input_error([&] { run(from_file.config, from_file.options); }, {"missing.h5", "no such file"});
 }
 
+// A coordinate beyond the float range or a mass below its smallest normal
+// value, in a snapshot that a single-precision run starts from: refused when
+// loaded, in the particle checks' words, not at the first force evaluation.
+TEST(DriverRun, ASinglePrecisionRunRefusesValuesOutsideTheFloatRangeWhenLoading) {
+  ScratchDir dir;
+  const auto start = [&](const auto& edit, std::initializer_list<std::string> words) {
+    auto p = io::testing::random_particles<double>(16, 1);
+    edit(p);
+    io::write_snapshot(dir / "ic.h5", p, snapshot_info(integrate::RunConfig{}, "direct", ""));
+    auto r = small_run(dir / "out", 0.25, {"gravity.precision=single", "initial_conditions.kind=file",
+                                           "initial_conditions.path=" + (dir / "ic.h5").string()});
+    io::testing::expect_input_error([&] { run(r.config, r.options); }, words);
+    EXPECT_FALSE(std::filesystem::exists(dir / "out")) << "refused after writing output";
+  };
+  start([](auto& p) { p.x[3] = 1e39; },
+        {"ic.h5", "PartType1/Coordinates: row 3 is 1e+39, above the largest value of single precision"});
+  start([](auto& p) { p.mass[5] = 1e-50; },
+        {"ic.h5", "PartType1/Masses: row 5 is 1e-50, below the smallest normal value of single precision"});
+}
+
 }  // namespace
 }  // namespace orrery::driver
 
