@@ -26,8 +26,7 @@ struct ConfigOptions {
 /// The dump is usually redirected to a file (`> my_run.toml`): a full disk
 /// must not leave a truncated configuration behind an exit status of 0.
 void print(const std::string& text) {
-  int e = injected_write_error();
-  if (e == 0 && (std::fputs(text.c_str(), stdout) < 0 || std::fflush(stdout) != 0)) e = errno;
+  const int e = write_and_flush(stdout, text);
   if (e != 0) throw_os_error("standard output: the configuration could not be written", e);
 }
 }  // namespace

@@ -9,6 +9,7 @@
 // variable it returns 0 and costs one load.
 #include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -37,6 +38,16 @@ inline int injected_write_error() {
   static std::atomic<long> writes{0};
   if (fault.at == 0) return 0;
   return ++writes == fault.at ? fault.error : 0;
+}
+
+/// Writes `text` to `file` and flushes it: 0, or the errno of the failure
+/// (injected, or the system's). ferror is asked too: glibc can drop a buffer
+/// whose write failed and still report success from fputs and fflush.
+inline int write_and_flush(std::FILE* file, const std::string& text) {
+  if (const int injected = injected_write_error()) return injected;
+  errno = 0;
+  if (std::fputs(text.c_str(), file) >= 0 && std::fflush(file) == 0 && !std::ferror(file)) return 0;
+  return errno != 0 ? errno : EIO;
 }
 
 }  // namespace orrery

@@ -39,8 +39,7 @@ CsvLog::~CsvLog() {
 }
 
 void CsvLog::emit(const std::string& text, const std::string& what) {
-  int e = injected_write_error();
-  if (e == 0 && (std::fputs(text.c_str(), out_) < 0 || std::fflush(out_) != 0)) e = errno;
+  const int e = write_and_flush(out_, text);
   if (e != 0)
     throw_os_error("diagnostics log '" + partial_.string() + "': " + what + " could not be written", e,
                    "the rows before it stay in that file and any earlier '" + path_.filename().string() +
