@@ -110,7 +110,9 @@ RunSummary run_in(const RunConfig& config, const RunOptions& options,
     io::require_same_build(c.build, io::BuildFingerprint::current<Real>(), options.restart);
     const auto saved = io::Config::from_string(c.config, "checkpoint '" + options.restart.string() + "'");
     require_same_physics(saved.run_config(), config, options.restart);
-    if (!options.config_toml.empty())
+    // Only a run's checkpoint (it has a run identity) says how its particles were made:
+    // orrery.Simulation.save_checkpoint records the gravity settings and dt, the rest at defaults.
+    if (!options.config_toml.empty() && c.counters.contains(io::kRunIdCounter))
       require_same_start(saved, io::Config::from_string(options.config_toml, "this run's configuration"),
                          options.restart);
     particles = std::move(c.particles);
