@@ -13,6 +13,11 @@ expect_failure 3 "^orrery: error: image 'pic.png': could not be written: No spac
   env ORRERY_TEST_FAIL_WRITE=1:ENOSPC "$ORRERY" render ic.h5 -o pic.png --resolution 32
 cmp -s pic.png earlier.png || fail "the earlier picture was changed by a failed write"
 
+# A real write failure inside libpng (a file-size limit): libpng printed its
+# own "libpng error: Write Error" line before ours.
+expect_failure 3 "^orrery: error: image 'big.png': could not be written: File too large" \
+  sh -c "trap '' XFSZ; ulimit -f 8; exec \"$ORRERY\" render ic.h5 -o big.png --resolution 1024"
+
 # The configuration dump on a really full device.
 expect_failure 3 "^orrery: error: standard output: the configuration could not be written: No space left on device" \
   sh -c "exec \"$ORRERY\" config --dump >/dev/full"
