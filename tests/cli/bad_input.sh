@@ -14,5 +14,17 @@ expect_failure 2 "integration.t_end / integration.dt = 10 / 1e-300 = 1e\+301 ste
 # It died in std::bad_alloc (exit 1).
 expect_failure 2 "^orrery: error: initial_conditions.count = 1000000000000 needs at least [0-9.e+]+ GB of memory, but [0-9.e+]+ GB is available" \
   "$ORRERY" run --set initial_conditions.count=1000000000000
+# Found on a second pass with inputs of our own: a configuration that never
+# ends was read until memory ran out; an empty output.directory was an
+# environment failure (EINVAL, exit 3); an output interval so small that the
+# interval count overflowed int64 silently wrote no snapshots or rows.
+expect_failure 2 "^orrery: error: config file /dev/zero: larger than 16 MiB; accepted: a readable TOML file" \
+  "$ORRERY" run /dev/zero
+expect_failure 2 "^orrery: error: output.directory is empty; accepted: a directory path" \
+  "$ORRERY" run --set output.directory=
+expect_failure 2 "output.snapshot_interval = 1e-300; accepted: a number >= integration.t_end / 2\^53" \
+  "$ORRERY" run --set output.snapshot_interval=1e-300
+expect_failure 2 "output.diagnostics_interval = 1e-300; accepted: a number >= integration.t_end / 2\^53" \
+  "$ORRERY" run --set output.diagnostics_interval=1e-300
 [ ! -e orrery-out ] || fail "a refused run left output behind"
 echo "bad input: refused before any output"

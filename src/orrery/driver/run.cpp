@@ -18,6 +18,7 @@
 #include "orrery/gravity/solver_factory.hpp"
 #include "orrery/ic/initial_conditions.hpp"
 #include "orrery/integrate/diagnostics_output.hpp"
+#include "orrery/integrate/step_count.hpp"
 #include "orrery/io/checkpoint.hpp"
 #include "orrery/io/config.hpp"
 #include "orrery/io/run_control.hpp"
@@ -38,6 +39,10 @@ void check(const RunConfig& c) {
   };
   if (!(c.output.snapshot_interval >= 0) || !std::isfinite(c.output.snapshot_interval))
     fail("output.snapshot_interval", c.output.snapshot_interval, "a number >= 0 (0: no snapshots)");
+  if (c.output.snapshot_interval > 0 && c.integration.t_end / c.output.snapshot_interval > integrate::kMaxSteps)
+    fail("output.snapshot_interval", c.output.snapshot_interval,
+         "a number >= integration.t_end / 2^53 (the snapshot count must fit; 0: no snapshots)");
+  if (c.output.directory.empty()) throw InputError("output.directory is empty; accepted: a directory path");
   if (c.output.checkpoint_keep < 1)
     fail("output.checkpoint_keep", static_cast<double>(c.output.checkpoint_keep), "an integer >= 1");
   unit_system(c.units);

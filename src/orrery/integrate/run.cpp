@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <memory>
 
 #include "orrery/core/error.hpp"
@@ -15,7 +16,9 @@ namespace orrery::integrate {
 
 void check_run_config(const RunConfig& c) {
   const auto fail = [](const std::string& key, double v, const std::string& accepted) {
-    throw InputError(key + " = " + std::to_string(v) + "; accepted: " + accepted);
+    char value[32];
+    std::snprintf(value, sizeof value, "%g", v);  // std::to_string wrote 1e-300 as 0.000000
+    throw InputError(key + " = " + value + "; accepted: " + accepted);
   };
   if (!(c.integration.dt > 0) || !std::isfinite(c.integration.dt)) fail("integration.dt", c.integration.dt, "a finite number > 0");
   if (!(c.integration.t_end >= 0) || !std::isfinite(c.integration.t_end)) {
@@ -25,6 +28,10 @@ void check_run_config(const RunConfig& c) {
   if (!(c.output.diagnostics_interval > 0)) {
     fail("output.diagnostics_interval", c.output.diagnostics_interval, "a number > 0");
   }
+  // Schedule::index counts intervals in an int64: their number must fit, as the steps' must.
+  if (c.integration.t_end / c.output.diagnostics_interval > kMaxSteps)
+    fail("output.diagnostics_interval", c.output.diagnostics_interval,
+         "a number >= integration.t_end / 2^53 (the row count must fit)");
 }
 
 namespace {

@@ -113,9 +113,14 @@ Config Config::from_file(const std::filesystem::path& path) {
     if (is_path_error(e)) throw InputError(message);
     throw EnvironmentError(message);
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return from_string(text.str(), path.string());
+  // Bounded: /dev/zero or a runaway pipe would otherwise be read until memory runs out.
+  constexpr std::size_t kLimit = std::size_t{16} << 20;
+  std::string text(kLimit + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  if (text.size() > kLimit)
+    throw InputError("config file " + path.string() + ": larger than 16 MiB" + kAccepted + " (a few KB)");
+  return from_string(text, path.string());
 }
 
 Config Config::from_string(std::string_view text, std::string_view source) {
