@@ -36,15 +36,21 @@ inline double available_memory_bytes() {
   return available;
 }
 
-/// Throws InputError "<what> needs at least <bytes> GB of memory, but <free> GB
-/// is available; accepted: <accepted>" when `bytes` exceeds what is available.
-inline void require_memory(double bytes, const std::string& what, const std::string& accepted) {
-  const double available = available_memory_bytes();
+/// Throws InputError "<what> needs at least <bytes> GB of <memory>, but
+/// <available> GB is available; accepted: <accepted>" when bytes > available
+/// (a negative `available`: unknown, nothing is refused).
+inline void require_fits(double bytes, double available, const std::string& what, const char* memory,
+                         const std::string& accepted) {
   if (available < 0 || bytes <= available) return;
-  char text[128];
-  std::snprintf(text, sizeof text, " needs at least %.3g GB of memory, but %.3g GB is available", bytes / 1e9,
+  char text[160];
+  std::snprintf(text, sizeof text, " needs at least %.3g GB of %s, but %.3g GB is available", bytes / 1e9, memory,
                 available / 1e9);
   throw InputError(what + text + "; accepted: " + accepted);
+}
+
+/// require_fits against the host memory this process can still allocate.
+inline void require_memory(double bytes, const std::string& what, const std::string& accepted) {
+  require_fits(bytes, available_memory_bytes(), what, "memory", accepted);
 }
 
 }  // namespace orrery

@@ -6,7 +6,9 @@
 #include <chrono>
 #include <cmath>
 #include <memory>
+#include <new>
 #include <random>
+#include <stdexcept>
 #include <utility>
 
 #include "orrery/core/error.hpp"
@@ -70,6 +72,10 @@ std::int64_t new_run_id() {
     throw EnvironmentError(e.what() + note);
   } catch (const RuntimeFailure& e) {
     throw RuntimeFailure(e.what() + note);
+  } catch (const std::bad_alloc&) {
+    throw;  // its own message, and no memory to spare for a longer one
+  } catch (const std::exception& e) {
+    throw std::runtime_error(e.what() + note);  // a bug: exit status 1 all the same
   }
 }
 
