@@ -13,6 +13,8 @@
 #include <fstream>
 #include <initializer_list>
 #include <string>
+#include <typeinfo>
+#include <utility>
 #include <vector>
 
 #include "orrery/core/error.hpp"
@@ -107,16 +109,21 @@ int exit_status_on_full_disk(F&& write, const std::string& file) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-/// Runs f, expects an InputError whose message contains every word.
-template <class F>
-void expect_input_error(F&& f, std::initializer_list<std::string> words) {
+/// Runs f, expects an Error (InputError, EnvironmentError) whose message contains every word.
+template <class Error, class F>
+void expect_error(F&& f, std::initializer_list<std::string> words) {
   try {
     f();
-    ADD_FAILURE() << "no InputError thrown";
-  } catch (const InputError& e) {
+    ADD_FAILURE() << "no " << typeid(Error).name() << " thrown";
+  } catch (const Error& e) {
     const std::string msg = e.what();
     for (const auto& w : words) EXPECT_NE(msg.find(w), std::string::npos) << "'" << w << "' not in: " << msg;
   }
+}
+
+template <class F>
+void expect_input_error(F&& f, std::initializer_list<std::string> words) {
+  expect_error<InputError>(std::forward<F>(f), words);
 }
 
 }  // namespace orrery::io::testing
