@@ -47,6 +47,11 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "orrery: error: out of memory (a request for memory was refused); "
                          "accepted: a run that fits this machine's free memory\n");
     return 3;
+  } catch (const orrery::RuntimeFailure& e) {
+    // CUDA and other libraries: the message names the call and its error, which may be the
+    // device's or the driver's as well as ours.
+    std::fprintf(stderr, "orrery: failure: %s\n", e.what());
+    return 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "orrery: failure: %s (please report this)\n", e.what());
     return 1;

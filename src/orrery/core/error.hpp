@@ -5,6 +5,7 @@
 // (the README's exit-status table):
 //   InputError        2  the user's input is wrong (parameter, file, path)
 //   EnvironmentError  3  the environment failed (disk full, permission, memory)
+//   RuntimeFailure    1  a library failed (CUDA: the device, the driver, or us)
 //   anything else     1  a bug in Orrery
 #include <stdexcept>
 #include <string>
