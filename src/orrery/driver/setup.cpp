@@ -31,7 +31,8 @@ InitialState initial_state(const integrate::RunConfig& config) {
   // particles (7 values and an ID), their copy in the run's precision, and
   // its accelerations and potentials (solvers add their own scratch).
   const double real = config.gravity.precision == gravity::Precision::single ? 4 : 8;
-  require_memory(static_cast<double>(ic_config.count) * (64 + 11 * real),
+  const double count = ic_config.kind == "kepler" ? 2 : static_cast<double>(ic_config.count);  // kepler ignores count
+  require_memory(count * (64 + 11 * real),
                  "initial_conditions.count = " + std::to_string(ic_config.count),
                  "a count whose particles fit in the available memory");
   auto generator = ic_config;
