@@ -5,7 +5,8 @@ set -euo pipefail
 : "${ORRERY:?set ORRERY to the orrery binary}"
 work=$(mktemp -d "${TMPDIR:-/tmp}/orrery_cli_XXXXXX")
 chmod 755 "$work"
-trap 'chmod -R u+rwX "$work"; rm -rf "$work"' EXIT
+# A script may define on_exit (e.g. to unmount what it mounted under $work).
+trap 'declare -F on_exit >/dev/null && on_exit; chmod -R u+rwX "$work"; rm -rf "$work"' EXIT
 cd "$work"
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
