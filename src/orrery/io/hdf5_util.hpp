@@ -57,6 +57,8 @@ class MemoryFile {
   MemoryFile(const MemoryFile&) = delete;
   MemoryFile& operator=(const MemoryFile&) = delete;
   hid_t access() const { return fapl_.get(); }
+  /// The image's size: H5Fget_file_image's after a flush (the file's end,
+  /// which closing does not extend; the buffer itself is rounded up).
   void expect_size(std::size_t bytes) { size_ = bytes; }
   /// The image the close handed over (empty before the close).
   std::vector<std::byte>& image() { return image_; }

@@ -260,8 +260,8 @@ void write_snapshot(const std::filesystem::path& path, const Particles<Real>& p,
   // HDF5 builds the file in memory (the core driver, no backing store) and
   // the image goes to disk through write_file_atomically: every disk write is
   // then one checked write of ours, reported with the OS error and covered by
-  // the fault-injection seam. HDF5 writing to disk itself, a full disk made
-  // its close fail and left the file open, and the library crashed at exit.
+  // the fault-injection seam. When HDF5 wrote to disk itself, a full disk
+  // made its close fail, the file stayed open, and the library crashed at exit.
   h5::MemoryFile memory;
   {
     // Named apart from `path`: that file may be open for reading in this process.
