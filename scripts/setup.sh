@@ -25,7 +25,7 @@ fi
 
 # Python: pinned, for the package, its tests and the snapshot-layout tests.
 py=${PYTHON:-python3}
-pins=(numpy==2.2.6 h5py==3.16.0 pytest==9.2.0 nanobind==2.9.2 scikit-build-core==1.1.2 matplotlib==3.11.2)
+pins=(numpy==2.2.6 h5py==3.16.0 pytest==9.2.0 pytest-timeout==2.4.0 nanobind==2.9.2 scikit-build-core==1.1.2 matplotlib==3.11.2)
 need=0
 for pin in "${pins[@]}"; do
   name=${pin%%==*}

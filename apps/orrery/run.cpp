@@ -54,7 +54,7 @@ void add_run_command(CLI::App& app) {
       ->allow_extra_args(false);
   run->add_option("--restart", options->restart,
                   "Continue from a checkpoint (its own configuration unless CONFIG is given; --set may change "
-                  "integration.t_end, output.*)")
+                  "integration.t_end, integration.wall_limit_minutes, output.*; README, Restarting a run)")
       ->check(CLI::ExistingFile);
   run->footer(
       "Examples:\n"

@@ -1,6 +1,10 @@
 """orrery.Simulation: creation, stepping, views, diagnostics, the GIL and Ctrl-C."""
 
 import _thread
+import os
+import signal
+import subprocess
+import sys
 import threading
 import time
 
@@ -164,16 +168,34 @@ def test_the_gil_is_released_while_integrating():
 
 
 def test_ctrl_c_interrupts_a_long_integrate_between_steps():
-    sim = orrery.Simulation.plummer(1000, seed=1, solver="direct")
-    timer = threading.Timer(0.5, _thread.interrupt_main)  # what Ctrl-C does
-    timer.start()
-    start = time.monotonic()
-    with pytest.raises(KeyboardInterrupt):
-        sim.integrate(1e6)
-    timer.join()
+    # Started with SIGINT ignored (`nohup ... &`, `&` in a script, some batch
+    # systems), Python installs no Ctrl-C handler and interrupt_main() does
+    # nothing: integrate(1e6) then ran for hours. The test installs the
+    # handler it needs, whatever disposition it inherited.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        sim = orrery.Simulation.plummer(1000, seed=1, solver="direct")
+        timer = threading.Timer(0.5, _thread.interrupt_main)  # what Ctrl-C does
+        timer.start()
+        start = time.monotonic()
+        with pytest.raises(KeyboardInterrupt):
+            sim.integrate(1e6)
+        timer.join()
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert time.monotonic() - start < 30
     assert 0 < sim.step_count and sim.time == sim.step_count * sim.dt  # a consistent state
     sim.step()  # and the simulation still works
+
+
+def test_the_ctrl_c_test_passes_when_started_with_sigint_ignored():
+    """The test above, in a pytest started as `nohup scripts/test.sh &` starts it."""
+    test = f"{__file__}::test_ctrl_c_interrupts_a_long_integrate_between_steps"
+    ignore_sigint = lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)  # noqa: E731 (inherited through exec)
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", test],
+                       preexec_fn=ignore_sigint, capture_output=True, text=True, timeout=120,
+                       cwd=os.path.dirname(__file__))
+    assert r.returncode == 0, r.stdout + r.stderr
 
 
 def test_a_simulation_busy_in_another_thread_refuses_instead_of_racing():

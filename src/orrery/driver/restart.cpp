@@ -20,6 +20,9 @@ std::string text(const T& v) {
   return s.str();
 }
 
+constexpr const char* kMayChange =
+    "a restart may change integration.t_end, integration.wall_limit_minutes and output.*";
+
 }  // namespace
 
 void require_same_physics(const integrate::RunConfig& saved, const integrate::RunConfig& now,
@@ -28,8 +31,7 @@ void require_same_physics(const integrate::RunConfig& saved, const integrate::Ru
     if (a == b) return;
     throw InputError("checkpoint '" + checkpoint.string() + "': " + key + " is " + text(a) +
                      " in the checkpoint but " + text(b) +
-                     " in this configuration; a restart may change integration.t_end, "
-                     "integration.wall_limit_minutes and output.*, not the physics of the run");
+                     " in this configuration; " + kMayChange + ", not the physics of the run");
   };
   const auto &g0 = saved.gravity, &g1 = now.gravity;
   same("gravity.solver", g0.solver, g1.solver);
@@ -45,6 +47,17 @@ void require_same_physics(const integrate::RunConfig& saved, const integrate::Ru
   same("gravity.tolerance", g0.tolerance, g1.tolerance);
   same("integration.dt", saved.integration.dt, now.integration.dt);
   same("units.system", saved.units.system, now.units.system);
+}
+
+void require_same_start(const io::Config& saved, const io::Config& now, const std::filesystem::path& checkpoint) {
+  for (const auto& spec : io::config_schema()) {
+    if (spec.section() != "initial_conditions" && spec.section() != "units") continue;
+    const auto &a = saved.get(spec.key), &b = now.get(spec.key);
+    if (a == b) continue;
+    throw InputError("checkpoint '" + checkpoint.string() + "': " + spec.key + " is " + io::to_toml(a) +
+                     " in the checkpoint but " + io::to_toml(b) + " in this configuration; " + kMayChange +
+                     ", not the initial conditions or units of the particles it continues (start a new run for those)");
+  }
 }
 
 }  // namespace orrery::driver

@@ -10,7 +10,8 @@
 //   checkpoint_<step>.orrck    every output.checkpoint_minutes of wall time, when
 //                              stopped (integration.wall_limit_minutes, a STOP file
 //                              in the directory, SIGINT/SIGTERM) and at the end;
-//                              the newest output.checkpoint_keep are kept
+//                              the newest output.checkpoint_keep of this run
+//                              (the same run identity, kept across restarts) are kept
 #include <filesystem>
 #include <functional>
 #include <string>

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "orrery/core/error.hpp"
+#include "orrery/core/memory.hpp"
 #include "orrery/ic/initial_conditions.hpp"
 
 namespace orrery::driver {
@@ -26,6 +27,14 @@ InitialState initial_state(const integrate::RunConfig& config) {
     auto snapshot = io::read_snapshot<double>(ic_config.path);
     return {std::move(snapshot.particles), snapshot.info.time};
   }
+  // What the generator and the run certainly hold per particle: the double
+  // particles (7 values and an ID), their copy in the run's precision, and
+  // its accelerations and potentials (solvers add their own scratch).
+  const double real = config.gravity.precision == gravity::Precision::single ? 4 : 8;
+  const double count = ic_config.kind == "kepler" ? 2 : static_cast<double>(ic_config.count);  // kepler ignores count
+  require_memory(count * (64 + 11 * real),
+                 "initial_conditions.count = " + std::to_string(ic_config.count),
+                 "a count whose particles fit in the available memory");
   auto generator = ic_config;
   generator.mass = unit_system(config.units).to_code_mass(ic_config.mass);
   return {ic::make_initial_conditions(generator), 0.0};

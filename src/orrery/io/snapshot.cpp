@@ -1,11 +1,14 @@
 #include "orrery/io/snapshot.hpp"
 
 #include <array>
+#include <atomic>
 #include <cstring>
 #include <fstream>
 #include <type_traits>
 
 #include "orrery/core/error.hpp"
+#include "orrery/core/memory.hpp"
+#include "orrery/core/os_error.hpp"
 #include "orrery/io/atomic_file.hpp"
 #include "orrery/io/hdf5_util.hpp"
 #include "orrery/io/validate_particles.hpp"
@@ -194,10 +197,19 @@ void read_particles(const h5::Where& w, hid_t file, const Counts& counts, Snapsh
   if (!group.valid()) w.fail(kGroup, "cannot open group (HDF5: " + h5::last_error() + ")");
   const hid_t g = group.get();
   const std::uint64_t n = counts.n;
-  const std::uint64_t rows = h5::dataset_rows(w, g, kGroup, "Coordinates");
-  if (rows != n)
-    w.fail(kGroup + "/Coordinates", "has " + std::to_string(rows) + " rows but Header.NumPart_ThisFile[1] = " +
-                                        std::to_string(n) + " (NumPart mismatch)");
+  // The header against every dataset's real shape, and the memory they need, before allocating for them.
+  const auto check_rows = [&](const char* name) {
+    const std::uint64_t rows = h5::dataset_rows(w, g, kGroup, name);
+    if (rows != n)
+      w.fail(kGroup + "/" + name, "has " + std::to_string(rows) + " rows but Header.NumPart_ThisFile[1] = " +
+                                      std::to_string(n) + " (NumPart mismatch)");
+  };
+  for (const char* name : {"Coordinates", "Velocities", "ParticleIDs"}) check_rows(name);
+  for (const char* name : {"Masses", "Potential", "Acceleration"})
+    if (h5::has_link(g, name)) check_rows(name);
+  require_memory(static_cast<double>(n) * (11 * sizeof(Real) + 8),
+                 "file '" + w.file + "': " + std::to_string(n) + " particles (Header.NumPart_ThisFile[1])",
+                 "a snapshot whose particles fit in the available memory");
   const hid_t mt = native_type<Real>();
   auto& p = s.particles;
   p.resize(n);
@@ -244,29 +256,34 @@ void write_snapshot(const std::filesystem::path& path, const Particles<Real>& p,
                     const SnapshotFields<Real>& fields) {
   check_writable(path, p, fields);
   h5::quiet_errors();
-  AtomicFile out(path);
   const h5::Where w{path.string()};
+  // HDF5 builds the file in memory (the core driver, no backing store) and
+  // the image goes to disk through write_file_atomically: every disk write is
+  // then one checked write of ours, reported with the OS error and covered by
+  // the fault-injection seam. When HDF5 wrote to disk itself, a full disk
+  // made its close fail, the file stayed open, and the library crashed at exit.
+  h5::MemoryFile memory;
   {
-    // The 1.8 object-header and superblock formats carry checksums of all
-    // metadata, so a corrupt file is reported instead of misread.
-    const h5::Handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
-    H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V18, H5F_LIBVER_LATEST);
-    h5::Handle file(H5Fcreate(out.temp_path().c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), H5Fclose);
-    if (!file.valid()) w.fail("", "cannot create (HDF5: " + h5::last_error() + ")");
+    // Named apart from `path`: that file may be open for reading in this process.
+    static std::atomic<unsigned> serial{0};
+    const std::string name = "orrery-snapshot-in-memory-" + std::to_string(serial++);
+    h5::Handle file(H5Fcreate(name.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, memory.access()), H5Fclose);
+    if (!file.valid()) w.fail("", "cannot create in memory (HDF5: " + h5::last_error() + ")");
     write_header(w, file.get(), static_cast<std::uint64_t>(p.size()), info.time, std::is_same_v<Real, double>);
     write_parameters(w, file.get(), info, precision_name<Real>());
     write_particles(w, file.get(), p, fields);
-    if (H5Fflush(file.get(), H5F_SCOPE_GLOBAL) < 0 || !file.reset())
-      w.fail("", "could not be written (disk full?) (HDF5: " + h5::last_error() + "); any previous file is unchanged");
+    const ssize_t size = H5Fflush(file.get(), H5F_SCOPE_GLOBAL) < 0 ? -1 : H5Fget_file_image(file.get(), nullptr, 0);
+    if (size > 0) memory.expect_size(static_cast<std::size_t>(size));
+    if (size <= 0 || !file.reset() || memory.image().empty())
+      w.fail("", "could not be assembled in memory (HDF5: " + h5::last_error() + ")");
   }
-  out.commit();
+  write_file_atomically(path, memory.image());
 }
 
 template <class Real>
 Snapshot<Real> read_snapshot(const std::filesystem::path& path) {
   const h5::Where w{path.string()};
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) throw InputError("file '" + path.string() + "': no such file");
+  require_readable_file(path);
   if (!is_hdf5_file(path)) w.fail("", "not an HDF5 file (no HDF5 signature: wrong format, or truncated/corrupt)");
   h5::quiet_errors();
   const h5::Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
