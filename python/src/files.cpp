@@ -116,7 +116,7 @@ void bind_files(nb::module_& m) {
       .def_rw("config", &io::SnapshotInfo::config)
       .def_rw("version", &io::SnapshotInfo::version)
       .def_rw("precision", &io::SnapshotInfo::precision)
-      .def_prop_ro("units", [](const io::SnapshotInfo& i) { return i.units.name; });
+      .def_ro("units", &io::SnapshotInfo::units);
   m.def("read_snapshot", &read_snapshot, nb::arg("path"),
         "(arrays dict in float64, SnapshotInfo); InputError (ValueError) for an invalid file.");
   m.def("read_checkpoint", &read_checkpoint, nb::arg("path"),

@@ -7,7 +7,9 @@
 
 #include "orrery/core/error.hpp"
 #include "orrery/io/atomic_file.hpp"
+#include "orrery/io/bounding_cube.hpp"
 #include "orrery/io/hdf5_util.hpp"
+#include "orrery/io/snapshot_units.hpp"
 #include "orrery/io/validate_particles.hpp"
 
 namespace orrery::io {
@@ -74,9 +76,11 @@ void write_header(const h5::Where& w, hid_t file, std::uint64_t n, double time, 
   h5::write_attr(w, header.get(), "Flag_DoublePrecision", std::int32_t{double_precision ? 1 : 0});
 }
 
-void write_parameters(const h5::Where& w, hid_t file, const SnapshotInfo& info, const char* precision) {
+void write_parameters(const h5::Where& w, hid_t file, const SnapshotInfo& info, const char* precision,
+                      const std::array<double, 6>& cube) {
   const h5::Handle par = make_group(w, file, "Parameters");
   const hid_t g = par.get();
+  h5::write_attr(w, g, "BoundingBox", std::vector<double>(cube.begin(), cube.end()));
   h5::write_attr(w, g, "UnitLength_in_cm", info.units.length_cm);
   h5::write_attr(w, g, "UnitMass_in_g", info.units.mass_g);
   h5::write_attr(w, g, "UnitVelocity_in_cm_per_s", info.units.velocity_cm_per_s);
@@ -94,18 +98,23 @@ void write_parameters(const h5::Where& w, hid_t file, const SnapshotInfo& info, 
 }
 
 template <class Real>
-void write_particles(const h5::Where& w, hid_t file, const Particles<Real>& p, const SnapshotFields<Real>& fields) {
+void write_particles(const h5::Where& w, hid_t file, const Particles<Real>& p, const SnapshotFields<Real>& fields,
+                     const UnitSystem& units) {
   const h5::Handle group = make_group(w, file, kGroup.c_str());
   const hid_t g = group.get();
   const std::uint64_t n = static_cast<std::uint64_t>(p.size());
   const hid_t ft = file_type<Real>(), mt = native_type<Real>();
-  h5::write_dataset(w, g, "Coordinates", ft, mt, n, 3, interleave(p.x, p.y, p.z).data());
-  h5::write_dataset(w, g, "Velocities", ft, mt, n, 3, interleave(p.vx, p.vy, p.vz).data());
-  h5::write_dataset(w, g, "Masses", ft, mt, n, 1, p.mass.data());
-  h5::write_dataset(w, g, "ParticleIDs", H5T_STD_U64LE, H5T_NATIVE_UINT64, n, 1, p.id.data());
+  const auto put = [&](const char* name, hid_t file_t, hid_t mem_t, int cols, const void* data, Dimension d) {
+    h5::write_dataset(w, g, name, file_t, mem_t, n, cols, data);
+    describe_units(w, g, name, d, units);
+  };
+  put("Coordinates", ft, mt, 3, interleave(p.x, p.y, p.z).data(), kLength);
+  put("Velocities", ft, mt, 3, interleave(p.vx, p.vy, p.vz).data(), kVelocity);
+  put("Masses", ft, mt, 1, p.mass.data(), kMass);
+  put("ParticleIDs", H5T_STD_U64LE, H5T_NATIVE_UINT64, 1, p.id.data(), kDimensionless);
   if (const auto* f = fields.field) {
-    if (fields.potential) h5::write_dataset(w, g, "Potential", ft, mt, n, 1, f->potential.data());
-    if (fields.acceleration) h5::write_dataset(w, g, "Acceleration", ft, mt, n, 3, interleave(f->ax, f->ay, f->az).data());
+    if (fields.potential) put("Potential", ft, mt, 1, f->potential.data(), kSpecificEnergy);
+    if (fields.acceleration) put("Acceleration", ft, mt, 3, interleave(f->ax, f->ay, f->az).data(), kAcceleration);
   }
 }
 
@@ -171,11 +180,12 @@ void read_parameters(const h5::Where& w, hid_t file, SnapshotInfo& info) {
   const auto text = [&](const char* name, std::string& out) {
     if (h5::has_attr(g, name)) out = h5::read_attr_string(w, g, "Parameters", name);
   };
-  number("UnitLength_in_cm", info.units.length_cm);
-  number("UnitMass_in_g", info.units.mass_g);
-  number("UnitVelocity_in_cm_per_s", info.units.velocity_cm_per_s);
-  number("GravityConstantInternal", info.units.gravity_constant);
-  text("unit_system", info.units.name);
+  UnitSystem u = info.units;
+  std::string unit_system;  // empty: a file of another code
+  number("UnitLength_in_cm", u.length_cm);
+  number("UnitMass_in_g", u.mass_g);
+  number("UnitVelocity_in_cm_per_s", u.velocity_cm_per_s);
+  text("unit_system", unit_system);
   number("softening", info.softening);
   text("softening_kernel", info.softening_kernel);
   number("theta", info.theta);
@@ -183,8 +193,9 @@ void read_parameters(const h5::Where& w, hid_t file, SnapshotInfo& info) {
   text("version", info.version);
   text("config", info.config);
   if (h5::has_attr(g, "step")) info.step = static_cast<std::int64_t>(h5::read_attr_u64(w, g, "Parameters", "step", 1)[0]);
-  for (const double v : {info.units.length_cm, info.units.mass_g, info.units.velocity_cm_per_s, info.units.gravity_constant})
+  for (const double v : {u.length_cm, u.mass_g, u.velocity_cm_per_s})
     if (!(v > 0) || !std::isfinite(v)) w.fail("Parameters", "unit attributes must be finite and > 0");
+  info.units = units_from_attributes(w, unit_system, u.length_cm, u.mass_g, u.velocity_cm_per_s);
 }
 
 template <class Real>
@@ -254,8 +265,8 @@ void write_snapshot(const std::filesystem::path& path, const Particles<Real>& p,
     h5::Handle file(H5Fcreate(out.temp_path().c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), H5Fclose);
     if (!file.valid()) w.fail("", "cannot create (HDF5: " + h5::last_error() + ")");
     write_header(w, file.get(), static_cast<std::uint64_t>(p.size()), info.time, std::is_same_v<Real, double>);
-    write_parameters(w, file.get(), info, precision_name<Real>());
-    write_particles(w, file.get(), p, fields);
+    write_parameters(w, file.get(), info, precision_name<Real>(), bounding_cube(p));
+    write_particles(w, file.get(), p, fields, info.units);
     if (H5Fflush(file.get(), H5F_SCOPE_GLOBAL) < 0 || !file.reset())
       w.fail("", "could not be written (disk full?) (HDF5: " + h5::last_error() + "); any previous file is unchanged");
   }

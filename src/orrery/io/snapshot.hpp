@@ -9,9 +9,11 @@
 //                Flag_Entropy_ICs = 0, Flag_DoublePrecision
 //   /PartType1   Coordinates (N,3), Velocities (N,3), Masses (N), ParticleIDs (N,
 //                uint64), optionally Potential (N) and Acceleration (N,3); floats in
-//                the run's precision, chunked with Fletcher-32 checksums
+//                the run's precision, chunked with Fletcher-32 checksums; each with
+//                its units as pynbody and GADGET-4 state them (snapshot_units.hpp)
 //   /Parameters  UnitLength_in_cm, UnitMass_in_g, UnitVelocity_in_cm_per_s,
-//                GravityConstantInternal, Time_GYR, unit_system, softening,
+//                GravityConstantInternal, Time_GYR, unit_system, BoundingBox
+//                (bounding_cube.hpp), softening,
 //                softening_kernel, theta, solver, precision, step, version, config
 //                (the full TOML text); strings fixed-length ASCII. No HubbleParam
 //                or OmegaLambda: pynbody would treat the run as cosmological.
@@ -69,7 +71,8 @@ void write_snapshot(const std::filesystem::path& path, const Particles<Real>& p,
                     const SnapshotFields<Real>& fields = {});
 
 /// Reads and validates a snapshot (any GADGET-4-layout file with PartType1
-/// only; masses from Masses or MassTable[1]). Converts to Real. Throws
+/// only; masses from Masses or MassTable[1]; the unit system from /Parameters,
+/// which must have G = 1: units_from_attributes). Converts to Real. Throws
 /// InputError for: a missing, truncated, corrupt or non-HDF5 file; missing
 /// groups, datasets or attributes; wrong shapes or types; NumPart not matching
 /// the datasets; N = 0; non-finite positions or velocities; masses <= 0 or
