@@ -46,14 +46,17 @@ def cuda_compiled():
 
 def read_snapshot(path):
     """Reads a snapshot (the CLI's, or any GADGET-4-layout HDF5 file with
-    PartType1) into a dict of numpy arrays in the file's precision: positions,
-    velocities (N, 3), masses, ids, and accelerations / potentials when
-    stored; plus "info", a dict of the run metadata (time, step, softening,
-    softening_kernel, theta, solver, precision, units (an orrery.Units), version, config)."""
+    any of PartType0..5) into a dict of numpy arrays in the file's precision:
+    positions, velocities (N, 3), masses, ids (the types in order, PartType0
+    first), and accelerations / potentials when stored; plus "info", a dict
+    of the run metadata (time, step, softening, softening_kernel, theta,
+    solver, precision, units (an orrery.Units), types ({"PartType1": n, ...}),
+    version, config)."""
     arrays, info = _core.read_snapshot(str(path))
     if info.precision == "float":
         arrays = {k: (v.astype("float32") if v.dtype.kind == "f" else v) for k, v in arrays.items()}
     arrays["info"] = {k: getattr(info, k) for k in ("time", "step", "softening", "softening_kernel", "theta",
                                                      "solver", "precision", "version", "config")}
     arrays["info"]["units"] = Units.of(info.units)
+    arrays["info"]["types"] = {f"PartType{t}": int(c) for t, c in enumerate(info.types) if c}
     return arrays

@@ -48,7 +48,10 @@ class Simulation:
     ``sim.units.quantity(sim.x, "length")`` attaches units to a result.
     """
 
-    __slots__ = ("_sim", "_dtype", "_units")
+    __slots__ = ("_sim", "_dtype", "_units", "_types")
+
+    #: GADGET particle types, in the order the particles are kept (sim.particle_types).
+    TYPES = tuple(f"PartType{t}" for t in range(6))
 
     def __init__(self, positions, velocities, masses, ids=None, *, dt=DEFAULT_DT, time=0.0, units="henon",
                  **settings):
@@ -78,12 +81,21 @@ class Simulation:
         self._sim = _gravity.core("Simulation", config)(pos, vel, mass, ids, config, state)
         self._dtype = dtype
         self._units = units
+        self._types = (0, n, 0, 0, 0, 0)  # a file's counts replace these (_keep_types)
 
     @classmethod
     def _from_state(cls, arrays, state, settings, units):
         self = cls.__new__(cls)
         self._create(arrays, state, settings, units)
         return self
+
+    def _keep_types(self, counts):
+        """The PartType0..5 counts of a file (all zero: an old file, all PartType1)."""
+        counts = tuple(int(c) for c in counts)
+        if any(counts):
+            if sum(counts) != self.n:
+                raise ValueError(f"particle type counts {counts} add up to {sum(counts)}, not to the {self.n} particles")
+            self._types = counts
 
     # ----- initial conditions (built in Henon units, G = M = 1, E = -1/4, then stretched)
 
@@ -151,8 +163,9 @@ class Simulation:
     @classmethod
     def from_snapshot(cls, path, *, dt=None, **settings):
         """A simulation starting from an HDF5 snapshot (the CLI's, or any
-        GADGET-4-layout file with PartType1), at the file's time, in the
-        file's unit system (its /Parameters). The gravity settings and dt
+        GADGET-4-layout file with any of PartType0..5: masses from Masses or
+        MassTable), at the file's time, in the file's unit system (its
+        /Parameters), keeping its particle types and IDs. The gravity settings and dt
         default to the run configuration the file records (Orrery's
         snapshots carry it; for other files: the library defaults, dt =
         DEFAULT_DT); keywords override them. The precision is the file's
@@ -167,20 +180,22 @@ class Simulation:
         state = _core.SimulationState()
         state.dt = file_dt if dt is None else units.to_code(dt, "time", "dt")
         state.time_origin = info.time
-        return cls._from_state(arrays, state, {**recorded, **settings}, units)
+        self = cls._from_state(arrays, state, {**recorded, **settings}, units)
+        self._keep_types(info.types)
+        return self
 
     def save_snapshot(self, path, *, fields=True):
         """Writes an HDF5 snapshot in the CLI's format (GADGET-4 layout) with
         the metadata `orrery run` writes, in the simulation's units
         (sim.units), atomically. fields=True also stores Acceleration and
         Potential at the current positions."""
-        self._sim.save_snapshot(str(path), self._config_toml(), fields)
+        self._sim.save_snapshot(str(path), self._config_toml(), fields, self._types)
 
     def save_checkpoint(self, path):
         """Writes a checkpoint (the CLI's format): everything needed to
         continue bit-identically, with Simulation.load_checkpoint or with
         `orrery run --restart`."""
-        self._sim.save_checkpoint(str(path), self._config_toml(), {})
+        self._sim.save_checkpoint(str(path), self._config_toml(), dict(zip(self.TYPES, self._types)))
 
     def _config_toml(self):
         """This run's configuration in the CLI's TOML schema, its units included."""
@@ -194,12 +209,13 @@ class Simulation:
         `overrides` change settings (e.g. theta=0.4): the stored accelerations
         are then the old settings' force, so they are not restored and the
         first step evaluates the force afresh, as a new run does."""
-        arrays, state, config_text, _counters, _build = _core.read_checkpoint(str(path))
+        arrays, state, config_text, counters, _build = _core.read_checkpoint(str(path))
         gravity, _dt, units = _core.run_settings(config_text, f"checkpoint {path}")
         stored = _gravity.as_dict(gravity)
         settings = {**stored, **overrides}
         settings["precision"] = "single" if arrays["positions"].dtype == np.float32 else "double"
         self = cls._from_state(arrays, state, settings, Units.of(units))
+        self._keep_types([counters.get(name, 0) for name in self.TYPES])
         if "accelerations" in arrays and self.settings == stored:
             # What the next step kicks with and, with opening="relative", what its evaluation reads.
             self._sim.restore_accelerations(_arrays.rows3("accelerations", arrays["accelerations"], self._dtype))
@@ -272,6 +288,13 @@ class Simulation:
     @property
     def n(self):
         return self._sim.n
+
+    @property
+    def particle_types(self):
+        """{"PartType1": n1, ...}: how many particles of each GADGET type the
+        simulation holds, in order (PartType0 first); generated and array-made
+        simulations are all PartType1, files keep theirs through every output."""
+        return {name: count for name, count in zip(self.TYPES, self._types) if count}
 
     @property
     def units(self):

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <map>
 #include <memory>
 #include <utility>
 
@@ -72,6 +73,7 @@ RunSummary run_in(const RunConfig& config, const RunOptions& options,
   integrate::SimulationState state;
   state.dt = config.integration.dt;
   Accelerations<Real> accelerations;  // a checkpoint's, when it stores them
+  io::ParticleTypes types;            // PartType0..5 counts, kept from the initial snapshot to the last output
   if (!options.restart.empty()) {
     auto c = io::read_checkpoint<Real>(options.restart);
     io::require_same_build(c.build, io::BuildFingerprint::current<Real>(), options.restart);
@@ -80,10 +82,12 @@ RunSummary run_in(const RunConfig& config, const RunOptions& options,
     particles = std::move(c.particles);
     state = c.state;
     accelerations = std::move(c.accelerations);
+    types = io::types_from(c.counters);
   } else {
     auto initial = initial_state(config);
     particles = ic::to_precision<Real>(initial.particles);
     state.time_origin = initial.time;
+    types = initial.types;
   }
   Simulation<Real> sim = make_simulation<Real>(std::move(particles), config.gravity, state);
   if (!accelerations.ax.empty()) sim.restore_accelerations(std::exchange(accelerations, {}));  // sim keeps a copy
@@ -98,11 +102,15 @@ RunSummary run_in(const RunConfig& config, const RunOptions& options,
   sim.add_output(integrate::diagnostics_output<Real>(
       log, config.output.diagnostics_interval,
       [&](const diag::Diagnostics& d) { summary.run.relative_energy_error = d.relative_energy_error; }));
-  if (config.output.snapshot_interval > 0)
-    sim.add_output(snapshot_output<Real>(dir, config.output.snapshot_interval,
-                                         snapshot_info(config, summary.run.solver, options.config_toml), summary.snapshots));
+  if (config.output.snapshot_interval > 0) {
+    auto info = snapshot_info(config, summary.run.solver, options.config_toml);
+    info.types = types;
+    sim.add_output(snapshot_output<Real>(dir, config.output.snapshot_interval, std::move(info), summary.snapshots));
+  }
+  std::map<std::string, std::int64_t> counters;
+  io::put_types(types.resolved(static_cast<std::uint64_t>(sim.particles().size()), "run"), counters);
   const auto write_checkpoint = [&] {
-    summary.checkpoint = io::write_rotating_checkpoint(dir, io::checkpoint_of(sim, options.config_toml),
+    summary.checkpoint = io::write_rotating_checkpoint(dir, io::checkpoint_of(sim, options.config_toml, counters),
                                                        static_cast<int>(config.output.checkpoint_keep));
   };
 

@@ -45,7 +45,7 @@ InitialState initial_state(const integrate::RunConfig& config) {
       throw InputError("initial_conditions.path is empty; kind = \"file\" needs the path of an HDF5 snapshot");
     auto snapshot = io::read_snapshot<double>(ic_config.path);
     require_units_of_file(snapshot.info.units, unit_system(config.units), ic_config.path);
-    return {std::move(snapshot.particles), snapshot.info.time};
+    return {std::move(snapshot.particles), snapshot.info.time, snapshot.info.types};
   }
   auto generator = ic_config;
   generator.mass = unit_system(config.units).to_code_mass(ic_config.mass);

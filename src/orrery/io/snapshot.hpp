@@ -27,6 +27,7 @@
 
 #include "orrery/core/particles.hpp"
 #include "orrery/core/units.hpp"
+#include "orrery/io/particle_types.hpp"
 
 namespace orrery::io {
 
@@ -42,6 +43,7 @@ struct SnapshotInfo {
   std::string config;  // the run's full TOML configuration
   std::string version;  // filled by the writer; read back from the file
   std::string precision;  // "float" or "double": filled by the writer / read from Coordinates
+  ParticleTypes types;  // how many of the particles, in order, are PartType0..5 (none set: all PartType1)
 };
 
 template <class Real>
@@ -70,8 +72,9 @@ template <class Real>
 void write_snapshot(const std::filesystem::path& path, const Particles<Real>& p, const SnapshotInfo& info,
                     const SnapshotFields<Real>& fields = {});
 
-/// Reads and validates a snapshot (any GADGET-4-layout file with PartType1
-/// only; masses from Masses or MassTable[1]; the unit system from /Parameters,
+/// Reads and validates a snapshot (any GADGET-4-layout file: the particles of
+/// PartType0..5 in that order, info.types their counts; a type's masses from
+/// its Masses or from MassTable; the unit system from /Parameters,
 /// which must have G = 1: units_from_attributes). Converts to Real. Throws
 /// InputError for: a missing, truncated, corrupt or non-HDF5 file; missing
 /// groups, datasets or attributes; wrong shapes or types; NumPart not matching
