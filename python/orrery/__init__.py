@@ -26,7 +26,14 @@ from .units import Units
 __version__ = _core.__version__
 
 __all__ = ["Forces", "LAGRANGIAN_FRACTIONS", "Simulation", "available_solvers", "cuda_compiled", "diagnostics",
-           "forces", "initial_condition_kinds", "plot", "read_snapshot", "run", "Units"]
+           "forces", "initial_condition_kinds", "plot", "read_snapshot", "run", "Units", "version_info"]
+
+
+def version_info():
+    """"orrery 0.9.0 (backends: cpu, cuda)": the version and the backends of this
+    build, as `orrery --version` prints them."""
+    backends = sorted({pair.split("/", 1)[1] for pair in available_solvers()})
+    return f"orrery {__version__} (backends: {', '.join(backends)})"
 
 
 def available_solvers():

@@ -21,9 +21,12 @@ def forces(positions, masses, *, solver=None, backend=None, precision=None, thet
     """Accelerations and potentials of N particles on each other (self excluded).
 
     positions: (N, 3) array; masses: (N,) array or a scalar (all equal).
-    Both are converted to the precision's dtype ("single": float32, the
-    default; "double": float64): other real dtypes, lists and
-    non-contiguous arrays are accepted (copied), anything else is rejected.
+    precision: "single" (float32) or "double" (float64); left unset it is
+    the positions' own: float64 positions (and lists of Python floats,
+    which numpy makes float64) are computed in double precision and give
+    float64 results; float32 or integer positions are computed in single. Inputs are converted
+    to the precision's dtype: other real dtypes, lists and non-contiguous
+    arrays are accepted (copied), anything else is rejected.
 
     solver: "direct" (default), "tree", "reference" (double, compensated sums);
     orrery.available_solvers() lists this build's solver/backend pairs.
@@ -47,6 +50,9 @@ def forces(positions, masses, *, solver=None, backend=None, precision=None, thet
     The GIL is released while the solver runs. Invalid input raises ValueError
     with the library's message (the CLI's).
     """
+    if precision is None:
+        # The input's precision: a float64 caller gets float64 back, never a silently rounded float32.
+        precision = "double" if np.asarray(positions).dtype == np.float64 else "single"
     config = _gravity.config(solver=solver, backend=backend, precision=precision, theta=theta,
                              leaf_capacity=leaf_capacity, multipole=multipole, opening=opening,
                              tolerance=tolerance, softening=softening,

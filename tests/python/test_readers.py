@@ -92,6 +92,8 @@ def test_pynbody_infers_physical_units_without_a_warning(halo):
         vel = np.asarray(s["vel"].in_units("km s^-1"), dtype=float)
         phi = s["phi"].in_units("km^2 s^-2")
         acc = s["Acceleration"]
+        eps = s["eps"].in_units("kpc")  # GADGET-4's softening classes
+    assert np.allclose(eps, 0.5)
     half, dispersion = centred_stats(pos, vel, mass)
     check_against_model(mass.sum(), half, dispersion)
     assert float(phi.min()) < -dispersion ** 2  # a bound system, in (km/s)^2

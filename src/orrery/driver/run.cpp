@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <map>
@@ -101,7 +102,10 @@ RunSummary run_in(const RunConfig& config, const RunOptions& options,
   auto log = std::make_shared<diag::CsvLog>(summary.run.diagnostics, integrate::diagnostics_phases());
   sim.add_output(integrate::diagnostics_output<Real>(
       log, config.output.diagnostics_interval,
-      [&](const diag::Diagnostics& d) { summary.run.relative_energy_error = d.relative_energy_error; }));
+      [&](const diag::Diagnostics& d) {
+        summary.run.relative_energy_error = d.relative_energy_error;
+        summary.worst_relative_energy_error = std::max(summary.worst_relative_energy_error, std::abs(d.relative_energy_error));
+      }));
   if (config.output.snapshot_interval > 0) {
     auto info = snapshot_info(config, summary.run.solver, options.config_toml);
     info.types = types;

@@ -85,6 +85,11 @@ void write_parameters(const h5::Where& w, hid_t file, const SnapshotInfo& info, 
   h5::write_attr(w, g, "Time_GYR", info.units.time_gyr(info.time));
   h5::write_attr(w, g, "unit_system", info.units.name);
   h5::write_attr(w, g, "softening", info.softening);
+  // GADGET-4's softening classes, which pynbody reads as each particle's eps: one class for every type.
+  h5::write_attr(w, g, "SofteningComovingClass0", info.softening);
+  h5::write_attr(w, g, "SofteningMaxPhysClass0", info.softening);
+  for (int t = 0; t < kTypes; ++t)
+    h5::write_attr(w, g, ("SofteningClassOfPartType" + std::to_string(t)).c_str(), std::int32_t{0});
   h5::write_attr(w, g, "softening_kernel", info.softening_kernel);
   h5::write_attr(w, g, "theta", info.theta);
   h5::write_attr(w, g, "solver", info.solver);
