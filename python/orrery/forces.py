@@ -5,6 +5,7 @@ from typing import NamedTuple, Optional
 import numpy as np
 
 from . import _arrays, _gravity
+from .units import Units, _is_quantity
 
 
 class Forces(NamedTuple):
@@ -17,7 +18,7 @@ class Forces(NamedTuple):
 
 def forces(positions, masses, *, solver=None, backend=None, precision=None, theta=None, leaf_capacity=None,
            multipole=None, opening=None, tolerance=None, softening=None, softening_kernel=None, math=None,
-           traversal=None, group_width=None, potential=True, per_target=False):
+           traversal=None, group_width=None, potential=True, per_target=False, units=None):
     """Accelerations and potentials of N particles on each other (self excluded).
 
     positions: (N, 3) array; masses: (N,) array or a scalar (all equal).
@@ -43,6 +44,12 @@ def forces(positions, masses, *, solver=None, backend=None, precision=None, thet
     settings take its defaults, and invalid values raise ValueError with
     the schema's message.
 
+    units: None (code units, G = 1), or "henon" / "physical" / an
+    orrery.Units: the system the results are in; positions, masses and
+    softening may then be astropy quantities (converted to it). Quantities
+    without `units` are refused (they would need a unit system to mean
+    anything to a G = 1 solver).
+
     per_target=True adds report["per_target"], an (N, 3) uint64 array of
     (node visits, particle-cell, particle-particle) counts per particle.
 
@@ -50,6 +57,17 @@ def forces(positions, masses, *, solver=None, backend=None, precision=None, thet
     The GIL is released while the solver runs. Invalid input raises ValueError
     with the library's message (the CLI's).
     """
+    if units is None:
+        given = [name for name, v in (("positions", positions), ("masses", masses), ("softening", softening))
+                 if _is_quantity(v)]
+        if given:
+            raise TypeError(f"orrery.forces: {', '.join(given)} given as quantities; pass units=\"physical\" (or "
+                            "\"henon\", an orrery.Units) to say which code units the results are in")
+    else:
+        units = Units.of(units)
+        positions = units.to_code(positions, "length", "positions")
+        masses = units.to_code(masses, "mass", "masses")
+        softening = units.to_code(softening, "length", "softening")
     if precision is None:
         # The input's precision: a float64 caller gets float64 back, never a silently rounded float32.
         precision = "double" if np.asarray(positions).dtype == np.float64 else "single"

@@ -126,3 +126,14 @@ def test_astropy_quantities_are_converted_to_code_units():
     # Simulated time as a quantity, on the simulation's clock.
     sim.integrate(sim.dt * 3 * sim.units.time_gyr * u.Gyr)
     assert sim.step_count == 3
+
+
+def test_forces_take_quantities_with_a_unit_system_and_refuse_them_without():
+    u = pytest.importorskip("astropy.units")
+    pos = np.array([[0.0, 0, 0], [10.0, 0, 0]])
+    acc, pot, _ = orrery.forces(pos * u.kpc, [1e10, 1e10] * u.Msun, softening=0 * u.kpc, units="physical")
+    code_mass = 1e10 * u.Msun.to(u.g) / orrery.Units("physical").mass_g
+    assert acc[0, 0] == pytest.approx(code_mass / 100, rel=1e-12)  # G m / r^2 in (km/s)^2 / kpc
+    assert pot[0] == pytest.approx(-code_mass / 10, rel=1e-12)
+    with pytest.raises(TypeError, match=r'^orrery.forces: positions, masses given as quantities; pass units="physical"'):
+        orrery.forces(pos * u.kpc, [1, 1] * u.Msun)
