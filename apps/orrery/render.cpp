@@ -80,9 +80,10 @@ void render_snapshot(const RenderOptions& o) {
   const auto p = projection(o);
   const auto snapshot = io::read_snapshot<double>(o.snapshot);
   const auto map = render::project_surface_density(snapshot.particles, p);
-  render::write_png(o.output, picture(o, colormap, p, map, snapshot.info, 0.0));
-  std::printf("%s: %dx%d, width %g, projected along %s, t = %g\n", o.output.c_str(), map.resolution, map.resolution,
-              map.width, o.axis.c_str(), snapshot.info.time);
+  const auto image = picture(o, colormap, p, map, snapshot.info, 0.0);
+  render::write_png(o.output, image);
+  std::printf("%s: %dx%d (map %dx%d), width %g, projected along %s, t = %g\n", o.output.c_str(), image.width,
+              image.height, map.resolution, map.resolution, map.width, o.axis.c_str(), snapshot.info.time);
 }
 
 /// One frame per snapshot of the directory, in order, all with the first
