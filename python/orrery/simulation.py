@@ -113,7 +113,7 @@ class Simulation:
         Generated in float64, rounded once to the precision."""
         units = Units.of(units)
         if hasattr(mass, "unit"):  # a quantity: to code mass, then to the table's mass unit (Msun when physical)
-            mass = units.to_code(mass, "mass", "mass") / units._u.config_mass_unit
+            mass = units.to_code(mass, "mass", "mass") / units.config_mass_unit
         length = units.to_code(length, "length", "length")
         dt = units.to_code(dt, "time", "dt")
         config = _core.InitialConditionsConfig()
@@ -128,7 +128,7 @@ class Simulation:
                 setattr(params, key, value)
         state = _core.SimulationState()
         state.dt = dt
-        return cls._from_state(_core.initial_conditions(config, units._u), state, settings, units)
+        return cls._from_state(_core.initial_conditions(config, units.unit_system), state, settings, units)
 
     @classmethod
     def plummer(cls, n, *, seed=1, **kwargs):

@@ -70,6 +70,9 @@ class Units:
     velocity_cm_per_s = property(lambda self: self._u.velocity_cm_per_s, doc="one code velocity in cm/s")
     time_s = property(lambda self: self._u.time_s, doc="one code time in s")
     G = property(lambda self: self._u.gravity_constant, doc="G in code units (always 1)")
+    unit_system = property(lambda self: self._u, doc="the C++ core's UnitSystem (for the package's own calls)")
+    config_mass_unit = property(lambda self: self._u.config_mass_unit,
+                                doc="code masses per unit of the generators' `mass` (per Msun in the physical system)")
 
     @property
     def mass_msun(self):
