@@ -54,11 +54,14 @@ class Simulation:
     TYPES = tuple(f"PartType{t}" for t in range(6))
 
     def __init__(self, positions, velocities, masses, ids=None, *, dt=DEFAULT_DT, time=0.0, units="henon",
-                 **settings):
+                 types=None, **settings):
         """positions, velocities: (N, 3); masses: (N,) or a scalar; ids: (N,)
         unsigned integers or None (1..N); units: "henon", "physical" or an
-        orrery.Units, the system the plain numbers are in. Arrays are converted
-        to the precision's dtype (copied when they do not already fit)."""
+        orrery.Units, the system the plain numbers are in; types: GADGET
+        particle types of the rows in order, e.g. {"PartType1": 8192,
+        "PartType2": 4096} for a halo followed by a disc (None: all
+        PartType1). Arrays are converted to the precision's dtype (copied
+        when they do not already fit)."""
         units = Units.of(units)
         state = _core.SimulationState()
         state.dt = units.to_code(dt, "time", "dt")
@@ -67,6 +70,14 @@ class Simulation:
                   "velocities": units.to_code(velocities, "velocity", "velocities"),
                   "masses": units.to_code(masses, "mass", "masses"), "ids": ids}
         self._create(arrays, state, settings, units)
+        if types is not None:
+            unknown = set(types) - set(self.TYPES)
+            if unknown:
+                raise ValueError(f"types: {sorted(unknown)}; accepted: {', '.join(self.TYPES)} with a count each")
+            counts = [int(types.get(name, 0)) for name in self.TYPES]
+            if min(counts) < 0 or sum(counts) != self.n:
+                raise ValueError(f"types = {types}: the counts must be >= 0 and add up to the {self.n} particles")
+            self._keep_types(counts)
 
     def _create(self, arrays, state, settings, units):
         if "softening" in settings:

@@ -107,3 +107,18 @@ def test_the_python_package_keeps_the_types_too(tmp_path):
     check_types_and_ids(tmp_path / "s.h5", ids)
     # Simulations made from arrays or generators hold PartType1 only.
     assert orrery.Simulation.plummer(10).particle_types == {"PartType1": 10}
+
+
+def test_a_halo_and_a_disc_built_from_arrays_are_written_as_two_types(tmp_path):
+    halo = orrery.Simulation.hernquist(300, seed=1)
+    disc = orrery.Simulation.plummer(100, seed=2, length=0.2)
+    both = orrery.Simulation(np.vstack([halo.positions, disc.positions]), np.vstack([halo.velocities, disc.velocities]),
+                             np.concatenate([halo.mass, disc.mass * 0.1]), types={"PartType1": 300, "PartType2": 100})
+    both.save_snapshot(tmp_path / "galaxy.h5", fields=False)
+    with h5py.File(tmp_path / "galaxy.h5", "r") as f:
+        assert list(f["Header"].attrs["NumPart_ThisFile"]) == [0, 300, 100, 0, 0, 0]
+        assert np.array_equal(f["PartType2/ParticleIDs"][:], np.arange(301, 401))
+    with pytest.raises(ValueError, match=r"the counts must be >= 0 and add up to the 400 particles"):
+        orrery.Simulation(both.positions, both.velocities, both.mass, types={"PartType1": 300})
+    with pytest.raises(ValueError, match=r"types: \['Disc'\]; accepted: PartType0, PartType1"):
+        orrery.Simulation(both.positions, both.velocities, both.mass, types={"Disc": 400})
