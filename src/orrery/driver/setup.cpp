@@ -49,7 +49,7 @@ InitialState initial_state(const integrate::RunConfig& config) {
   }
   auto generator = ic_config;
   generator.mass = unit_system(config.units).to_code_mass(ic_config.mass);
-  return {ic::make_initial_conditions(generator), 0.0};
+  return {ic::make_initial_conditions(generator), 0.0, io::ParticleTypes{}};  // generated: all PartType1
 }
 
 io::SnapshotInfo snapshot_info(const integrate::RunConfig& config, const std::string& solver_name,
