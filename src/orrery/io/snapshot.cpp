@@ -106,9 +106,9 @@ void write_particles(const h5::Where& w, hid_t file, const std::string& name, co
   const hid_t g = group.get();
   const std::uint64_t n = static_cast<std::uint64_t>(p.size());
   const hid_t ft = file_type<Real>(), mt = native_type<Real>();
-  const auto put = [&](const char* name, hid_t file_t, hid_t mem_t, int cols, const void* data, Dimension d) {
-    h5::write_dataset(w, g, name, file_t, mem_t, n, cols, data);
-    describe_units(w, g, name, d, units);
+  const auto put = [&](const char* dataset, hid_t file_t, hid_t mem_t, int cols, const void* data, Dimension d) {
+    h5::write_dataset(w, g, dataset, file_t, mem_t, n, cols, data);
+    describe_units(w, g, dataset, d, units);
   };
   put("Coordinates", ft, mt, 3, interleave(p.x, p.y, p.z).data(), kLength);
   put("Velocities", ft, mt, 3, interleave(p.vx, p.vy, p.vz).data(), kVelocity);
