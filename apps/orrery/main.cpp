@@ -6,9 +6,25 @@
 #include <cstdio>
 #include <exception>
 #include <new>
+#include <set>
+#include <string>
 
 #include "commands.hpp"
 #include "orrery/core/error.hpp"
+#include "orrery/gravity/solver_factory.hpp"
+
+namespace {
+
+/// "orrery 0.9.0 (backends: cpu, cuda)": the version and what this build can run on.
+std::string version_line() {
+  std::set<std::string> backends;
+  for (const auto& pair : orrery::gravity::available_solvers()) backends.insert(pair.substr(pair.find('/') + 1));
+  std::string list;
+  for (const auto& b : backends) list += (list.empty() ? "" : ", ") + b;
+  return std::string("orrery ") + ORRERY_VERSION + " (backends: " + list + ")";
+}
+
+}  // namespace
 
 #if defined(__SANITIZE_ADDRESS__)
 // HDF5 1.10 leaks a few small buffers on its own error paths when it parses a
@@ -22,6 +38,7 @@ extern "C" const char* __lsan_default_options() { return "print_suppressions=0";
 int main(int argc, char** argv) {
   CLI::App app{"Orrery: gravitational N-body simulation (direct and Barnes-Hut, CPU and CUDA)", "orrery"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", version_line(), "Print the version and the build's backends, then exit");
   orrery::cli::add_run_command(app);
   orrery::cli::add_config_command(app);
   orrery::cli::add_ic_command(app);
@@ -33,6 +50,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     std::fprintf(stderr, "orrery: error: %s (orrery --help lists the commands)\n", e.what());

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <map>
 #include <memory>
 #include <new>
 #include <random>
@@ -116,6 +117,7 @@ RunSummary run_in(const RunConfig& config, const RunOptions& options,
   state.dt = config.integration.dt;
   Accelerations<Real> accelerations;  // a checkpoint's, when it stores them
   std::map<std::string, std::int64_t> counters{{io::kRunIdCounter, new_run_id()}, {kNextSnapshot, 0}};
+  io::ParticleTypes types;            // PartType0..5 counts, kept from the initial snapshot to the last output
   if (!options.restart.empty()) {
     auto c = io::read_checkpoint<Real>(options.restart);
     io::require_same_build(c.build, io::BuildFingerprint::current<Real>(), options.restart);
@@ -132,6 +134,7 @@ RunSummary run_in(const RunConfig& config, const RunOptions& options,
     // A checkpoint of an earlier version has no run identity: the restart then starts a new one.
     for (const auto& [name, value] : c.counters)
       if (counters.contains(name)) counters[name] = value;
+    types = io::types_from(c.counters);
   } else {
     auto initial = initial_state(config);
     const auto& ic_config = config.initial_conditions;
@@ -142,6 +145,7 @@ RunSummary run_in(const RunConfig& config, const RunOptions& options,
                                {"positions", "velocities", "masses", "ids"});
     particles = ic::to_precision<Real>(initial.particles);
     state.time_origin = initial.time;
+    types = initial.types;
   }
   Simulation<Real> sim = make_simulation<Real>(std::move(particles), config.gravity, state);
   if (!accelerations.ax.empty()) sim.restore_accelerations(std::exchange(accelerations, {}));  // sim keeps a copy
@@ -159,11 +163,18 @@ RunSummary run_in(const RunConfig& config, const RunOptions& options,
   auto log = std::make_shared<diag::CsvLog>(summary.run.diagnostics, integrate::diagnostics_phases());
   sim.add_output(integrate::diagnostics_output<Real>(
       log, config.output.diagnostics_interval,
-      [&](const diag::Diagnostics& d) { summary.run.relative_energy_error = d.relative_energy_error; }));
-  if (config.output.snapshot_interval > 0)
-    sim.add_output(snapshot_output<Real>(dir, config.output.snapshot_interval,
-                                         snapshot_info(config, summary.run.solver, options.config_toml), summary.snapshots,
+      [&](const diag::Diagnostics& d) {
+        summary.run.relative_energy_error = d.relative_energy_error;
+        summary.worst_relative_energy_error = std::max(summary.worst_relative_energy_error, std::abs(d.relative_energy_error));
+      }));
+  if (config.output.snapshot_interval > 0) {
+    auto info = snapshot_info(config, summary.run.solver, options.config_toml);
+    info.types = types;
+    sim.add_output(snapshot_output<Real>(dir, config.output.snapshot_interval, std::move(info), summary.snapshots,
                                          counters[kNextSnapshot]));
+  }
+  // The checkpoint's counters: the run identity and next snapshot number (above) and the type counts.
+  io::put_types(types.resolved(static_cast<std::uint64_t>(sim.particles().size()), "run"), counters);
   const auto write_checkpoint = [&] {
     summary.checkpoint = io::write_rotating_checkpoint(dir, io::checkpoint_of(sim, options.config_toml, counters),
                                                        static_cast<int>(config.output.checkpoint_keep));

@@ -35,6 +35,7 @@ struct RunSummary {
   std::string stopped_by;               // empty when t_end was reached
   std::filesystem::path checkpoint;     // the last checkpoint written
   int snapshots = 0;                    // written by this run
+  double worst_relative_energy_error = 0;  // the largest |dE/E| of this run's diagnostics rows (since a restart)
 };
 
 /// The configuration of `orrery run [CONFIG] [--restart CHECKPOINT] [--set ...]`

@@ -40,7 +40,8 @@ struct Checkpoint {
   std::string config;  // the run's full TOML configuration
   integrate::SimulationState state;
   /// Run-loop bookkeeping that must survive a restart (e.g. the number of
-  /// the next snapshot); any names.
+  /// the next snapshot); any names. The run keeps its particle type counts
+  /// here as "PartType0".."PartType5" (particle_types.hpp).
   std::map<std::string, std::int64_t> counters;
   Particles<Real> particles;
   /// ax, ay, az at the particles' positions, from the evaluation the run

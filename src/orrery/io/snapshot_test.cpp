@@ -307,13 +307,13 @@ TEST(SnapshotBadInput, DuplicatedIds) {
   expect_input_error([&] { read_snapshot<double>(path); }, {"bad.h5", "PartType1/ParticleIDs", "ID 3", "more than once"});
 }
 
-TEST(SnapshotBadInput, OtherParticleTypesAreRefused) {
+TEST(SnapshotBadInput, ACountedTypeWithoutItsGroupIsAnError) {
   ScratchDir dir;
   const auto path = edited_snapshot(dir, [](hid_t f) {
     const std::uint64_t counts[6] = {5, 8, 0, 0, 0, 0};
     set_header_counts(f, counts);
   });
-  expect_input_error([&] { read_snapshot<double>(path); }, {"bad.h5", "PartType0", "only PartType1"});
+  expect_input_error([&] { read_snapshot<double>(path); }, {"bad.h5", "PartType0", "missing group"});
 }
 
 }  // namespace
