@@ -30,4 +30,12 @@ expect_failure 2 "output.diagnostics_interval = 1e-300; accepted: a number >= in
 "$ORRERY" run --set initial_conditions.kind=kepler --set initial_conditions.count=1000000000000 \
   --set integration.t_end=0.01 --set output.directory=kepler >/dev/null || fail "kepler refused an ignored count"
 [ ! -e orrery-out ] || fail "a refused run left output behind"
+# A movie's frames directory that cannot be made (TMPDIR inside /proc; a
+# stand-in ffmpeg, as the real one may be missing): an uncaught filesystem
+# error before, exit 1 "(please report this)".
+"$ORRERY" run --set initial_conditions.count=64 --set integration.t_end=0.125 --set output.directory=movie_run \
+  >/dev/null || fail "the movie's run failed"
+mkdir fakebin && printf '#!/bin/sh\nexit 0\n' >fakebin/ffmpeg && chmod +x fakebin/ffmpeg
+expect_failure 2 "^orrery: error: movie 'm.mp4': the frames' directory '/proc/orrery-movie-[0-9]+' cannot be created: No such file or directory$" \
+  env PATH="$PWD/fakebin:$PATH" TMPDIR=/proc "$ORRERY" render --movie movie_run -o m.mp4 --resolution 32
 echo "bad input: refused before any output"

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "orrery/core/error.hpp"
+#include "orrery/core/os_error.hpp"
 #include "orrery/io/atomic_file.hpp"
 
 namespace orrery::render {
@@ -93,7 +94,12 @@ void write_ffmpeg(const std::filesystem::path& path, const std::vector<Image>& f
                      "without it: an animated PNG, -o NAME.png");
   if (frames.empty()) throw InputError("movie '" + path.string() + "': no frames");
   const auto dir = std::filesystem::temp_directory_path() / fmt::format("orrery-movie-{}", ::getpid());
-  std::filesystem::create_directories(dir);
+  std::error_code made;
+  std::filesystem::create_directories(dir, made);
+  // Classed like every other failed write (2: the path, 3: the machine), not an uncaught filesystem_error.
+  if (made)
+    throw_os_error("movie '" + path.string() + "': the frames' directory '" + dir.string() + "' cannot be created",
+                   made.value());
   struct Cleanup {
     std::filesystem::path dir;
     ~Cleanup() { std::error_code ec; std::filesystem::remove_all(dir, ec); }
