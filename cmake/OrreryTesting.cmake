@@ -18,7 +18,8 @@ function(orrery_add_test name)
     DISCOVERY_TIMEOUT 120
     # No "]" in the pattern: CMake 4's GoogleTest module writes property
     # values as [[...]] bracket arguments, which a trailing "]" would close early.
-    PROPERTIES LABELS "${labels}" SKIP_REGULAR_EXPRESSION "\\[  SKIPPED")
+    # A time limit of its own, also under a plain `ctest` (the presets set one too): no test can hang the suite.
+    PROPERTIES LABELS "${labels}" SKIP_REGULAR_EXPRESSION "\\[  SKIPPED" TIMEOUT 900)
 endfunction()
 
 # orrery_gpu_tests: builds every GPU test executable (scripts/gpu_session.sh

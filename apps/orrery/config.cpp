@@ -3,12 +3,15 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cerrno>
 #include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "commands.hpp"
+#include "orrery/core/os_error.hpp"
+#include "orrery/core/write_fault.hpp"
 
 namespace orrery::cli {
 
@@ -19,6 +22,13 @@ struct ConfigOptions {
   bool markdown = false;
   bool dump = false;
 };
+
+/// The dump is usually redirected to a file (`> my_run.toml`): a full disk
+/// must not leave a truncated configuration behind an exit status of 0.
+void print(const std::string& text) {
+  const int e = write_and_flush(stdout, text);
+  if (e != 0) throw_os_error("standard output: the configuration could not be written", e);
+}
 }  // namespace
 
 void add_config_command(CLI::App& app) {
@@ -36,10 +46,10 @@ void add_config_command(CLI::App& app) {
       "  orrery config --markdown > docs/config.md");
   cmd->callback([o] {
     if (o->markdown) {
-      std::fputs(io::schema_markdown().c_str(), stdout);
+      print(io::schema_markdown());
       return;
     }
-    std::fputs(io::Config::load(o->config_file, o->overrides).to_toml().c_str(), stdout);
+    print(io::Config::load(o->config_file, o->overrides).to_toml());
   });
 }
 

@@ -33,6 +33,16 @@ void print_particles(const Particles<Real>& p) {
   std::printf("bounding box:     [%.6g, %.6g] x [%.6g, %.6g] x [%.6g, %.6g]\n", lo[0], hi[0], lo[1], hi[1], lo[2], hi[2]);
 }
 
+/// "PartType1 8192, PartType2 4096": the GADGET types present, in file order.
+std::string type_list(const io::ParticleTypes& t) {
+  std::string out;
+  for (int k = 0; k < io::kParticleTypes; ++k) {
+    if (t.count[k] == 0) continue;
+    out += (out.empty() ? "" : ", ") + io::type_group(k) + " " + std::to_string(t.count[k]);
+  }
+  return out;
+}
+
 void print_snapshot(const InfoOptions& o) {
   const auto s = io::read_snapshot<double>(o.file);
   const auto& i = s.info;
@@ -44,6 +54,7 @@ void print_snapshot(const InfoOptions& o) {
               i.units.length_cm, i.units.mass_g, i.units.velocity_cm_per_s, i.units.gravity_constant);
   std::printf("solver:           %s, softening %g (%s), theta %g\n", i.solver.c_str(), i.softening,
               i.softening_kernel.c_str(), i.theta);
+  std::printf("types:            %s\n", type_list(i.types).c_str());
   std::printf("fields:           Coordinates Velocities Masses ParticleIDs%s%s\n", s.has_potential ? " Potential" : "",
               s.has_acceleration ? " Acceleration" : "");
   std::printf("written by:       orrery %s\n", i.version.empty() ? "(unknown)" : i.version.c_str());
@@ -60,6 +71,8 @@ void print_checkpoint(const InfoOptions& o) {
   std::printf("initial energy:   %.17g\n", c.state.initial_energy);
   std::printf("build:            orrery %s, %s, %s\n", c.build.version.c_str(), c.build.precision.c_str(),
               c.build.compiler.c_str());
+  std::printf("types:            %s\n",
+              type_list(io::types_from(c.counters).resolved(static_cast<std::uint64_t>(c.particles.size()), o.file)).c_str());
   const auto now = io::BuildFingerprint::current<Real>();
   std::printf("restartable here: %s\n", c.build == now ? "yes" : "no (another build: see orrery run --restart)");
   print_particles(c.particles);

@@ -1,6 +1,7 @@
 // orrery run [CONFIG.toml] [--restart CHECKPOINT] [--set section.key=value ...]
 #include <CLI/CLI.hpp>
 
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -31,12 +32,12 @@ void run_command(const RunOptions& o) {
   });
   progress.finish();
   const auto& summary = s.run;
-  if (progress.enabled()) {
-    std::printf("%s: %lld steps to t = %g in %.1f s, relative energy error %.3g; diagnostics in %s\n",
-                summary.solver.c_str(), static_cast<long long>(summary.steps), summary.time, summary.wall_seconds,
-                summary.relative_energy_error, summary.diagnostics.string().c_str());
-  }
-  // Always said, also in batch logs: how to continue.
+  // Always said, also in batch logs (only the progress line is for terminals): what ran, how well energy was
+  // conserved (the final error can be small after a large excursion, so the worst is said too), how to continue.
+  std::printf("%s: %lld steps to t = %g in %.1f s; |dE/E| final %.3g, worst %.3g; diagnostics in %s\n",
+              summary.solver.c_str(), static_cast<long long>(summary.steps), summary.time, summary.wall_seconds,
+              std::abs(summary.relative_energy_error), s.worst_relative_energy_error,
+              summary.diagnostics.string().c_str());
   if (!s.stopped_by.empty()) {
     std::printf("stopped by %s at t = %g; continue with: orrery run --restart %s\n", s.stopped_by.c_str(), summary.time,
                 s.checkpoint.string().c_str());
@@ -54,7 +55,7 @@ void add_run_command(CLI::App& app) {
       ->allow_extra_args(false);
   run->add_option("--restart", options->restart,
                   "Continue from a checkpoint (its own configuration unless CONFIG is given; --set may change "
-                  "integration.t_end, output.*)")
+                  "integration.t_end, integration.wall_limit_minutes, output.*; README, Restarting a run)")
       ->check(CLI::ExistingFile);
   run->footer(
       "Examples:\n"

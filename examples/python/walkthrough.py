@@ -2,8 +2,10 @@
 # # Orrery from Python: a walkthrough
 #
 # Cells are marked `# %%`: open this file in Jupyter (jupytext), VS Code or
-# Spyder and run it cell by cell, or run it whole:
+# Spyder and run it cell by cell, or run it whole. It needs the package with
+# matplotlib for its plots:
 #
+#     pip install .[plot]          # from the repository root
 #     python examples/python/walkthrough.py --n 2048 --out orrery-out/walkthrough
 #
 # Units are N-body (Henon) units: G = M = 1, E = -1/4 for the generated

@@ -10,7 +10,9 @@ on the CPU and on NVIDIA GPUs, from Python.
 
 The same C++ library as the `orrery` command-line program: the same solvers,
 integrator, initial conditions, snapshots (HDF5, GADGET-4 layout) and
-checkpoints. Units: G = 1 code units (Henon units for the generators).
+checkpoints. Units: G = 1 code units, Henon or physical (kpc, km/s, Msun
+for the generators' inputs): orrery.Units, sim.units; astropy quantities
+are accepted where quantities go in.
 orrery.plot holds matplotlib helpers (matplotlib is imported only there).
 """
 
@@ -19,11 +21,19 @@ from ._driver import run
 from .diagnostics import LAGRANGIAN_FRACTIONS
 from .forces import Forces, forces
 from .simulation import Simulation
+from .units import Units
 
 __version__ = _core.__version__
 
 __all__ = ["Forces", "LAGRANGIAN_FRACTIONS", "Simulation", "available_solvers", "cuda_compiled", "diagnostics",
-           "forces", "initial_condition_kinds", "plot", "read_snapshot", "run"]
+           "forces", "initial_condition_kinds", "plot", "read_snapshot", "run", "Units", "version_info"]
+
+
+def version_info():
+    """"orrery 0.9.0 (backends: cpu, cuda)": the version and the backends of this
+    build, as `orrery --version` prints them."""
+    backends = sorted({pair.split("/", 1)[1] for pair in available_solvers()})
+    return f"orrery {__version__} (backends: {', '.join(backends)})"
 
 
 def available_solvers():
@@ -43,13 +53,17 @@ def cuda_compiled():
 
 def read_snapshot(path):
     """Reads a snapshot (the CLI's, or any GADGET-4-layout HDF5 file with
-    PartType1) into a dict of numpy arrays in the file's precision: positions,
-    velocities (N, 3), masses, ids, and accelerations / potentials when
-    stored; plus "info", a dict of the run metadata (time, step, softening,
-    softening_kernel, theta, solver, precision, units, version, config)."""
+    any of PartType0..5) into a dict of numpy arrays in the file's precision:
+    positions, velocities (N, 3), masses, ids (the types in order, PartType0
+    first), and accelerations / potentials when stored; plus "info", a dict
+    of the run metadata (time, step, softening, softening_kernel, theta,
+    solver, precision, units (an orrery.Units), types ({"PartType1": n, ...}),
+    version, config)."""
     arrays, info = _core.read_snapshot(str(path))
     if info.precision == "float":
         arrays = {k: (v.astype("float32") if v.dtype.kind == "f" else v) for k, v in arrays.items()}
     arrays["info"] = {k: getattr(info, k) for k in ("time", "step", "softening", "softening_kernel", "theta",
-                                                     "solver", "precision", "units", "version", "config")}
+                                                     "solver", "precision", "version", "config")}
+    arrays["info"]["units"] = Units.of(info.units)
+    arrays["info"]["types"] = {f"PartType{t}": int(c) for t, c in enumerate(info.types) if c}
     return arrays

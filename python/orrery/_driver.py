@@ -19,7 +19,8 @@ def run(config=None, *, overrides=None, restart=None, on_progress=None):
     checkpoint and stops (when called from the main thread; Python's own
     handlers are restored afterwards), and so do a STOP file in the output
     directory and integration.wall_limit_minutes. Returns a dict: solver,
-    steps, first_step, time, relative_energy_error, wall_seconds,
+    steps, first_step, time, relative_energy_error (the last row's),
+    worst_relative_energy_error (the largest |dE/E| of this run), wall_seconds,
     diagnostics (the CSV path), stopped_by ("" when t_end was reached),
     checkpoint (the last one written), snapshots (written by this run), config.
     """

@@ -5,6 +5,7 @@ from typing import NamedTuple, Optional
 import numpy as np
 
 from . import _arrays, _gravity
+from .units import Units, _is_quantity
 
 
 class Forces(NamedTuple):
@@ -17,13 +18,16 @@ class Forces(NamedTuple):
 
 def forces(positions, masses, *, solver=None, backend=None, precision=None, theta=None, leaf_capacity=None,
            multipole=None, opening=None, tolerance=None, softening=None, softening_kernel=None, math=None,
-           traversal=None, group_width=None, potential=True, per_target=False):
+           traversal=None, group_width=None, potential=True, per_target=False, units=None):
     """Accelerations and potentials of N particles on each other (self excluded).
 
     positions: (N, 3) array; masses: (N,) array or a scalar (all equal).
-    Both are converted to the precision's dtype ("single": float32, the
-    default; "double": float64): other real dtypes, lists and
-    non-contiguous arrays are accepted (copied), anything else is rejected.
+    precision: "single" (float32) or "double" (float64); left unset it is
+    the positions' own: float64 positions (and lists of Python floats,
+    which numpy makes float64) are computed in double precision and give
+    float64 results; float32 or integer positions are computed in single. Inputs are converted
+    to the precision's dtype: other real dtypes, lists and non-contiguous
+    arrays are accepted (copied), anything else is rejected.
 
     solver: "direct" (default), "tree", "reference" (double, compensated sums);
     orrery.available_solvers() lists this build's solver/backend pairs.
@@ -40,6 +44,12 @@ def forces(positions, masses, *, solver=None, backend=None, precision=None, thet
     settings take its defaults, and invalid values raise ValueError with
     the schema's message.
 
+    units: None (code units, G = 1), or "henon" / "physical" / an
+    orrery.Units: the system the results are in; positions, masses and
+    softening may then be astropy quantities (converted to it). Quantities
+    without `units` are refused (they would need a unit system to mean
+    anything to a G = 1 solver).
+
     per_target=True adds report["per_target"], an (N, 3) uint64 array of
     (node visits, particle-cell, particle-particle) counts per particle.
 
@@ -47,6 +57,20 @@ def forces(positions, masses, *, solver=None, backend=None, precision=None, thet
     The GIL is released while the solver runs. Invalid input raises ValueError
     with the library's message (the CLI's).
     """
+    if units is None:
+        given = [name for name, v in (("positions", positions), ("masses", masses), ("softening", softening))
+                 if _is_quantity(v)]
+        if given:
+            raise TypeError(f"orrery.forces: {', '.join(given)} given as quantities; pass units=\"physical\" (or "
+                            "\"henon\", an orrery.Units) to say which code units the results are in")
+    else:
+        units = Units.of(units)
+        positions = units.to_code(positions, "length", "positions")
+        masses = units.to_code(masses, "mass", "masses")
+        softening = units.to_code(softening, "length", "softening")
+    if precision is None:
+        # The input's precision: a float64 caller gets float64 back, never a silently rounded float32.
+        precision = "double" if np.asarray(positions).dtype == np.float64 else "single"
     config = _gravity.config(solver=solver, backend=backend, precision=precision, theta=theta,
                              leaf_capacity=leaf_capacity, multipole=multipole, opening=opening,
                              tolerance=tolerance, softening=softening,

@@ -1,12 +1,12 @@
 """orrery.Simulation: particles, a force solver and the leapfrog, from Python."""
 
-import math as _math
 import operator
 
 import numpy as np
 
-from . import _arrays, _core, _gravity
+from . import _arrays, _core, _gravity, _stepping
 from . import diagnostics as _diag
+from .units import Units
 
 #: Time step when none is given (an exact binary fraction of the Henon time unit).
 DEFAULT_DT = 1.0 / 128
@@ -38,48 +38,97 @@ class Simulation:
         memory behind the views is brought up to date when the call returns.
       positions, velocities, accelerations
         new (N, 3) arrays (copies: the library stores columns, not rows).
-    Units: G = 1 code units (Henon units for the generators).
+    Units: ``sim.units`` (an orrery.Units) says what the code units (G = 1)
+    are: Henon units, or the physical system (kpc, km/s, 2.32509e5 Msun). It
+    comes from the generator, the snapshot or the checkpoint the simulation
+    was made from, and every snapshot and checkpoint is written in it. Plain
+    numbers are in these code units; astropy quantities are converted to them
+    where they cross the API (positions, velocities, masses, dt, time, t_end,
+    every, softening, the generators' mass and length), and
+    ``sim.units.quantity(sim.x, "length")`` attaches units to a result.
     """
 
-    __slots__ = ("_sim", "_dtype")
+    __slots__ = ("_sim", "_dtype", "_units", "_types")
 
-    def __init__(self, positions, velocities, masses, ids=None, *, dt=DEFAULT_DT, time=0.0, **settings):
+    #: GADGET particle types, in the order the particles are kept (sim.particle_types).
+    TYPES = tuple(f"PartType{t}" for t in range(6))
+
+    def __init__(self, positions, velocities, masses, ids=None, *, dt=DEFAULT_DT, time=0.0, units="henon",
+                 types=None, **settings):
         """positions, velocities: (N, 3); masses: (N,) or a scalar; ids: (N,)
-        unsigned integers or None (1..N). Arrays are converted to the
-        precision's dtype (copied when they do not already fit)."""
+        unsigned integers or None (1..N); units: "henon", "physical" or an
+        orrery.Units, the system the plain numbers are in; types: GADGET
+        particle types of the rows in order, e.g. {"PartType1": 8192,
+        "PartType2": 4096} for a halo followed by a disc (None: all
+        PartType1). Arrays are converted to the precision's dtype (copied
+        when they do not already fit)."""
+        units = Units.of(units)
         state = _core.SimulationState()
-        state.dt = dt
-        state.time_origin = time
-        self._create(positions, velocities, masses, ids, state, settings)
+        state.dt = units.to_code(dt, "time", "dt")
+        state.time_origin = units.to_code(time, "time", "time")
+        arrays = {"positions": units.to_code(positions, "length", "positions"),
+                  "velocities": units.to_code(velocities, "velocity", "velocities"),
+                  "masses": units.to_code(masses, "mass", "masses"), "ids": ids}
+        self._create(arrays, state, settings, units)
+        if types is not None:
+            unknown = set(types) - set(self.TYPES)
+            if unknown:
+                raise ValueError(f"types: {sorted(unknown)}; accepted: {', '.join(self.TYPES)} with a count each")
+            counts = [int(types.get(name, 0)) for name in self.TYPES]
+            if min(counts) < 0 or sum(counts) != self.n:
+                raise ValueError(f"types = {types}: the counts must be >= 0 and add up to the {self.n} particles")
+            self._keep_types(counts)
 
-    def _create(self, positions, velocities, masses, ids, state, settings):
+    def _create(self, arrays, state, settings, units):
+        if "softening" in settings:
+            settings = {**settings, "softening": units.to_code(settings["softening"], "length", "softening")}
         config = _gravity.config(**settings)
         dtype = _gravity.dtype(config)
-        pos = _arrays.rows3("positions", positions, dtype)
+        pos = _arrays.rows3("positions", arrays["positions"], dtype)
         n = pos.shape[0]
-        vel = _arrays.rows3("velocities", velocities, dtype)
-        mass = _arrays.column("masses", masses, dtype, n)
-        self._sim = _gravity.core("Simulation", config)(pos, vel, mass, _arrays.ids(ids, n), config, state)
+        vel = _arrays.rows3("velocities", arrays["velocities"], dtype)
+        mass = _arrays.column("masses", arrays["masses"], dtype, n)
+        ids = _arrays.ids(arrays["ids"], n)
+        self._sim = _gravity.core("Simulation", config)(pos, vel, mass, ids, config, state)
         self._dtype = dtype
+        self._units = units
+        self._types = (0, n, 0, 0, 0, 0)  # a file's counts replace these (_keep_types)
 
     @classmethod
-    def _from_state(cls, arrays, state, settings):
+    def _from_state(cls, arrays, state, settings, units):
         self = cls.__new__(cls)
-        self._create(arrays["positions"], arrays["velocities"], arrays["masses"], arrays["ids"], state, settings)
+        self._create(arrays, state, settings, units)
         return self
 
-    # ----- initial conditions (Henon units: G = M = 1, E = -1/4 unless noted)
+    def _keep_types(self, counts):
+        """The PartType0..5 counts of a file (all zero: an old file, all PartType1)."""
+        counts = tuple(int(c) for c in counts)
+        if any(counts):
+            if sum(counts) != self.n:
+                raise ValueError(f"particle type counts {counts} add up to {sum(counts)}, not to the {self.n} particles")
+            self._types = counts
+
+    # ----- initial conditions (built in Henon units, G = M = 1, E = -1/4, then stretched)
 
     @classmethod
-    def from_initial_conditions(cls, kind, n=4096, *, seed=1, mass=1.0, length=1.0, dt=DEFAULT_DT, model=None,
-                                **settings):
+    def from_initial_conditions(cls, kind, n=4096, *, seed=1, mass=1.0, length=1.0, units="henon", dt=DEFAULT_DT,
+                                model=None, **settings):
         """Particles from the generator `kind` (orrery.initial_condition_kinds()),
-        exactly as the CLI's [initial_conditions] table makes them: n particles
-        from `seed`, stretched to total mass `mass` and length unit `length`;
-        `model` holds the generator's own parameters (e.g. {"truncation": 50}
-        for "hernquist"). Generated in float64, rounded once to the precision."""
+        exactly as the CLI's [initial_conditions] and [units] tables make them:
+        n particles from `seed`, stretched to total mass `mass` and length unit
+        `length`. units: "henon" (mass and length in code units) or "physical"
+        (mass in Msun, length in kpc, as the CLI's units.system = "physical");
+        astropy quantities are accepted for mass, length and dt in either.
+        `model` holds the generator's own parameters, in the model's Henon
+        units before stretching (e.g. {"truncation": 50} for "hernquist").
+        Generated in float64, rounded once to the precision."""
+        units = Units.of(units)
+        if hasattr(mass, "unit"):  # a quantity: to code mass, then to the table's mass unit (Msun when physical)
+            mass = units.to_code(mass, "mass", "mass") / units.config_mass_unit
+        length = units.to_code(length, "length", "length")
+        dt = units.to_code(dt, "time", "dt")
         config = _core.InitialConditionsConfig()
-        config.kind, config.count, config.seed, config.mass, config.length = kind, n, seed, mass, length
+        config.kind, config.count, config.seed, config.mass, config.length = kind, n, seed, float(mass), float(length)
         if model:
             params = getattr(config, kind, None)
             for key, value in model.items():
@@ -90,7 +139,7 @@ class Simulation:
                 setattr(params, key, value)
         state = _core.SimulationState()
         state.dt = dt
-        return cls._from_state(_core.initial_conditions(config), state, settings)
+        return cls._from_state(_core.initial_conditions(config, units.unit_system), state, settings, units)
 
     @classmethod
     def plummer(cls, n, *, seed=1, **kwargs):
@@ -125,38 +174,43 @@ class Simulation:
     @classmethod
     def from_snapshot(cls, path, *, dt=None, **settings):
         """A simulation starting from an HDF5 snapshot (the CLI's, or any
-        GADGET-4-layout file with PartType1), at the file's time. The gravity
-        settings and dt default to the run configuration the file records
-        (Orrery's snapshots carry it; for other files: the library defaults,
-        dt = DEFAULT_DT); keywords override them. The precision is the file's
+        GADGET-4-layout file with any of PartType0..5: masses from Masses or
+        MassTable), at the file's time, in the file's unit system (its
+        /Parameters), keeping its particle types and IDs. The gravity settings and dt
+        default to the run configuration the file records (Orrery's
+        snapshots carry it; for other files: the library defaults, dt =
+        DEFAULT_DT); keywords override them. The precision is the file's
         unless given."""
         arrays, info = _core.read_snapshot(str(path))
+        units = Units.of(info.units)
         recorded, file_dt = {}, DEFAULT_DT
         if info.config:
-            gravity, file_dt = _core.run_settings(info.config, f"snapshot {path}")
+            gravity, file_dt, _units = _core.run_settings(info.config, f"snapshot {path}")
             recorded = _gravity.as_dict(gravity)
         recorded["precision"] = {"float": "single", "double": "double"}[info.precision]
         state = _core.SimulationState()
-        state.dt = file_dt if dt is None else dt
+        state.dt = file_dt if dt is None else units.to_code(dt, "time", "dt")
         state.time_origin = info.time
-        return cls._from_state(arrays, state, {**recorded, **settings})
+        self = cls._from_state(arrays, state, {**recorded, **settings}, units)
+        self._keep_types(info.types)
+        return self
 
-    def save_snapshot(self, path, *, fields=True, units="henon"):
+    def save_snapshot(self, path, *, fields=True):
         """Writes an HDF5 snapshot in the CLI's format (GADGET-4 layout) with
-        the metadata `orrery run` writes, atomically. fields=True also stores
-        Acceleration and Potential at the current positions. units: "henon"
-        or "physical" (the [units] table: metadata for readers)."""
-        self._sim.save_snapshot(str(path), self._config_toml([f"units.system={units}"]), fields)
+        the metadata `orrery run` writes, in the simulation's units
+        (sim.units), atomically. fields=True also stores Acceleration and
+        Potential at the current positions."""
+        self._sim.save_snapshot(str(path), self._config_toml(), fields, self._types)
 
     def save_checkpoint(self, path):
         """Writes a checkpoint (the CLI's format): everything needed to
         continue bit-identically, with Simulation.load_checkpoint or with
         `orrery run --restart`."""
-        self._sim.save_checkpoint(str(path), self._config_toml(), {})
+        self._sim.save_checkpoint(str(path), self._config_toml(), dict(zip(self.TYPES, self._types)))
 
-    def _config_toml(self, extra=()):
-        """This run's configuration in the CLI's TOML schema."""
-        return _core.config_toml(self._sim.gravity, self.dt, list(extra))
+    def _config_toml(self):
+        """This run's configuration in the CLI's TOML schema, its units included."""
+        return _core.config_toml(self._sim.gravity, self.dt, self._units.config())
 
     @classmethod
     def load_checkpoint(cls, path, **overrides):
@@ -166,12 +220,13 @@ class Simulation:
         `overrides` change settings (e.g. theta=0.4): the stored accelerations
         are then the old settings' force, so they are not restored and the
         first step evaluates the force afresh, as a new run does."""
-        arrays, state, config_text, _counters, _build = _core.read_checkpoint(str(path))
-        gravity, _dt = _core.run_settings(config_text, f"checkpoint {path}")
+        arrays, state, config_text, counters, _build = _core.read_checkpoint(str(path))
+        gravity, _dt, units = _core.run_settings(config_text, f"checkpoint {path}")
         stored = _gravity.as_dict(gravity)
         settings = {**stored, **overrides}
         settings["precision"] = "single" if arrays["positions"].dtype == np.float32 else "double"
-        self = cls._from_state(arrays, state, settings)
+        self = cls._from_state(arrays, state, settings, Units.of(units))
+        self._keep_types([counters.get(name, 0) for name in self.TYPES])
         if "accelerations" in arrays and self.settings == stored:
             # What the next step kicks with and, with opening="relative", what its evaluation reads.
             self._sim.restore_accelerations(_arrays.rows3("accelerations", arrays["accelerations"], self._dtype))
@@ -187,26 +242,46 @@ class Simulation:
         self._sim.step(count)
         return self
 
-    def integrate(self, t):
+    def integrate(self, t, *, callback=None, every=None, progress=None):
         """Steps until time >= t (the first multiple of dt at or after t; no
         step is shortened, so runs stay bit-reproducible). The GIL is released
         while stepping; Ctrl-C raises KeyboardInterrupt between two steps,
-        leaving the simulation at a consistent step."""
-        self._sim.integrate(float(t))
+        leaving the simulation at a consistent step.
+
+        callback: called with the simulation after every `every` of simulated
+        time (required with a callback) and at t; returning False stops the
+        integration there. progress: the CLI's progress line on stderr, for
+        runs longer than a second: None (default) shows it on a terminal
+        only, True always, False never."""
+        t = float(self._units.to_code(t, "time", "t"))
+        if callback is not None and every is None:
+            raise ValueError("integrate(callback=...) needs every, the simulated time between calls (a number > 0)")
+        every = self._every(every)
+        _stepping.advance(self, t, every=every, at_every=() if callback is None else (callback,), progress=progress)
         return self
 
-    def run(self, t_end, *, every):
+    def run(self, t_end, *, every, callback=None, progress=None):
         """Integrates to t_end, measuring diagnostics() now and after every
         `every` of simulated time; returns the rows as a numpy record array
-        (orrery.diagnostics.DTYPE), ready for orrery.plot."""
+        (orrery.diagnostics.DTYPE), ready for orrery.plot. callback and
+        progress as for integrate: the callback is called after each row;
+        returning False stops the run (the rows so far are returned)."""
+        t_end = float(self._units.to_code(t_end, "time", "t_end"))
+        every = self._every(every)
+        rows = [self.diagnostics()]
+        at_every = [lambda sim: rows.append(sim.diagnostics())]
+        if callback is not None:
+            at_every.append(callback)
+        _stepping.advance(self, t_end, every=every, at_every=at_every, progress=progress)
+        return _diag.records(rows)
+
+    def _every(self, every):
+        if every is None:
+            return None
+        every = self._units.to_code(every, "time", "every")
         if not every > 0:
             raise ValueError(f"every = {every}; accepted: a number > 0")
-        start = self.time
-        rows = [self.diagnostics()]
-        for k in range(1, int(_math.ceil((t_end - start) / every - 1e-9)) + 1):
-            self.integrate(min(start + k * every, t_end))
-            rows.append(self.diagnostics())
-        return _diag.records(rows)
+        return float(every)
 
     def diagnostics(self):
         """The system now, as the CLI's diagnostics log measures it: time,
@@ -224,6 +299,18 @@ class Simulation:
     @property
     def n(self):
         return self._sim.n
+
+    @property
+    def particle_types(self):
+        """{"PartType1": n1, ...}: how many particles of each GADGET type the
+        simulation holds, in order (PartType0 first); generated and array-made
+        simulations are all PartType1, files keep theirs through every output."""
+        return {name: count for name, count in zip(self.TYPES, self._types) if count}
+
+    @property
+    def units(self):
+        """The unit system of the code units (an orrery.Units)."""
+        return self._units
 
     @property
     def time(self):
@@ -287,4 +374,4 @@ class Simulation:
 
     def __repr__(self):
         return (f"<orrery.Simulation N={self.n} t={self.time:g} step={self.step_count} dt={self.dt:g} "
-                f"solver={self.solver_name}>")
+                f"units={self.units.system} solver={self.solver_name}>")

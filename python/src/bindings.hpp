@@ -21,6 +21,7 @@ void bind_files(nb::module_& m);      // files.cpp: snapshots and checkpoints
 void bind_ic(nb::module_& m);         // ic.cpp: initial-condition generators
 void bind_run_config(nb::module_& m);  // run_config.cpp: the TOML run configuration
 void bind_driver(nb::module_& m);     // driver.cpp: a whole run, as `orrery run`
+void bind_units(nb::module_& m);      // units.cpp: unit systems
 
 /// The report as a dict: solver, node_visits, cell_interactions,
 /// particle_interactions, seconds, phase_seconds {name: s}.

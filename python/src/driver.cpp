@@ -47,6 +47,7 @@ nb::dict run(const std::string& file, const std::vector<std::string>& overrides,
   d["first_step"] = s.first_step;
   d["time"] = s.run.time;
   d["relative_energy_error"] = s.run.relative_energy_error;
+  d["worst_relative_energy_error"] = s.worst_relative_energy_error;
   d["wall_seconds"] = s.run.wall_seconds;
   d["diagnostics"] = s.run.diagnostics.string();
   d["stopped_by"] = s.stopped_by;

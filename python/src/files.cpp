@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include <nanobind/stl/array.h>
 #include <nanobind/stl/map.h>
 #include <nanobind/stl/string.h>
 
@@ -74,7 +75,8 @@ nb::tuple read_checkpoint(const std::string& path) {
 }  // namespace
 
 template <class Real>
-void save_snapshot(SimulationHandle<Real>& h, const std::string& path, const std::string& config, bool fields) {
+void save_snapshot(SimulationHandle<Real>& h, const std::string& path, const std::string& config, bool fields,
+                   const std::array<std::uint64_t, io::kParticleTypes>& types) {
   const auto claim = h.claim();
   nb::gil_scoped_release release;
   auto& sim = h.sim();
@@ -82,6 +84,7 @@ void save_snapshot(SimulationHandle<Real>& h, const std::string& path, const std
   io::SnapshotInfo info = driver::snapshot_info(run, sim.solver_name(), config);
   info.time = sim.time();
   info.step = sim.step_count();
+  info.types.count = types;
   io::SnapshotFields<Real> what;
   if (fields) {
     sim.potentials();  // accelerations and potentials at the current positions
@@ -98,8 +101,10 @@ void save_checkpoint(SimulationHandle<Real>& h, const std::string& path, const s
   io::write_checkpoint(path, io::checkpoint_of(h.sim(), config, counters));
 }
 
-template void save_snapshot<float>(SimulationHandle<float>&, const std::string&, const std::string&, bool);
-template void save_snapshot<double>(SimulationHandle<double>&, const std::string&, const std::string&, bool);
+template void save_snapshot<float>(SimulationHandle<float>&, const std::string&, const std::string&, bool,
+                                   const std::array<std::uint64_t, io::kParticleTypes>&);
+template void save_snapshot<double>(SimulationHandle<double>&, const std::string&, const std::string&, bool,
+                                    const std::array<std::uint64_t, io::kParticleTypes>&);
 template void save_checkpoint<float>(SimulationHandle<float>&, const std::string&, const std::string&,
                                      const std::map<std::string, std::int64_t>&);
 template void save_checkpoint<double>(SimulationHandle<double>&, const std::string&, const std::string&,
@@ -116,7 +121,8 @@ void bind_files(nb::module_& m) {
       .def_rw("config", &io::SnapshotInfo::config)
       .def_rw("version", &io::SnapshotInfo::version)
       .def_rw("precision", &io::SnapshotInfo::precision)
-      .def_prop_ro("units", [](const io::SnapshotInfo& i) { return i.units.name; });
+      .def_ro("units", &io::SnapshotInfo::units)
+      .def_prop_ro("types", [](const io::SnapshotInfo& i) { return i.types.count; });
   m.def("read_snapshot", &read_snapshot, nb::arg("path"),
         "(arrays dict in float64, SnapshotInfo); InputError (ValueError) for an invalid file.");
   m.def("read_checkpoint", &read_checkpoint, nb::arg("path"),

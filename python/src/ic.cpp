@@ -1,12 +1,14 @@
 // Initial conditions through the CLI's own path: make_initial_conditions()
 // with an InitialConditionsConfig (the [initial_conditions] table), returning
-// float64 arrays. The Python layer rounds them once to the run's precision,
+// float64 arrays; the table's mass is converted by the run's unit system as
+// the CLI converts it. The Python layer rounds them once to the run's precision,
 // as ic::to_precision does for the CLI.
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
 #include "arrays.hpp"
 #include "bindings.hpp"
+#include "orrery/core/units.hpp"
 #include "orrery/ic/initial_conditions.hpp"
 
 namespace orrery::python {
@@ -37,7 +39,9 @@ void bind_ic(nb::module_& m) {
       .def_rw("collision", &InitialConditionsConfig::collision);
   m.def(
       "initial_conditions",
-      [](const InitialConditionsConfig& config) {
+      [](InitialConditionsConfig config, const UnitSystem& units) {
+        // As driver::initial_state: the table's mass is in Msun in the physical system.
+        config.mass = units.to_code_mass(config.mass);
         Particles<double> p;
         {
           nb::gil_scoped_release release;
@@ -45,7 +49,7 @@ void bind_ic(nb::module_& m) {
         }
         return particle_arrays(std::move(p));
       },
-      nb::arg("config"), "positions, velocities, masses, ids as float64 / uint64 arrays.");
+      nb::arg("config"), nb::arg("units"), "positions, velocities, masses, ids as float64 / uint64 arrays.");
   m.def("initial_condition_kinds", &ic::initial_condition_kinds, "The initial-condition generators of this build.");
 }
 

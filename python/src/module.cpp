@@ -20,6 +20,7 @@ NB_MODULE(_core, m) {
       PyErr_SetString(PyExc_RuntimeError, e.what());
     }
   });
+  orrery::python::bind_units(m);
   orrery::python::bind_config(m);
   orrery::python::bind_forces(m);
   orrery::python::bind_simulation(m);

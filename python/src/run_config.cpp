@@ -3,13 +3,15 @@
 // `orrery config --dump` would print for the same settings, and a
 // checkpoint the CLI wrote is read back with the CLI's schema and messages.
 #include <string>
+#include <tuple>
 #include <vector>
 
-#include <nanobind/stl/pair.h>
+#include <nanobind/stl/tuple.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
 #include "bindings.hpp"
+#include "orrery/driver/setup.hpp"
 #include "orrery/io/config.hpp"
 
 namespace orrery::python {
@@ -27,10 +29,10 @@ std::string config_toml(const gravity::GravityConfig& g, double dt, const std::v
   return config.to_toml();
 }
 
-/// The gravity settings and dt of a configuration's TOML text.
-std::pair<gravity::GravityConfig, double> run_settings(const std::string& toml, const std::string& source) {
+/// The gravity settings, dt and unit system of a configuration's TOML text.
+std::tuple<gravity::GravityConfig, double, UnitSystem> run_settings(const std::string& toml, const std::string& source) {
   const auto run = io::Config::from_string(toml, source).run_config();
-  return {run.gravity, run.integration.dt};
+  return {run.gravity, run.integration.dt, driver::unit_system(run.units)};
 }
 
 }  // namespace

@@ -220,7 +220,8 @@ void bind_simulation_of(nb::module_& m) {
             return diag::lagrangian_radii(h.sim().particles(), fractions);
           },
           nb::arg("fractions"))
-      .def("save_snapshot", &save_snapshot<Real>, nb::arg("path"), nb::arg("config"), nb::arg("fields"))
+      .def("save_snapshot", &save_snapshot<Real>, nb::arg("path"), nb::arg("config"), nb::arg("fields"),
+           nb::arg("types"))
       .def("save_checkpoint", &save_checkpoint<Real>, nb::arg("path"), nb::arg("config"), nb::arg("counters"));
 }
 

@@ -2,6 +2,7 @@
 the same error messages, and files that go both ways."""
 
 import csv
+import re
 
 import numpy as np
 import pytest
@@ -171,3 +172,29 @@ def test_orrery_compare_json_agrees_with_forces_from_python():
     err = np.linalg.norm(tree - ref, axis=1) / np.linalg.norm(ref, axis=1)
     assert cli["rms_relative_error"] == pytest.approx(np.sqrt(np.mean(err**2)), rel=1e-5)
     assert cli["max_relative_error"] == pytest.approx(err.max(), rel=1e-5)
+
+
+def test_python_m_orrery_is_the_cli_and_says_its_version_and_backends(tmp_path):
+    import subprocess
+    import sys
+
+    module = subprocess.run([sys.executable, "-m", "orrery", "--version"], capture_output=True, text=True)
+    assert module.returncode == 0, module.stderr
+    assert module.stdout.strip() == orrery.version_info()
+    assert f"orrery {orrery.__version__} (backends: cpu" in module.stdout
+    assert run_cli("--version").stdout == module.stdout
+    # The exit status and the one-line error come through unchanged.
+    bad = subprocess.run([sys.executable, "-m", "orrery", "info", str(tmp_path / "missing.h5")],
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and "missing.h5': no such file" in bad.stderr
+
+
+def test_a_run_with_its_output_redirected_still_prints_the_closing_line_with_the_worst_error(tmp_path):
+    out = run_cli("run", "--set", "initial_conditions.count=100", "--set", "integration.t_end=0.25",
+                  "--set", f"output.directory={tmp_path}").stdout  # captured: not a terminal, no progress line
+    (line,) = out.splitlines()
+    final, worst = (float(x) for x in re.search(r"\|dE/E\| final (\S+), worst (\S+);", line).groups())
+    rows = orrery.diagnostics.read_csv(tmp_path / "diagnostics.csv")
+    assert final == pytest.approx(abs(rows.relative_energy_error[-1]), rel=1e-2)
+    assert worst == pytest.approx(np.abs(rows.relative_energy_error).max(), rel=1e-2) and worst >= final
+    assert line.startswith("direct/cpu/single/plummer: 32 steps to t = 0.25")

@@ -97,6 +97,16 @@ def test_double_input_is_rounded_once_to_single_precision():
     assert np.array_equal(a64in, a32in)
 
 
+def test_without_a_precision_float64_input_is_computed_and_returned_in_float64():
+    pos, mass = cloud(100)
+    acc, pot, report = orrery.forces(pos, mass, softening=0.1)
+    assert acc.dtype == np.float64 and pot.dtype == np.float64 and "/double/" in report["solver"]
+    ref_acc, ref_pot = numpy_plummer_forces(pos, mass, 0.1)
+    assert np.allclose(acc, ref_acc, rtol=1e-12, atol=1e-14)  # double, not float32's 1e-7
+    acc32, _, report32 = orrery.forces(pos.astype(np.float32), mass.astype(np.float32), softening=0.1)
+    assert acc32.dtype == np.float32 and "/single/" in report32["solver"]
+
+
 def test_lists_integers_strided_and_fortran_arrays_are_converted():
     pos, mass = cloud(64)
     want, _, _ = orrery.forces(pos, mass, precision="double")

@@ -44,3 +44,20 @@ def test_density_image_draws_on_the_given_axes(run):
     (image,) = ax.get_images()
     assert image.get_array().shape == (32, 32)  # sqrt(300) -> at least 32 pixels a side
     plt.close(fig)
+
+
+def test_a_physical_run_is_labelled_and_scaled_in_gyr_kpc_and_msun():
+    halo = orrery.Simulation.hernquist(400, seed=2, mass=1e12, length=60, units="physical", dt=1 / 256)
+    log = halo.run(1 / 64, every=1 / 128)
+    ax = orrery.plot.lagrangian_radii(log, units=halo)
+    assert ax.get_xlabel() == "time (Gyr)" and ax.get_ylabel() == "Lagrangian radius (kpc)"
+    assert np.allclose(ax.get_lines()[0].get_xdata(), log.time * halo.units.time_gyr)
+    assert orrery.plot.energy_error(log, units="physical").get_xlabel() == "time (Gyr)"
+    fig, ax = plt.subplots()
+    orrery.plot.density_image(halo, ax=ax, extent=(-100, 100))
+    assert ax.get_xlabel() == "x (kpc)"
+    assert "M_\\odot" in fig.axes[-1].get_ylabel()  # the colour bar: Msun / kpc^2
+    # In code units: labelled so, unscaled.
+    ax = orrery.plot.lagrangian_radii(log)
+    assert ax.get_xlabel() == "time (code units)" and np.array_equal(ax.get_lines()[0].get_xdata(), log.time)
+    plt.close("all")

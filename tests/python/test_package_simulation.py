@@ -1,6 +1,10 @@
 """orrery.Simulation: creation, stepping, views, diagnostics, the GIL and Ctrl-C."""
 
 import _thread
+import os
+import signal
+import subprocess
+import sys
 import threading
 import time
 
@@ -164,16 +168,34 @@ def test_the_gil_is_released_while_integrating():
 
 
 def test_ctrl_c_interrupts_a_long_integrate_between_steps():
-    sim = orrery.Simulation.plummer(1000, seed=1, solver="direct")
-    timer = threading.Timer(0.5, _thread.interrupt_main)  # what Ctrl-C does
-    timer.start()
-    start = time.monotonic()
-    with pytest.raises(KeyboardInterrupt):
-        sim.integrate(1e6)
-    timer.join()
+    # Started with SIGINT ignored (`nohup ... &`, `&` in a script, some batch
+    # systems), Python installs no Ctrl-C handler and interrupt_main() does
+    # nothing: integrate(1e6) then ran for hours. The test installs the
+    # handler it needs, whatever disposition it inherited.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        sim = orrery.Simulation.plummer(1000, seed=1, solver="direct")
+        timer = threading.Timer(0.5, _thread.interrupt_main)  # what Ctrl-C does
+        timer.start()
+        start = time.monotonic()
+        with pytest.raises(KeyboardInterrupt):
+            sim.integrate(1e6)
+        timer.join()
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert time.monotonic() - start < 30
     assert 0 < sim.step_count and sim.time == sim.step_count * sim.dt  # a consistent state
     sim.step()  # and the simulation still works
+
+
+def test_the_ctrl_c_test_passes_when_started_with_sigint_ignored():
+    """The test above, in a pytest started as `nohup scripts/test.sh &` starts it."""
+    test = f"{__file__}::test_ctrl_c_interrupts_a_long_integrate_between_steps"
+    ignore_sigint = lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)  # noqa: E731 (inherited through exec)
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", test],
+                       preexec_fn=ignore_sigint, capture_output=True, text=True, timeout=120,
+                       cwd=os.path.dirname(__file__))
+    assert r.returncode == 0, r.stdout + r.stderr
 
 
 def test_a_simulation_busy_in_another_thread_refuses_instead_of_racing():
@@ -192,3 +214,35 @@ def test_a_simulation_busy_in_another_thread_refuses_instead_of_racing():
     finally:
         worker.join()
     assert sim.step_count == 400
+
+
+def test_callbacks_run_on_a_schedule_of_simulated_time_and_can_stop_the_run():
+    seen = []
+    sim = orrery.Simulation.plummer(64, seed=4, dt=1 / 64)
+    log = sim.run(1.0, every=0.25, callback=lambda s: seen.append(s.time))
+    assert seen == [0.25, 0.5, 0.75, 1.0] and len(log) == 5
+    # Stepping in pieces for the callback gives the bits of one call.
+    straight = orrery.Simulation.plummer(64, seed=4, dt=1 / 64).integrate(1.0)
+    assert np.array_equal(straight.positions, sim.positions)
+
+    stopped = orrery.Simulation.plummer(64, seed=4, dt=1 / 64)
+    log = stopped.run(1.0, every=0.25, callback=lambda s: s.time < 0.5)
+    assert stopped.time == 0.5 and len(log) == 3
+    calls = []
+    stopped.integrate(2.0, every=0.5, callback=lambda s: calls.append(s.step_count) or len(calls) < 2)
+    assert calls == [64, 96] and stopped.time == 1.5
+    with pytest.raises(ValueError, match="needs every"):
+        stopped.integrate(3.0, callback=print)
+    with pytest.raises(ValueError, match=r"^every = -1; accepted: a number > 0$"):
+        stopped.run(3.0, every=-1)
+
+
+def test_the_progress_line_is_shown_when_asked_and_not_otherwise(capsys, monkeypatch):
+    from orrery import _stepping
+
+    monkeypatch.setattr(_stepping, "PROGRESS_AFTER_S", 0.0)
+    orrery.Simulation.plummer(64, seed=4, dt=1 / 64).integrate(0.5, progress=True)
+    err = capsys.readouterr().err
+    assert "step 32/32" in err and "steps/s" in err and err.endswith("\n")
+    orrery.Simulation.plummer(64, seed=4, dt=1 / 64).run(0.5, every=0.25)  # pytest's stderr is no terminal
+    assert capsys.readouterr().err == ""

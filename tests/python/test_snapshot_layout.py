@@ -3,6 +3,7 @@ pynbody recognise (../shared/research/users-and-formats.md §2.6; docs/snapshots
 checked with h5py; yt and pynbody themselves where they are installed.
 Also the CLI's ic / info / render / run --restart paths end to end."""
 
+import pathlib
 import struct
 
 import h5py
@@ -91,10 +92,13 @@ def test_info_render_and_restart(run_dir, tmp_path):
     assert checkpoints
     assert "checksum verified" in run_cli("info", checkpoints[-1]).stdout
     png = tmp_path / "p.png"
-    run_cli("render", run_dir / "snapshot_0002.h5", "-o", png, "--resolution", "64", "--axis", "x")
+    run_cli("render", run_dir / "snapshot_0002.h5", "-o", png, "--resolution", "64", "--axis", "x", "--bare")
     data = png.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     assert struct.unpack(">II", data[16:24]) == (64, 64)
+    # By default the map is framed: axes and tick labels, colour bar, scale bar and time (margins 70 + 104, 30 + 46).
+    run_cli("render", run_dir / "snapshot_0002.h5", "-o", png, "--resolution", "64", "--axis", "x")
+    assert struct.unpack(">II", png.read_bytes()[16:24]) == (64 + 174, 64 + 76)
     # Continue the finished run to a later time from its last checkpoint.
     run_cli("run", "--restart", checkpoints[-1], "--set", "integration.t_end=0.375")
     assert (run_dir / "snapshot_0003.h5").exists()
@@ -130,3 +134,29 @@ def test_pynbody_loads_it_as_a_gadget_file(snapshot):
     assert np.isclose(float(s["mass"].in_units("Msol").sum()), 1e10, rtol=1e-5)
     assert np.isclose(float(s["pos"].units.in_units("kpc")), 1.0)
     assert float(s.properties["time"].in_units("Gyr")) == 0.0
+
+
+def test_render_labels_a_physical_snapshot_and_makes_a_movie_of_a_run(run_dir, tmp_path):
+    matplotlib = pytest.importorskip("matplotlib")  # its PNG reader decodes the picture
+    import matplotlib.image
+
+    halo = tmp_path / "halo.h5"
+    run_cli("ic", "examples/hernquist_halo.toml", "--set", "initial_conditions.count=2000", "-o", halo,
+            cwd=pathlib.Path(__file__).resolve().parents[2])
+    png = tmp_path / "halo.png"
+    run_cli("render", halo, "-o", png, "--width", "120", "--resolution", "128")
+    picture = matplotlib.image.imread(png)
+    assert picture.shape[:2] == (128 + 76, 128 + 174)
+    margin = picture[:30, :70, :3]  # above the map, left: the "y (kpc)" label in dark ink on white
+    assert margin.min() < 0.3 and np.median(margin) > 0.99
+    # A movie of the run's snapshots as an animated PNG: one frame each, looping.
+    frames = len(list(run_dir.glob("snapshot_*.h5")))
+    movie = tmp_path / "run.png"
+    out = run_cli("render", "--movie", run_dir, "-o", movie, "--resolution", "48").stdout
+    assert f"{frames} frames" in out and frames >= 3
+    data = movie.read_bytes()
+    actl = data.index(b"acTL")
+    assert struct.unpack(">II", data[actl + 4:actl + 12]) == (frames, 0)
+    assert data.count(b"fcTL") == frames and data.count(b"fdAT") == frames - 1
+    result = run_cli("render", "--movie", run_dir, "-o", tmp_path / "run.gif", check=False)
+    assert result.returncode == 2 and "accepted for a movie: NAME.mp4 (ffmpeg) or NAME.png" in result.stderr

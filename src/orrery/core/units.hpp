@@ -48,6 +48,14 @@ struct UnitSystem {
   friend bool operator==(const UnitSystem&, const UnitSystem&) = default;
 };
 
+/// The same unit system up to rounding (a unit read back from a file, or
+/// recomputed from kpc and Msun, may differ from the original in the last bit).
+inline bool same_units(const UnitSystem& a, const UnitSystem& b) {
+  const auto close = [](double x, double y) { return std::abs(x - y) <= 1e-12 * std::abs(y); };
+  return a.name == b.name && close(a.length_cm, b.length_cm) && close(a.mass_g, b.mass_g) &&
+         close(a.velocity_cm_per_s, b.velocity_cm_per_s) && close(a.gravity_constant, b.gravity_constant);
+}
+
 /// Hénon units scaled to `length_kpc` and `mass_msun` (both > 0; the caller validates).
 inline UnitSystem henon_units(double length_kpc = 1.0, double mass_msun = 1e10) {
   UnitSystem u;

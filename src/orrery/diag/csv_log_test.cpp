@@ -33,6 +33,7 @@ TEST(CsvLog, HeaderRowsAndAtomicRename) {
     log.write(d, {}, 5.0);
     EXPECT_FALSE(std::filesystem::exists(path)) << "visible before it is complete";
     EXPECT_TRUE(std::filesystem::exists(path.string() + ".partial"));
+    log.close();
   }
   ASSERT_TRUE(std::filesystem::exists(path));
   EXPECT_FALSE(std::filesystem::exists(path.string() + ".partial"));
@@ -45,6 +46,29 @@ TEST(CsvLog, HeaderRowsAndAtomicRename) {
   EXPECT_EQ(lines[1].substr(0, 9), "0.125,16,");
   EXPECT_NE(lines[1].find(",1.5,2.5,4"), std::string::npos) << lines[1];
   EXPECT_NE(lines[2].find(",0,0,5"), std::string::npos) << lines[2];
+  std::filesystem::remove_all(dir);
+}
+
+// A run that fails destroys its log without close(): the earlier complete log
+// must survive, and the failed run's rows stay in the .partial file.
+TEST(CsvLog, AnUnclosedLogLeavesTheEarlierLogAndKeepsItsRowsAside) {
+  const auto dir = std::filesystem::temp_directory_path() / "orrery_csv_log_unclosed_test";
+  std::filesystem::remove_all(dir);
+  const auto path = dir / "diagnostics.csv";
+  Diagnostics d;
+  d.lagrangian_radii = {0.1, 0.5, 0.9};
+  {
+    CsvLog complete(path, {});
+    for (int step = 0; step < 3; ++step) complete.write(d, {}, 1.0);
+    complete.close();
+  }
+  {
+    CsvLog failed(path, {});
+    failed.write(d, {}, 1.0);
+    EXPECT_EQ(failed.partial_path(), path.string() + ".partial");
+  }  // no close(): the run failed
+  EXPECT_EQ(lines_of(path).size(), 4u) << "the earlier complete log was replaced";
+  EXPECT_EQ(lines_of(path.string() + ".partial").size(), 2u);
   std::filesystem::remove_all(dir);
 }
 

@@ -1,10 +1,13 @@
 #include "orrery/driver/make_simulation.hpp"
 
 #include <memory>
+#include <string>
 #include <utility>
 
 #include "orrery/gravity/solver_factory.hpp"
 #if defined(ORRERY_HAVE_CUDA)
+#include "orrery/core/memory.hpp"
+#include "orrery/cuda/device.hpp"
 #include "orrery/integrate/device_simulation_stepper.hpp"
 #endif
 
@@ -15,6 +18,12 @@ integrate::Simulation<Real> make_simulation(Particles<Real> particles, const gra
                                             const integrate::SimulationState& state) {
 #if defined(ORRERY_HAVE_CUDA)
   if (auto device = gravity::make_device_solver<Real>(gravity)) {
+    // Refused before the upload, as the host refuses a count that cannot fit: what the device
+    // certainly holds per particle (7 values, an ID, accelerations and potentials; the tree adds more).
+    require_fits(static_cast<double>(particles.size()) * (11 * sizeof(Real) + 8),
+                 static_cast<double>(cuda::memory_info().free_bytes),
+                 std::to_string(particles.size()) + " particles on the GPU", "GPU memory",
+                 "fewer particles, or gravity.backend = \"cpu\"");
     return integrate::Simulation<Real>(std::move(particles), integrate::make_device_stepper<Real>(std::move(device)),
                                        state);
   }

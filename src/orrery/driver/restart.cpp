@@ -6,6 +6,12 @@
 #include "orrery/io/config.hpp"
 
 namespace orrery::driver {
+namespace {
+
+constexpr const char* kMayChange =
+    "a restart may change integration.t_end, integration.wall_limit_minutes and output.*";
+
+}  // namespace
 
 // The keys compared come from the schema's reverse direction (KeySpec::read),
 // so each is named and written as in a configuration file.
@@ -20,8 +26,18 @@ void require_same_physics(const integrate::RunConfig& saved, const integrate::Ru
     if (a.get(key) == b.get(key)) continue;
     throw InputError("checkpoint '" + checkpoint.string() + "': " + key + " is " + io::to_toml(a.get(key)) +
                      " in the checkpoint but " + io::to_toml(b.get(key)) +
-                     " in this configuration; a restart may change integration.t_end, "
-                     "integration.wall_limit_minutes and output.*, not the physics of the run");
+                     " in this configuration; " + kMayChange + ", not the physics of the run");
+  }
+}
+
+void require_same_start(const io::Config& saved, const io::Config& now, const std::filesystem::path& checkpoint) {
+  for (const auto& spec : io::config_schema()) {
+    if (spec.section() != "initial_conditions" && spec.section() != "units") continue;
+    const auto &a = saved.get(spec.key), &b = now.get(spec.key);
+    if (a == b) continue;
+    throw InputError("checkpoint '" + checkpoint.string() + "': " + spec.key + " is " + io::to_toml(a) +
+                     " in the checkpoint but " + io::to_toml(b) + " in this configuration; " + kMayChange +
+                     ", not the initial conditions or units of the particles it continues (start a new run for those)");
   }
 }
 

@@ -2,12 +2,18 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <map>
 #include <memory>
+#include <new>
+#include <random>
+#include <stdexcept>
 #include <utility>
 
 #include "orrery/core/error.hpp"
+#include "orrery/core/os_error.hpp"
 #include "orrery/driver/make_simulation.hpp"
 #include "orrery/driver/restart.hpp"
 #include "orrery/driver/setup.hpp"
@@ -15,10 +21,12 @@
 #include "orrery/gravity/solver_factory.hpp"
 #include "orrery/ic/initial_conditions.hpp"
 #include "orrery/integrate/diagnostics_output.hpp"
+#include "orrery/integrate/step_count.hpp"
 #include "orrery/io/checkpoint.hpp"
 #include "orrery/io/config.hpp"
 #include "orrery/io/run_control.hpp"
 #include "orrery/io/snapshot.hpp"
+#include "orrery/io/validate_particles.hpp"
 
 namespace orrery::driver {
 namespace {
@@ -34,25 +42,61 @@ void check(const RunConfig& c) {
   };
   if (!(c.output.snapshot_interval >= 0) || !std::isfinite(c.output.snapshot_interval))
     fail("output.snapshot_interval", c.output.snapshot_interval, "a number >= 0 (0: no snapshots)");
+  if (c.output.snapshot_interval > 0 && c.integration.t_end / c.output.snapshot_interval > integrate::kMaxSteps)
+    fail("output.snapshot_interval", c.output.snapshot_interval,
+         "a number >= integration.t_end / 2^53 (the snapshot count must fit; 0: no snapshots)");
+  if (c.output.directory.empty()) throw InputError("output.directory is empty; accepted: a directory path");
   if (c.output.checkpoint_keep < 1)
     fail("output.checkpoint_keep", static_cast<double>(c.output.checkpoint_keep), "an integer >= 1");
   unit_system(c.units);
 }
 
+// Checkpoint counters of the run loop (io::Checkpoint::counters).
+constexpr const char* kNextSnapshot = "snapshot.next";
+
+/// A new run's identity (io::kRunIdCounter): random, so that runs sharing a
+/// directory do not share it; >= 0 so it reads the same as any int64.
+std::int64_t new_run_id() {
+  std::random_device entropy;
+  const std::uint64_t id = (std::uint64_t{entropy()} << 32) ^ entropy();
+  return static_cast<std::int64_t>(id >> 1);
+}
+
+/// Rethrows the exception being handled with `note` appended to its message,
+/// as the same class: the CLI's exit status depends on the class.
+[[noreturn]] void rethrow_noting(const std::string& note) {
+  try {
+    throw;
+  } catch (const InputError& e) {
+    throw InputError(e.what() + note);
+  } catch (const EnvironmentError& e) {
+    throw EnvironmentError(e.what() + note);
+  } catch (const RuntimeFailure& e) {
+    throw RuntimeFailure(e.what() + note);
+  } catch (const std::bad_alloc&) {
+    throw;  // its own message, and no memory to spare for a longer one
+  } catch (const std::exception& e) {
+    throw std::runtime_error(e.what() + note);  // a bug: exit status 1 all the same
+  }
+}
+
 template <class Real>
-Output<Real> snapshot_output(const std::filesystem::path& dir, double interval, io::SnapshotInfo info, int& count) {
+Output<Real> snapshot_output(const std::filesystem::path& dir, double interval, io::SnapshotInfo info, int& count,
+                             std::int64_t& next_index) {
   Output<Real> out;
   out.name = "snapshot";
   out.schedule.interval = interval;
   out.needs_potential = true;
-  out.write = [dir, info = std::move(info), &count, schedule = out.schedule](Simulation<Real>& sim) mutable {
+  out.write = [dir, info = std::move(info), &count, &next_index, schedule = out.schedule](Simulation<Real>& sim) mutable {
     sim.potentials();  // computed into the accelerations' potential array
     // Numbered by intervals elapsed, a pure function of the step, so a restarted run continues the
     // numbering. The forced one at the end of a run, off the schedule, takes the next number rather than
-    // overwriting the last scheduled snapshot.
+    // overwriting the last scheduled snapshot; and never below the next number the run (or the leg it
+    // continues, through its checkpoint) has not used, so no leg overwrites an earlier leg's snapshot.
     const auto step = sim.step_count();
     const double dt = sim.state().dt;
-    const auto index = schedule.index(step, dt) + (schedule.due(step, dt) ? 0 : 1);
+    const auto index = std::max(next_index, schedule.index(step, dt) + (schedule.due(step, dt) ? 0 : 1));
+    next_index = index + 1;
     info.time = sim.time();
     info.step = sim.step_count();
     io::write_snapshot(dir / fmt::format("snapshot_{:04}.h5", index), sim.particles(), info,
@@ -72,40 +116,69 @@ RunSummary run_in(const RunConfig& config, const RunOptions& options,
   integrate::SimulationState state;
   state.dt = config.integration.dt;
   Accelerations<Real> accelerations;  // a checkpoint's, when it stores them
+  std::map<std::string, std::int64_t> counters{{io::kRunIdCounter, new_run_id()}, {kNextSnapshot, 0}};
+  io::ParticleTypes types;            // PartType0..5 counts, kept from the initial snapshot to the last output
   if (!options.restart.empty()) {
     auto c = io::read_checkpoint<Real>(options.restart);
     io::require_same_build(c.build, io::BuildFingerprint::current<Real>(), options.restart);
-    require_same_physics(io::Config::from_string(c.config, "checkpoint '" + options.restart.string() + "'").run_config(),
-                         config, options.restart);
+    const auto saved = io::Config::from_string(c.config, "checkpoint '" + options.restart.string() + "'");
+    require_same_physics(saved.run_config(), config, options.restart);
+    // Only a run's checkpoint (it has a run identity) says how its particles were made:
+    // orrery.Simulation.save_checkpoint records the gravity settings and dt, the rest at defaults.
+    if (!options.config_toml.empty() && c.counters.contains(io::kRunIdCounter))
+      require_same_start(saved, io::Config::from_string(options.config_toml, "this run's configuration"),
+                         options.restart);
     particles = std::move(c.particles);
     state = c.state;
     accelerations = std::move(c.accelerations);
+    // A checkpoint of an earlier version has no run identity: the restart then starts a new one.
+    for (const auto& [name, value] : c.counters)
+      if (counters.contains(name)) counters[name] = value;
+    types = io::types_from(c.counters);
   } else {
     auto initial = initial_state(config);
+    const auto& ic_config = config.initial_conditions;
+    if (ic_config.kind == "file")
+      io::validate_range<Real>(initial.particles, "file '" + ic_config.path + "'");
+    else
+      io::validate_range<Real>(initial.particles, "initial conditions (kind = " + ic_config.kind + ")",
+                               {"positions", "velocities", "masses", "ids"});
     particles = ic::to_precision<Real>(initial.particles);
     state.time_origin = initial.time;
+    types = initial.types;
   }
   Simulation<Real> sim = make_simulation<Real>(std::move(particles), config.gravity, state);
   if (!accelerations.ax.empty()) sim.restore_accelerations(std::exchange(accelerations, {}));  // sim keeps a copy
   summary.first_step = sim.step_count();
   summary.run.solver = sim.solver_name();
   io::RunControl control({config.output.checkpoint_minutes, config.integration.wall_limit_minutes, dir / "STOP"});
-  std::filesystem::create_directories(dir);
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec)
+    throw_os_error("output.directory = '" + dir.string() + "': cannot be created", ec.value(),
+                   "accepted: a directory that exists or can be created, and is writable");
 
   summary.run.diagnostics =
       dir / (options.restart.empty() ? std::string("diagnostics.csv") : fmt::format("diagnostics_from_{}.csv", sim.step_count()));
   auto log = std::make_shared<diag::CsvLog>(summary.run.diagnostics, integrate::diagnostics_phases());
   sim.add_output(integrate::diagnostics_output<Real>(
       log, config.output.diagnostics_interval,
-      [&](const diag::Diagnostics& d) { summary.run.relative_energy_error = d.relative_energy_error; }));
-  if (config.output.snapshot_interval > 0)
-    sim.add_output(snapshot_output<Real>(dir, config.output.snapshot_interval,
-                                         snapshot_info(config, summary.run.solver, options.config_toml), summary.snapshots));
+      [&](const diag::Diagnostics& d) {
+        summary.run.relative_energy_error = d.relative_energy_error;
+        summary.worst_relative_energy_error = std::max(summary.worst_relative_energy_error, std::abs(d.relative_energy_error));
+      }));
+  if (config.output.snapshot_interval > 0) {
+    auto info = snapshot_info(config, summary.run.solver, options.config_toml);
+    info.types = types;
+    sim.add_output(snapshot_output<Real>(dir, config.output.snapshot_interval, std::move(info), summary.snapshots,
+                                         counters[kNextSnapshot]));
+  }
+  // The checkpoint's counters: the run identity and next snapshot number (above) and the type counts.
+  io::put_types(types.resolved(static_cast<std::uint64_t>(sim.particles().size()), "run"), counters);
   const auto write_checkpoint = [&] {
-    summary.checkpoint = io::write_rotating_checkpoint(dir, io::checkpoint_of(sim, options.config_toml),
+    summary.checkpoint = io::write_rotating_checkpoint(dir, io::checkpoint_of(sim, options.config_toml, counters),
                                                        static_cast<int>(config.output.checkpoint_keep));
   };
-
   if (options.handle_signals) {
     io::RunControl::set_signal_flag(false);  // a signal that stopped an earlier run in this process is spent
     io::RunControl::install_signal_handlers();
@@ -113,28 +186,35 @@ RunSummary run_in(const RunConfig& config, const RunOptions& options,
   const auto start = std::chrono::steady_clock::now();
   const auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   integrate::Progress progress;
-  progress.total_steps = sim.steps_until(config.integration.t_end);
-  // A new run writes every output at its first step; a restarted one wrote them before it stopped.
-  if (options.restart.empty()) sim.write_all_outputs();
-  for (std::int64_t k = 0; k < progress.total_steps; ++k) {
-    sim.step();
-    if (on_progress) {
-      progress.step = k + 1;
-      progress.time = sim.time();
-      progress.wall_seconds = seconds();
-      on_progress(progress);
+  try {
+    progress.total_steps = sim.steps_until(config.integration.t_end);
+    // A new run writes every output at its first step; a restarted one wrote them before it stopped.
+    if (options.restart.empty()) sim.write_all_outputs();
+    for (std::int64_t k = 0; k < progress.total_steps; ++k) {
+      sim.step();
+      if (on_progress) {
+        progress.step = k + 1;
+        progress.time = sim.time();
+        progress.wall_seconds = seconds();
+        on_progress(progress);
+      }
+      const auto action = control.poll();
+      if (action == io::RunControl::Action::none) continue;
+      write_checkpoint();
+      if (action == io::RunControl::Action::checkpoint_and_stop) {
+        summary.stopped_by = control.reason();
+        break;
+      }
     }
-    const auto action = control.poll();
-    if (action == io::RunControl::Action::none) continue;
-    write_checkpoint();
-    if (action == io::RunControl::Action::checkpoint_and_stop) {
-      summary.stopped_by = control.reason();
-      break;
+    if (summary.stopped_by.empty()) {
+      sim.write_all_outputs();
+      write_checkpoint();
     }
-  }
-  if (summary.stopped_by.empty()) {
-    sim.write_all_outputs();
-    write_checkpoint();
+  } catch (const std::exception&) {
+    // The log stays under its .partial name (an earlier complete log is not replaced): say where.
+    rethrow_noting("; this run's diagnostics so far are in '" + log->partial_path().string() + "'" +
+                   (summary.checkpoint.empty() ? std::string()
+                                               : "; the last checkpoint is '" + summary.checkpoint.string() + "'"));
   }
   log->close();
   summary.run.steps = sim.step_count();

@@ -10,7 +10,8 @@
 //   checkpoint_<step>.orrck    every output.checkpoint_minutes of wall time, when
 //                              stopped (integration.wall_limit_minutes, a STOP file
 //                              in the directory, SIGINT/SIGTERM) and at the end;
-//                              the newest output.checkpoint_keep are kept
+//                              the newest output.checkpoint_keep of this run
+//                              (the same run identity, kept across restarts) are kept
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -34,6 +35,7 @@ struct RunSummary {
   std::string stopped_by;               // empty when t_end was reached
   std::filesystem::path checkpoint;     // the last checkpoint written
   int snapshots = 0;                    // written by this run
+  double worst_relative_energy_error = 0;  // the largest |dE/E| of this run's diagnostics rows (since a restart)
 };
 
 /// The configuration of `orrery run [CONFIG] [--restart CHECKPOINT] [--set ...]`

@@ -134,6 +134,34 @@ TEST(DriverRun, RestartRefusesOtherPhysicsNamingTheKey) {
                                   {"build.precision", "double"});
 }
 
+// A changed initial condition or unit would be silently ignored by a restart
+// (it continues the checkpoint's particles): it is refused instead.
+TEST(DriverRun, RestartRefusesOtherInitialConditionsOrUnitsNamingTheKey) {
+  ScratchDir dir;
+  auto r = small_run(dir.path(), 0.25);
+  const auto s = run(r.config, r.options);
+  auto more = small_run(dir.path(), 0.5, {"initial_conditions.count=100"});
+  more.options.restart = s.checkpoint;
+  io::testing::expect_input_error([&] { run(more.config, more.options); },
+                                  {s.checkpoint.string(), "initial_conditions.count is 64", "but 100", "start a new run"});
+  auto scaled = small_run(dir.path(), 0.5, {"units.length_kpc=3"});
+  scaled.options.restart = s.checkpoint;
+  io::testing::expect_input_error([&] { run(scaled.config, scaled.options); }, {"units.length_kpc is 1.0", "but 3.0"});
+}
+
+// The first leg ends off the schedule at 0.375 with snapshot 2; the restarted
+// leg's next snapshot (0.5, the second interval's end) must not overwrite it.
+TEST(DriverRun, ARestartedLegNeverOverwritesTheEarlierLegsSnapshots) {
+  ScratchDir dir;
+  auto first = small_run(dir.path(), 0.375);
+  const auto leg = run(first.config, first.options);
+  auto second = small_run(dir.path(), 0.5);
+  second.options.restart = leg.checkpoint;
+  run(second.config, second.options);
+  EXPECT_EQ(io::read_snapshot<double>(dir / "snapshot_0002.h5").info.time, 0.375);
+  EXPECT_EQ(io::read_snapshot<double>(dir / "snapshot_0003.h5").info.time, 0.5);
+}
+
 TEST(DriverRun, StartsFromASnapshotFile) {
   ScratchDir dir;
   auto r = small_run(dir / "a", 0.25);
@@ -146,6 +174,26 @@ TEST(DriverRun, StartsFromASnapshotFile) {
   EXPECT_EQ(s.run.steps, 16);
   from_file.config.initial_conditions.path = (dir / "missing.h5").string();
   io::testing::expect_input_error([&] { run(from_file.config, from_file.options); }, {"missing.h5", "no such file"});
+}
+
+// A coordinate beyond the float range or a mass below its smallest normal
+// value, in a snapshot that a single-precision run starts from: refused when
+// loaded, in the particle checks' words, not at the first force evaluation.
+TEST(DriverRun, ASinglePrecisionRunRefusesValuesOutsideTheFloatRangeWhenLoading) {
+  ScratchDir dir;
+  const auto start = [&](const auto& edit, std::initializer_list<std::string> words) {
+    auto p = io::testing::random_particles<double>(16, 1);
+    edit(p);
+    io::write_snapshot(dir / "ic.h5", p, snapshot_info(integrate::RunConfig{}, "direct", ""));
+    auto r = small_run(dir / "out", 0.25, {"gravity.precision=single", "initial_conditions.kind=file",
+                                           "initial_conditions.path=" + (dir / "ic.h5").string()});
+    io::testing::expect_input_error([&] { run(r.config, r.options); }, words);
+    EXPECT_FALSE(std::filesystem::exists(dir / "out")) << "refused after writing output";
+  };
+  start([](auto& p) { p.x[3] = 1e39; },
+        {"ic.h5", "PartType1/Coordinates: row 3 is 1e+39, above the largest value of single precision"});
+  start([](auto& p) { p.mass[5] = 1e-50; },
+        {"ic.h5", "PartType1/Masses: row 5 is 1e-50, below the smallest normal value of single precision"});
 }
 
 }  // namespace

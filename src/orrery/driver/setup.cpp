@@ -1,8 +1,11 @@
 #include "orrery/driver/setup.hpp"
 
+#include <fmt/format.h>
+
 #include <cmath>
 
 #include "orrery/core/error.hpp"
+#include "orrery/core/memory.hpp"
 #include "orrery/ic/initial_conditions.hpp"
 
 namespace orrery::driver {
@@ -18,17 +21,44 @@ UnitSystem unit_system(const integrate::UnitsConfig& u) {
   return henon_units(u.length_kpc, u.mass_msun);
 }
 
+namespace {
+
+std::string describe(const UnitSystem& u) {
+  if (u.name == "physical") return "units.system = \"physical\"";
+  return fmt::format("units.system = \"henon\", units.length_kpc = {:.9g}, units.mass_msun = {:.9g}",
+                     u.length_cm / cgs::kpc, u.mass_g / cgs::msun);
+}
+
+/// A run continues in its initial snapshot's units: the particles are in them,
+/// and every output would otherwise claim units the numbers are not in.
+void require_units_of_file(const UnitSystem& file, const UnitSystem& run, const std::string& path) {
+  if (same_units(file, run)) return;
+  throw InputError("initial_conditions.path '" + path + "' is in " + describe(file) + ", but the run has " +
+                   describe(run) + "; set [units] to the file's (the particles are not converted)");
+}
+
+}  // namespace
+
 InitialState initial_state(const integrate::RunConfig& config) {
   const auto& ic_config = config.initial_conditions;
   if (ic_config.kind == "file") {
     if (ic_config.path.empty())
       throw InputError("initial_conditions.path is empty; kind = \"file\" needs the path of an HDF5 snapshot");
     auto snapshot = io::read_snapshot<double>(ic_config.path);
-    return {std::move(snapshot.particles), snapshot.info.time};
+    require_units_of_file(snapshot.info.units, unit_system(config.units), ic_config.path);
+    return {std::move(snapshot.particles), snapshot.info.time, snapshot.info.types};
   }
+  // What the generator and the run certainly hold per particle: the double
+  // particles (7 values and an ID), their copy in the run's precision, and
+  // its accelerations and potentials (solvers add their own scratch).
+  const double real = config.gravity.precision == gravity::Precision::single ? 4 : 8;
+  const double count = ic_config.kind == "kepler" ? 2 : static_cast<double>(ic_config.count);  // kepler ignores count
+  require_memory(count * (64 + 11 * real),
+                 "initial_conditions.count = " + std::to_string(ic_config.count),
+                 "a count whose particles fit in the available memory");
   auto generator = ic_config;
   generator.mass = unit_system(config.units).to_code_mass(ic_config.mass);
-  return {ic::make_initial_conditions(generator), 0.0};
+  return {ic::make_initial_conditions(generator), 0.0, io::ParticleTypes{}};  // generated: all PartType1
 }
 
 io::SnapshotInfo snapshot_info(const integrate::RunConfig& config, const std::string& solver_name,

@@ -17,6 +17,7 @@ UnitSystem unit_system(const integrate::UnitsConfig& units);
 struct InitialState {
   Particles<double> particles;
   double time = 0;  // a snapshot's Header.Time, else 0
+  io::ParticleTypes types;  // a snapshot's PartType0..5 counts; none set (all PartType1) for a generator
 };
 
 /// initial_conditions.kind = "file": the snapshot at initial_conditions.path

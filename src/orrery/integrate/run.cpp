@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <memory>
 
 #include "orrery/core/error.hpp"
@@ -9,20 +10,28 @@
 #include "orrery/gravity/solver_factory.hpp"
 #include "orrery/ic/initial_conditions.hpp"
 #include "orrery/integrate/diagnostics_output.hpp"
+#include "orrery/integrate/step_count.hpp"
 
 namespace orrery::integrate {
 
 void check_run_config(const RunConfig& c) {
   const auto fail = [](const std::string& key, double v, const std::string& accepted) {
-    throw InputError(key + " = " + std::to_string(v) + "; accepted: " + accepted);
+    char value[32];
+    std::snprintf(value, sizeof value, "%g", v);  // std::to_string wrote 1e-300 as 0.000000
+    throw InputError(key + " = " + value + "; accepted: " + accepted);
   };
   if (!(c.integration.dt > 0) || !std::isfinite(c.integration.dt)) fail("integration.dt", c.integration.dt, "a finite number > 0");
   if (!(c.integration.t_end >= 0) || !std::isfinite(c.integration.t_end)) {
     fail("integration.t_end", c.integration.t_end, "a finite number >= 0");
   }
+  step_count(c.integration.t_end, c.integration.dt);  // refuses a step count that does not fit
   if (!(c.output.diagnostics_interval > 0)) {
     fail("output.diagnostics_interval", c.output.diagnostics_interval, "a number > 0");
   }
+  // Schedule::index counts intervals in an int64: their number must fit, as the steps' must.
+  if (c.integration.t_end / c.output.diagnostics_interval > kMaxSteps)
+    fail("output.diagnostics_interval", c.output.diagnostics_interval,
+         "a number >= integration.t_end / 2^53 (the row count must fit)");
 }
 
 namespace {

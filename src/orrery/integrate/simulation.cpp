@@ -5,6 +5,7 @@
 
 #include "orrery/core/error.hpp"
 #include "orrery/integrate/leapfrog.hpp"
+#include "orrery/integrate/step_count.hpp"
 
 namespace orrery::integrate {
 
@@ -183,8 +184,7 @@ void Simulation<Real>::write_all_outputs() {
 
 template <class Real>
 std::int64_t Simulation<Real>::steps_until(double t_end) const {
-  const double steps = std::ceil((t_end - time()) / state_.dt - 1e-9);
-  return steps > 0 ? static_cast<std::int64_t>(steps) : 0;
+  return integrate::step_count(t_end - time(), state_.dt);
 }
 
 template <class Real>

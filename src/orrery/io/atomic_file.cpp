@@ -12,11 +12,11 @@
 #include <fmt/format.h>
 
 #include "orrery/core/error.hpp"
+#include "orrery/core/os_error.hpp"
+#include "orrery/core/write_fault.hpp"
 
 namespace orrery::io {
 namespace {
-
-std::string errno_text(int e) { return std::error_code(e, std::generic_category()).message(); }
 
 std::filesystem::path directory_of(const std::filesystem::path& target) {
   const auto dir = target.parent_path();
@@ -43,9 +43,8 @@ AtomicFile::AtomicFile(std::filesystem::path target) : target_(std::move(target)
   temp_ = dir / fmt::format(".{}.tmp-{}-{}", target_.filename().string(), ::getpid(), counter++);
   const int fd = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) {
-    const int e = errno;
-    throw InputError("output file '" + target_.string() + "': cannot create a file in directory '" + dir.string() +
-                     "': " + errno_text(e) + " (the directory must exist and be writable)");
+    throw_os_error("output file '" + target_.string() + "': cannot create a file in directory '" + dir.string() + "'",
+                   errno, "accepted: an existing, writable directory");
   }
   ::close(fd);
 }
@@ -59,8 +58,8 @@ void AtomicFile::commit() {
   if (e == 0 && ::rename(temp_.c_str(), target_.c_str()) != 0) e = errno;
   if (e != 0) {
     ::unlink(temp_.c_str());
-    throw InputError("output file '" + target_.string() + "': could not be written: " + errno_text(e) +
-                     " (any previous file of that name is unchanged)");
+    throw_os_error("output file '" + target_.string() + "': could not be written", e,
+                   "any previous file of that name is unchanged");
   }
   committed_ = true;
   sync_path(directory_of(target_), O_RDONLY | O_DIRECTORY);
@@ -69,7 +68,7 @@ void AtomicFile::commit() {
 void write_file_atomically(const std::filesystem::path& target, std::span<const std::byte> bytes) {
   AtomicFile file(target);
   const int fd = ::open(file.temp_path().c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
-  int e = fd < 0 ? errno : 0;
+  int e = fd < 0 ? errno : injected_write_error();
   std::size_t done = 0;
   while (e == 0 && done < bytes.size()) {
     const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
@@ -79,8 +78,8 @@ void write_file_atomically(const std::filesystem::path& target, std::span<const 
   }
   if (fd >= 0 && ::close(fd) != 0 && e == 0) e = errno;
   if (e != 0)
-    throw InputError("output file '" + target.string() + "': could not be written: " + errno_text(e) +
-                     " (any previous file of that name is unchanged)");
+    throw_os_error("output file '" + target.string() + "': could not be written", e,
+                   "any previous file of that name is unchanged");
   file.commit();
 }
 

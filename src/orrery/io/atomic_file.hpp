@@ -12,8 +12,9 @@ namespace orrery::io {
 
 class AtomicFile {
  public:
-  /// Creates the (empty) temporary file next to `target`. Throws InputError
-  /// naming the directory when it is missing, not a directory or not writable.
+  /// Creates the (empty) temporary file next to `target`. Throws, naming the
+  /// directory and the OS error, InputError when it is missing or not a
+  /// directory, EnvironmentError when it is not writable (core/os_error.hpp).
   explicit AtomicFile(std::filesystem::path target);
   AtomicFile(const AtomicFile&) = delete;
   AtomicFile& operator=(const AtomicFile&) = delete;
@@ -24,8 +25,8 @@ class AtomicFile {
   const std::filesystem::path& target() const { return target_; }
 
   /// fsyncs the temporary file, renames it to the target and fsyncs the
-  /// directory. Throws InputError (the file system's reason, e.g. "No space
-  /// left on device") and removes the temporary file on failure.
+  /// directory. Throws EnvironmentError (the file system's reason, e.g. "No
+  /// space left on device") and removes the temporary file on failure.
   void commit();
 
  private:
@@ -34,7 +35,8 @@ class AtomicFile {
   bool committed_ = false;
 };
 
-/// Writes `bytes` to `target` through an AtomicFile.
+/// Writes `bytes` to `target` through an AtomicFile; one write of the
+/// fault-injection seam (core/write_fault.hpp).
 void write_file_atomically(const std::filesystem::path& target, std::span<const std::byte> bytes);
 
 }  // namespace orrery::io

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "orrery/core/error.hpp"
+#include "orrery/core/os_error.hpp"
 #include "orrery/io/atomic_file.hpp"
 #include "orrery/io/crc64.hpp"
 #include "orrery/io/validate_particles.hpp"
@@ -102,8 +103,8 @@ const char* precision_name() {
 /// The whole file with its checksum verified; the returned payload excludes the CRC.
 std::vector<std::byte> read_verified(const std::filesystem::path& path) {
   const std::string where = "file '" + path.string() + "'";
+  require_readable_file(path);
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) throw InputError(where + ": no such file");
   std::ifstream in(path, std::ios::binary);
   std::vector<std::byte> bytes(std::filesystem::file_size(path, ec));
   if (ec || !in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(bytes.size())))
@@ -134,6 +135,48 @@ BuildFingerprint read_build(Reader& r, std::uint32_t& format) {
   b.compiler = r.get_string("build.compiler");
   if (b.precision != "float" && b.precision != "double") r.fail("build.precision", "'" + b.precision + "'");
   return b;
+}
+
+/// The fields after the build fingerprint: configuration, integrator state, counters.
+void read_run(Reader& r, std::string& config, integrate::SimulationState& state,
+              std::map<std::string, std::int64_t>& counters) {
+  config = r.get_string("config");
+  state.time_origin = r.get<double>("state.time_origin");
+  state.dt = r.get<double>("state.dt");
+  state.step = r.get<std::int64_t>("state.step");
+  state.initial_energy = r.get<double>("state.initial_energy");
+  state.rng_state = r.get<std::array<std::uint64_t, 4>>("state.rng_state");
+  if (!(state.dt > 0) || !std::isfinite(state.dt)) r.fail("state.dt", fmt::format("{} (must be > 0)", state.dt));
+  if (state.step < 0 || !std::isfinite(state.time_origin)) r.fail("state.step", "invalid step or time");
+  const auto n = r.get<std::uint64_t>("counters");
+  for (std::uint64_t i = 0; i < n; ++i) {
+    auto name = r.get_string("counters.name");
+    counters[std::move(name)] = r.get<std::int64_t>("counters.value");
+  }
+}
+
+/// The counters of a checkpoint, from the start of the file only and without
+/// verifying its checksum: rotation asks this of every checkpoint in the
+/// directory, which may be large. Empty for a file it cannot read that far,
+/// which rotation then leaves alone.
+std::map<std::string, std::int64_t> peek_counters(const std::filesystem::path& path) {
+  constexpr std::size_t kHead = std::size_t{1} << 20;  // far more than a configuration takes
+  std::ifstream in(path, std::ios::binary);
+  std::vector<std::byte> head(kHead);
+  in.read(reinterpret_cast<char*>(head.data()), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<std::size_t>(std::max<std::streamsize>(in.gcount(), 0)));
+  std::map<std::string, std::int64_t> counters;
+  try {
+    Reader r(head, path.string());
+    std::uint32_t format = 0;
+    read_build(r, format);
+    std::string config;
+    integrate::SimulationState state;
+    read_run(r, config, state, counters);
+  } catch (const InputError&) {
+    counters.clear();
+  }
+  return counters;
 }
 
 }  // namespace
@@ -216,19 +259,7 @@ Checkpoint<Real> read_checkpoint(const std::filesystem::path& path) {
     r.fail("build.precision", "the checkpoint holds " + c.build.precision + " particles, this run uses " +
                                   precision_name<Real>() + " (set gravity.precision = \"" +
                                   (c.build.precision == "double" ? "double" : "single") + "\")");
-  c.config = r.get_string("config");
-  c.state.time_origin = r.get<double>("state.time_origin");
-  c.state.dt = r.get<double>("state.dt");
-  c.state.step = r.get<std::int64_t>("state.step");
-  c.state.initial_energy = r.get<double>("state.initial_energy");
-  c.state.rng_state = r.get<std::array<std::uint64_t, 4>>("state.rng_state");
-  if (!(c.state.dt > 0) || !std::isfinite(c.state.dt)) r.fail("state.dt", fmt::format("{} (must be > 0)", c.state.dt));
-  if (c.state.step < 0 || !std::isfinite(c.state.time_origin)) r.fail("state.step", "invalid step or time");
-  const auto counters = r.get<std::uint64_t>("counters");
-  for (std::uint64_t i = 0; i < counters; ++i) {
-    auto name = r.get_string("counters.name");
-    c.counters[std::move(name)] = r.get<std::int64_t>("counters.value");
-  }
+  read_run(r, c.config, c.state, c.counters);
   const auto n = r.get<std::uint64_t>("particles.count");
   constexpr std::size_t per = 7 * sizeof(Real) + sizeof(std::uint64_t);
   // Version 2 ends with accelerations.count and 0 or n accelerations.
@@ -322,9 +353,20 @@ std::filesystem::path write_rotating_checkpoint(const std::filesystem::path& dir
   if (keep < 1) throw InputError(fmt::format("output.checkpoint_keep = {}; accepted: an integer >= 1", keep));
   const auto path = dir / fmt::format("{}{:012}{}", kPrefix, c.state.step, kSuffix);
   write_checkpoint(path, c);
-  const auto all = list_checkpoints(dir);
+  // The other checkpoints of this run, oldest first (name order is step order);
+  // the one just written is always one of the `keep`, even when an earlier leg
+  // of the run reached higher steps.
+  std::vector<std::filesystem::path> older;
+  const auto run = c.counters.find(kRunIdCounter);
+  for (const auto& p : list_checkpoints(dir)) {
+    if (p == path || run == c.counters.end()) continue;
+    const auto counters = peek_counters(p);
+    const auto id = counters.find(kRunIdCounter);
+    if (id != counters.end() && id->second == run->second) older.push_back(p);
+  }
   std::error_code ec;
-  for (std::size_t i = 0; i + static_cast<std::size_t>(keep) < all.size(); ++i) std::filesystem::remove(all[i], ec);
+  for (std::size_t i = 0; i + static_cast<std::size_t>(keep) - 1 < older.size(); ++i)
+    std::filesystem::remove(older[i], ec);
   remove_stale_temporaries(dir);
   return path;
 }

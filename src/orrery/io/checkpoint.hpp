@@ -40,7 +40,8 @@ struct Checkpoint {
   std::string config;  // the run's full TOML configuration
   integrate::SimulationState state;
   /// Run-loop bookkeeping that must survive a restart (e.g. the number of
-  /// the next snapshot); any names.
+  /// the next snapshot); any names. The run keeps its particle type counts
+  /// here as "PartType0".."PartType5" (particle_types.hpp).
   std::map<std::string, std::int64_t> counters;
   Particles<Real> particles;
   /// ax, ay, az at the particles' positions, from the evaluation the run
@@ -83,8 +84,16 @@ void require_same_build(const BuildFingerprint& saved, const BuildFingerprint& c
 /// The checkpoints `dir` holds, named checkpoint_<step>.orrck, oldest first.
 std::vector<std::filesystem::path> list_checkpoints(const std::filesystem::path& dir);
 
-/// Writes dir/checkpoint_<step>.orrck, then removes all but the newest `keep`
-/// (>= 1) and temporary files left by killed writers. Returns the path written.
+/// The counter that names the run a checkpoint belongs to: drawn when a run
+/// starts, carried over by its restarts. Rotation removes only checkpoints
+/// of the same run, so a run never deletes another run's files in a shared
+/// directory, nor its own newest because another run numbered higher.
+inline constexpr const char* kRunIdCounter = "run_id";
+
+/// Writes dir/checkpoint_<step>.orrck, then removes the oldest checkpoints of
+/// the same run (the same kRunIdCounter; none when `c` has none) until `keep`
+/// (>= 1) are left, never the one just written, and temporary files left by
+/// killed writers. Returns the path written (which therefore exists).
 template <class Real>
 std::filesystem::path write_rotating_checkpoint(const std::filesystem::path& dir, const Checkpoint<Real>& c, int keep);
 

@@ -181,15 +181,45 @@ TEST(Checkpoint, RequireSameBuildNamesTheMismatchingField) {
   EXPECT_NO_THROW(require_same_build(now, now, "c.orrck"));
 }
 
+/// A checkpoint of run `run` at step 7 * seed.
+Checkpoint<double> run_checkpoint(std::int64_t run, std::uint64_t seed) {
+  auto c = sample_checkpoint<double>(10, seed);
+  c.counters[kRunIdCounter] = run;
+  return c;
+}
+
 TEST(Checkpoint, RotationKeepsTheNewestK) {
   ScratchDir dir;
-  for (std::uint64_t s = 1; s <= 5; ++s) write_rotating_checkpoint(dir.path(), sample_checkpoint<double>(10, s), 2);
+  for (std::uint64_t s = 1; s <= 5; ++s) write_rotating_checkpoint(dir.path(), run_checkpoint(1, s), 2);
   const auto kept = list_checkpoints(dir.path());
   ASSERT_EQ(kept.size(), 2u);
   EXPECT_EQ(read_checkpoint<double>(kept[0]).state.step, 4 * 7);
   EXPECT_EQ(read_checkpoint<double>(kept[1]).state.step, 5 * 7);
   expect_input_error([&] { write_rotating_checkpoint(dir.path(), sample_checkpoint<double>(10, 1), 0); },
                      {"checkpoint_keep", "0"});
+}
+
+// A new run in a directory that holds an earlier run's higher-numbered
+// checkpoints: rotation by step number alone deleted the one just written.
+TEST(Checkpoint, RotationRemovesOnlyThisRunsOlderCheckpoints) {
+  ScratchDir dir;
+  for (std::uint64_t s = 4; s <= 6; ++s) write_rotating_checkpoint(dir.path(), run_checkpoint(1, s), 2);
+  write_checkpoint(dir / "checkpoint_000000000099.orrck", sample_checkpoint<double>(10, 9));  // no run identity
+  std::filesystem::path last;
+  for (std::uint64_t s = 1; s <= 3; ++s) last = write_rotating_checkpoint(dir.path(), run_checkpoint(2, s), 2);
+  EXPECT_TRUE(std::filesystem::exists(last)) << "the path returned (and printed) must exist";
+  std::vector<std::int64_t> steps;
+  for (const auto& p : list_checkpoints(dir.path())) steps.push_back(read_checkpoint<double>(p).state.step);
+  // Run 2 keeps its newest two (14, 21); run 1's (35, 42) and the anonymous 63 are not its own.
+  EXPECT_EQ(steps, (std::vector<std::int64_t>{14, 21, 35, 42, 63}));
+  // A restart of run 1 from its step 35 that writes step 36: run 1's newest is kept
+  // although its step 42 is higher, and only one of the others stays beside it.
+  auto restarted = run_checkpoint(1, 5);
+  restarted.state.step = 36;
+  last = write_rotating_checkpoint(dir.path(), restarted, 2);
+  EXPECT_TRUE(std::filesystem::exists(last));
+  EXPECT_FALSE(std::filesystem::exists(dir / "checkpoint_000000000035.orrck"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "checkpoint_000000000042.orrck"));
 }
 
 // A full disk (a file-size limit in a child process): a clean InputError and

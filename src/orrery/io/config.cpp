@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "orrery/core/error.hpp"
+#include "orrery/core/os_error.hpp"
 
 namespace orrery::io {
 
@@ -95,14 +96,26 @@ Config Config::defaults() {
 }
 
 Config Config::from_file(const std::filesystem::path& path) {
+  constexpr const char* kAccepted = "; accepted: a readable TOML file, or none for the default configuration";
+  // A directory opens as a stream that reads as empty: it would run the defaults.
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw InputError("config file " + path.string() + ": is a directory" + kAccepted);
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    throw InputError("config file " + path.string() + ": cannot be read (" + std::strerror(errno) +
-                     "); accepted: a readable TOML file, or none for the default configuration");
+    const int e = errno;
+    const std::string message = "config file " + path.string() + ": cannot be read (" + std::strerror(e) + ")" + kAccepted;
+    if (is_path_error(e)) throw InputError(message);
+    throw EnvironmentError(message);
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return from_string(text.str(), path.string());
+  // Bounded: /dev/zero or a runaway pipe would otherwise be read until memory runs out.
+  constexpr std::size_t kLimit = std::size_t{16} << 20;
+  std::string text(kLimit + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  if (text.size() > kLimit)
+    throw InputError("config file " + path.string() + ": larger than 16 MiB" + kAccepted + " (a few KB)");
+  return from_string(text, path.string());
 }
 
 Config Config::from_string(std::string_view text, std::string_view source) {

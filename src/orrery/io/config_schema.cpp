@@ -196,7 +196,8 @@ std::vector<KeySpec> build_schema() {
                "Wall-clock minutes between checkpoints (0: only when stopped and at the end). A STOP file in the "
                "directory, SIGINT or SIGTERM also write one and stop the run.",
                {}, 0.0, false, ORRERY_FIELD(output.checkpoint_minutes)});
-  s.push_back({"output.checkpoint_keep", ValueType::integer, std::int64_t{2}, "How many checkpoints to keep (the newest).",
+  s.push_back({"output.checkpoint_keep", ValueType::integer, std::int64_t{2},
+               "How many checkpoints of this run to keep (the newest; other runs' checkpoints are never removed).",
                {}, 1.0, false, ORRERY_FIELD(output.checkpoint_keep)});
   // [units]
   s.push_back({"units.system", ValueType::string, std::string("henon"),

@@ -1,5 +1,8 @@
 #include "orrery/io/hdf5_util.hpp"
 
+#include <cstdlib>
+#include <cstring>
+
 #include <algorithm>
 #include <mutex>
 
@@ -72,6 +75,37 @@ std::string last_error() {
   H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, keep_innermost, &out);
   H5Eclear2(H5E_DEFAULT);
   return out;
+}
+
+MemoryFile::MemoryFile() : fapl_(H5Pcreate(H5P_FILE_ACCESS), H5Pclose) {
+  // The 1.8 object-header and superblock formats carry checksums of all
+  // metadata, so a corrupt file is reported instead of misread.
+  H5Pset_libver_bounds(fapl_.get(), H5F_LIBVER_V18, H5F_LIBVER_LATEST);
+  H5Pset_fapl_core(fapl_.get(), std::size_t{1} << 20, /*backing_store=*/0);
+  // The image buffer is handed to image_free when the file closes: copy it
+  // there. H5Fget_file_image before the close gives an image whose superblock
+  // is not yet final (HDF5 1.10 then reads it as a metadata checksum error).
+  H5FD_file_image_callbacks_t callbacks{};
+  callbacks.image_malloc = [](std::size_t n, H5FD_file_image_op_t, void*) { return std::malloc(n); };
+  callbacks.image_memcpy = [](void* to, const void* from, std::size_t n, H5FD_file_image_op_t, void*) {
+    return std::memcpy(to, from, n);
+  };
+  callbacks.image_realloc = [](void* p, std::size_t n, H5FD_file_image_op_t, void*) { return std::realloc(p, n); };
+  callbacks.image_free = &MemoryFile::on_free;
+  callbacks.udata_copy = [](void* self) { return self; };  // HDF5 copies the property list: share this object
+  callbacks.udata_free = [](void*) { return herr_t{0}; };
+  callbacks.udata = this;
+  H5Pset_file_image_callbacks(fapl_.get(), &callbacks);
+}
+
+herr_t MemoryFile::on_free(void* ptr, H5FD_file_image_op_t op, void* self) {
+  auto& file = *static_cast<MemoryFile*>(self);
+  if (op == H5FD_FILE_IMAGE_OP_FILE_CLOSE && ptr != nullptr) {
+    const auto* bytes = static_cast<const std::byte*>(ptr);
+    file.image_.assign(bytes, bytes + file.size_);
+  }
+  std::free(ptr);
+  return 0;
 }
 
 void Where::fail(const std::string& object, const std::string& problem) const {
@@ -162,6 +196,12 @@ std::uint64_t dataset_rows(const Where& w, hid_t group, const std::string& group
   if (rank < 1 || rank > 2) w.fail(full, "wrong shape: rank " + std::to_string(rank) + ", expected 1 or 2");
   hsize_t dims[2] = {0, 0};
   H5Sget_simple_extent_dims(space.get(), dims, nullptr);
+  // A dataset may declare rows whose data was never written (HDF5 would read
+  // them as fill values): a file that claims particles it does not hold.
+  // (Partly allocated is normal: chunks may extend past the last row.)
+  H5D_space_status_t status = H5D_SPACE_STATUS_ERROR;
+  if (dims[0] > 0 && (H5Dget_space_status(set.get(), &status) < 0 || status == H5D_SPACE_STATUS_NOT_ALLOCATED))
+    w.fail(full, "declares " + std::to_string(dims[0]) + " rows, but the file does not hold their data");
   return dims[0];
 }
 

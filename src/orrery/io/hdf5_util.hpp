@@ -4,6 +4,7 @@
 // Every failure becomes an InputError that names the file and the object.
 #include <hdf5.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -43,6 +44,30 @@ class Handle {
  private:
   hid_t id_ = H5I_INVALID_HID;
   Closer close_ = nullptr;
+};
+
+/// A file that HDF5 writes to memory only (the core driver, no backing
+/// store), whose complete image, as it would be on disk after H5Fclose, is
+/// handed over when it is closed: the caller writes it to disk itself, with
+/// checked writes. Create the file with access(), call expect_size() with
+/// H5Fget_file_image's size before closing, then take image().
+class MemoryFile {
+ public:
+  MemoryFile();
+  MemoryFile(const MemoryFile&) = delete;
+  MemoryFile& operator=(const MemoryFile&) = delete;
+  hid_t access() const { return fapl_.get(); }
+  /// The image's size: H5Fget_file_image's after a flush (the file's end,
+  /// which closing does not extend; the buffer itself is rounded up).
+  void expect_size(std::size_t bytes) { size_ = bytes; }
+  /// The image the close handed over (empty before the close).
+  std::vector<std::byte>& image() { return image_; }
+
+ private:
+  static herr_t on_free(void* ptr, H5FD_file_image_op_t op, void* self);
+  Handle fapl_;
+  std::size_t size_ = 0;
+  std::vector<std::byte> image_;
 };
 
 /// The context of errors: the file name, so messages read "file 'x': ...".

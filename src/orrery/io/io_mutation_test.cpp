@@ -1,9 +1,11 @@
-// Bounded randomised corruption of valid snapshot and checkpoint files: every
+// Bounded randomised corruption of valid snapshot, checkpoint and
+// configuration files: every
 // mutated file must give a clean InputError or a valid read (no crash, no
 // other exception, no sanitizer report under the debug-asan preset).
 #include <gtest/gtest.h>
 
 #include "orrery/io/checkpoint.hpp"
+#include "orrery/io/config.hpp"
 #include "orrery/io/snapshot.hpp"
 #include "orrery/io/test_files.hpp"
 
@@ -89,6 +91,18 @@ TEST(IoMutation, CheckpointsGiveACleanErrorOrAValidRead) {
                                    [](const auto& p) { read_checkpoint<double>(p); });
   // The checksum catches every mutation; appending changes where the CRC is read.
   EXPECT_EQ(out.errors, 400);
+}
+
+TEST(IoMutation, ConfigurationsGiveACleanErrorOrAValidRead) {
+  ScratchDir dir;
+  testing::write_bytes(dir / "c.toml", Config::defaults().to_toml());
+  const auto out = mutate_and_read(dir / "c.toml", dir / "m.toml", 400, 13, [](const auto& p) {
+    const auto c = Config::from_file(p);
+    c.run_config();
+    Config::from_string(c.to_toml());  // what it accepted, it writes back readably
+  });
+  EXPECT_EQ(out.errors + out.valid_reads, 400);
+  EXPECT_GT(out.errors, 50) << "corruption went unnoticed too often";
 }
 
 }  // namespace

@@ -1,21 +1,24 @@
 #include "orrery/io/snapshot.hpp"
 
 #include <array>
+#include <atomic>
 #include <cstring>
 #include <fstream>
 #include <type_traits>
 
 #include "orrery/core/error.hpp"
+#include "orrery/core/memory.hpp"
+#include "orrery/core/os_error.hpp"
 #include "orrery/io/atomic_file.hpp"
+#include "orrery/io/bounding_cube.hpp"
 #include "orrery/io/hdf5_util.hpp"
+#include "orrery/io/snapshot_units.hpp"
 #include "orrery/io/validate_particles.hpp"
 
 namespace orrery::io {
 namespace {
 
-constexpr int kTypes = 6;  // GADGET particle types: yt indexes a 6-tuple
-constexpr int kType = 1;   // collisionless particles live in PartType1
-const std::string kGroup = "PartType1";
+constexpr int kTypes = kParticleTypes;
 
 template <class Real>
 hid_t native_type() {
@@ -58,10 +61,9 @@ void deinterleave(const std::vector<Real>& in, std::vector<Real>& a, std::vector
   }
 }
 
-void write_header(const h5::Where& w, hid_t file, std::uint64_t n, double time, bool double_precision) {
+void write_header(const h5::Where& w, hid_t file, const ParticleTypes& types, double time, bool double_precision) {
   const h5::Handle header = make_group(w, file, "Header");
-  std::vector<std::uint64_t> counts(kTypes, 0);
-  counts[kType] = n;
+  const std::vector<std::uint64_t> counts(types.count.begin(), types.count.end());
   h5::write_attr(w, header.get(), "NumPart_ThisFile", counts);
   h5::write_attr(w, header.get(), "NumPart_Total", counts);
   h5::write_attr(w, header.get(), "NumPart_Total_HighWord", std::vector<std::uint32_t>(kTypes, 0));
@@ -74,9 +76,11 @@ void write_header(const h5::Where& w, hid_t file, std::uint64_t n, double time, 
   h5::write_attr(w, header.get(), "Flag_DoublePrecision", std::int32_t{double_precision ? 1 : 0});
 }
 
-void write_parameters(const h5::Where& w, hid_t file, const SnapshotInfo& info, const char* precision) {
+void write_parameters(const h5::Where& w, hid_t file, const SnapshotInfo& info, const char* precision,
+                      const std::array<double, 6>& cube) {
   const h5::Handle par = make_group(w, file, "Parameters");
   const hid_t g = par.get();
+  h5::write_attr(w, g, "BoundingBox", std::vector<double>(cube.begin(), cube.end()));
   h5::write_attr(w, g, "UnitLength_in_cm", info.units.length_cm);
   h5::write_attr(w, g, "UnitMass_in_g", info.units.mass_g);
   h5::write_attr(w, g, "UnitVelocity_in_cm_per_s", info.units.velocity_cm_per_s);
@@ -84,6 +88,11 @@ void write_parameters(const h5::Where& w, hid_t file, const SnapshotInfo& info, 
   h5::write_attr(w, g, "Time_GYR", info.units.time_gyr(info.time));
   h5::write_attr(w, g, "unit_system", info.units.name);
   h5::write_attr(w, g, "softening", info.softening);
+  // GADGET-4's softening classes, which pynbody reads as each particle's eps: one class for every type.
+  h5::write_attr(w, g, "SofteningComovingClass0", info.softening);
+  h5::write_attr(w, g, "SofteningMaxPhysClass0", info.softening);
+  for (int t = 0; t < kTypes; ++t)
+    h5::write_attr(w, g, ("SofteningClassOfPartType" + std::to_string(t)).c_str(), std::int32_t{0});
   h5::write_attr(w, g, "softening_kernel", info.softening_kernel);
   h5::write_attr(w, g, "theta", info.theta);
   h5::write_attr(w, g, "solver", info.solver);
@@ -94,18 +103,23 @@ void write_parameters(const h5::Where& w, hid_t file, const SnapshotInfo& info, 
 }
 
 template <class Real>
-void write_particles(const h5::Where& w, hid_t file, const Particles<Real>& p, const SnapshotFields<Real>& fields) {
-  const h5::Handle group = make_group(w, file, kGroup.c_str());
+void write_particles(const h5::Where& w, hid_t file, const std::string& name, const Particles<Real>& p,
+                     const SnapshotFields<Real>& fields, const UnitSystem& units) {
+  const h5::Handle group = make_group(w, file, name.c_str());
   const hid_t g = group.get();
   const std::uint64_t n = static_cast<std::uint64_t>(p.size());
   const hid_t ft = file_type<Real>(), mt = native_type<Real>();
-  h5::write_dataset(w, g, "Coordinates", ft, mt, n, 3, interleave(p.x, p.y, p.z).data());
-  h5::write_dataset(w, g, "Velocities", ft, mt, n, 3, interleave(p.vx, p.vy, p.vz).data());
-  h5::write_dataset(w, g, "Masses", ft, mt, n, 1, p.mass.data());
-  h5::write_dataset(w, g, "ParticleIDs", H5T_STD_U64LE, H5T_NATIVE_UINT64, n, 1, p.id.data());
+  const auto put = [&](const char* dataset, hid_t file_t, hid_t mem_t, int cols, const void* data, Dimension d) {
+    h5::write_dataset(w, g, dataset, file_t, mem_t, n, cols, data);
+    describe_units(w, g, dataset, d, units);
+  };
+  put("Coordinates", ft, mt, 3, interleave(p.x, p.y, p.z).data(), kLength);
+  put("Velocities", ft, mt, 3, interleave(p.vx, p.vy, p.vz).data(), kVelocity);
+  put("Masses", ft, mt, 1, p.mass.data(), kMass);
+  put("ParticleIDs", H5T_STD_U64LE, H5T_NATIVE_UINT64, 1, p.id.data(), kDimensionless);
   if (const auto* f = fields.field) {
-    if (fields.potential) h5::write_dataset(w, g, "Potential", ft, mt, n, 1, f->potential.data());
-    if (fields.acceleration) h5::write_dataset(w, g, "Acceleration", ft, mt, n, 3, interleave(f->ax, f->ay, f->az).data());
+    if (fields.potential) put("Potential", ft, mt, 1, f->potential.data(), kSpecificEnergy);
+    if (fields.acceleration) put("Acceleration", ft, mt, 3, interleave(f->ax, f->ay, f->az).data(), kAcceleration);
   }
 }
 
@@ -125,8 +139,8 @@ void check_writable(const std::filesystem::path& path, const Particles<Real>& p,
 }
 
 struct Counts {
-  std::uint64_t n = 0;
-  double mass_table = 0;
+  std::vector<std::uint64_t> n;  // per type
+  std::vector<double> mass_table;
 };
 
 Counts read_header(const h5::Where& w, hid_t file, SnapshotInfo& info) {
@@ -147,17 +161,17 @@ Counts read_header(const h5::Where& w, hid_t file, SnapshotInfo& info) {
     if (files != 1)
       w.fail("Header.NumFilesPerSnapshot", std::to_string(files) + " (only single-file snapshots are supported)");
   }
+  std::uint64_t n = 0;
   for (int t = 0; t < kTypes; ++t) {
     const std::uint64_t tot = total[t] + (high[t] << 32);
-    if (t != kType && (this_file[t] != 0 || tot != 0))
-      w.fail("Header.NumPart_ThisFile", "PartType" + std::to_string(t) + " has " + std::to_string(this_file[t]) +
-                                            " particles (only PartType1 is supported)");
+    n += this_file[t];
     if (this_file[t] != tot)
       w.fail("Header.NumPart_Total", "PartType" + std::to_string(t) + ": total " + std::to_string(tot) +
                                          " does not match NumPart_ThisFile " + std::to_string(this_file[t]));
   }
-  if (this_file[kType] == 0) w.fail("Header.NumPart_ThisFile", "PartType1 has no particles (N = 0)");
-  return {this_file[kType], mass_table[kType]};
+  if (n == 0) w.fail("Header.NumPart_ThisFile", "no particles in any of PartType0..5 (N = 0)");
+  for (int t = 0; t < kTypes; ++t) info.types.count[t] = this_file[t];
+  return {this_file, mass_table};
 }
 
 void read_parameters(const h5::Where& w, hid_t file, SnapshotInfo& info) {
@@ -171,11 +185,12 @@ void read_parameters(const h5::Where& w, hid_t file, SnapshotInfo& info) {
   const auto text = [&](const char* name, std::string& out) {
     if (h5::has_attr(g, name)) out = h5::read_attr_string(w, g, "Parameters", name);
   };
-  number("UnitLength_in_cm", info.units.length_cm);
-  number("UnitMass_in_g", info.units.mass_g);
-  number("UnitVelocity_in_cm_per_s", info.units.velocity_cm_per_s);
-  number("GravityConstantInternal", info.units.gravity_constant);
-  text("unit_system", info.units.name);
+  UnitSystem u = info.units;
+  std::string unit_system;  // empty: a file of another code
+  number("UnitLength_in_cm", u.length_cm);
+  number("UnitMass_in_g", u.mass_g);
+  number("UnitVelocity_in_cm_per_s", u.velocity_cm_per_s);
+  text("unit_system", unit_system);
   number("softening", info.softening);
   text("softening_kernel", info.softening_kernel);
   number("theta", info.theta);
@@ -183,51 +198,67 @@ void read_parameters(const h5::Where& w, hid_t file, SnapshotInfo& info) {
   text("version", info.version);
   text("config", info.config);
   if (h5::has_attr(g, "step")) info.step = static_cast<std::int64_t>(h5::read_attr_u64(w, g, "Parameters", "step", 1)[0]);
-  for (const double v : {info.units.length_cm, info.units.mass_g, info.units.velocity_cm_per_s, info.units.gravity_constant})
+  for (const double v : {u.length_cm, u.mass_g, u.velocity_cm_per_s})
     if (!(v > 0) || !std::isfinite(v)) w.fail("Parameters", "unit attributes must be finite and > 0");
+  info.units = units_from_attributes(w, unit_system, u.length_cm, u.mass_g, u.velocity_cm_per_s);
 }
 
+/// The particles of one type into `s` (its potential / acceleration when stored).
 template <class Real>
-void read_particles(const h5::Where& w, hid_t file, const Counts& counts, Snapshot<Real>& s) {
-  if (!h5::has_link(file, kGroup.c_str())) w.fail(kGroup, "missing group");
-  const h5::Handle group(H5Gopen2(file, kGroup.c_str(), H5P_DEFAULT), H5Gclose);
-  if (!group.valid()) w.fail(kGroup, "cannot open group (HDF5: " + h5::last_error() + ")");
+void read_particles(const h5::Where& w, hid_t file, int type, const Counts& counts, Snapshot<Real>& s) {
+  const std::string group_name = type_group(type);
+  if (!h5::has_link(file, group_name.c_str())) w.fail(group_name, "missing group");
+  const h5::Handle group(H5Gopen2(file, group_name.c_str(), H5P_DEFAULT), H5Gclose);
+  if (!group.valid()) w.fail(group_name, "cannot open group (HDF5: " + h5::last_error() + ")");
   const hid_t g = group.get();
-  const std::uint64_t n = counts.n;
-  const std::uint64_t rows = h5::dataset_rows(w, g, kGroup, "Coordinates");
-  if (rows != n)
-    w.fail(kGroup + "/Coordinates", "has " + std::to_string(rows) + " rows but Header.NumPart_ThisFile[1] = " +
-                                        std::to_string(n) + " (NumPart mismatch)");
+  const std::uint64_t n = counts.n[type];
+  const double mass_table = counts.mass_table[type];
+  // The header against every dataset's real shape, and the memory all types'
+  // particles need, before allocating for them.
+  const auto check_rows = [&](const char* name) {
+    const std::uint64_t rows = h5::dataset_rows(w, g, group_name, name);
+    if (rows != n)
+      w.fail(group_name + "/" + name, "has " + std::to_string(rows) + " rows but Header.NumPart_ThisFile[" +
+                                          std::to_string(type) + "] = " + std::to_string(n) + " (NumPart mismatch)");
+  };
+  for (const char* name : {"Coordinates", "Velocities", "ParticleIDs"}) check_rows(name);
+  for (const char* name : {"Masses", "Potential", "Acceleration"})
+    if (h5::has_link(g, name)) check_rows(name);
+  std::uint64_t total = 0;
+  for (int t = 0; t < kTypes; ++t) total += counts.n[t];
+  require_memory(static_cast<double>(total) * (11 * sizeof(Real) + 8),
+                 "file '" + w.file + "': " + std::to_string(total) + " particles (Header.NumPart_ThisFile)",
+                 "a snapshot whose particles fit in the available memory");
   const hid_t mt = native_type<Real>();
   auto& p = s.particles;
   p.resize(n);
   std::vector<Real> buf(3 * n);
-  h5::read_dataset(w, g, kGroup, "Coordinates", H5T_FLOAT, mt, n, 3, buf.data());
+  h5::read_dataset(w, g, group_name, "Coordinates", H5T_FLOAT, mt, n, 3, buf.data());
   deinterleave(buf, p.x, p.y, p.z);
-  h5::read_dataset(w, g, kGroup, "Velocities", H5T_FLOAT, mt, n, 3, buf.data());
+  h5::read_dataset(w, g, group_name, "Velocities", H5T_FLOAT, mt, n, 3, buf.data());
   deinterleave(buf, p.vx, p.vy, p.vz);
-  h5::read_dataset(w, g, kGroup, "ParticleIDs", H5T_INTEGER, H5T_NATIVE_UINT64, n, 1, p.id.data());
+  h5::read_dataset(w, g, group_name, "ParticleIDs", H5T_INTEGER, H5T_NATIVE_UINT64, n, 1, p.id.data());
   if (h5::has_link(g, "Masses")) {
-    h5::read_dataset(w, g, kGroup, "Masses", H5T_FLOAT, mt, n, 1, p.mass.data());
-  } else if (counts.mass_table > 0 && std::isfinite(counts.mass_table)) {
-    std::fill(p.mass.begin(), p.mass.end(), static_cast<Real>(counts.mass_table));
+    h5::read_dataset(w, g, group_name, "Masses", H5T_FLOAT, mt, n, 1, p.mass.data());
+  } else if (mass_table > 0 && std::isfinite(mass_table)) {
+    std::fill(p.mass.begin(), p.mass.end(), static_cast<Real>(mass_table));
   } else {
-    w.fail(kGroup + "/Masses", "missing dataset (and Header.MassTable[1] is 0)");
+    w.fail(group_name + "/Masses", "missing dataset (and Header.MassTable[" + std::to_string(type) + "] is 0)");
   }
   s.has_potential = h5::has_link(g, "Potential");
   s.has_acceleration = h5::has_link(g, "Acceleration");
   if (s.has_potential) {
     s.field.potential.resize(n);
-    h5::read_dataset(w, g, kGroup, "Potential", H5T_FLOAT, mt, n, 1, s.field.potential.data());
+    h5::read_dataset(w, g, group_name, "Potential", H5T_FLOAT, mt, n, 1, s.field.potential.data());
   }
   if (s.has_acceleration) {
-    h5::read_dataset(w, g, kGroup, "Acceleration", H5T_FLOAT, mt, n, 3, buf.data());
+    h5::read_dataset(w, g, group_name, "Acceleration", H5T_FLOAT, mt, n, 3, buf.data());
     deinterleave(buf, s.field.ax, s.field.ay, s.field.az);
   }
   // The precision the file stores positions in, for `orrery info`.
   const h5::Handle set(H5Dopen2(g, "Coordinates", H5P_DEFAULT), H5Dclose);
-  const h5::Handle type(H5Dget_type(set.get()), H5Tclose);
-  s.info.precision = H5Tget_size(type.get()) == 8 ? "double" : H5Tget_size(type.get()) == 4 ? "float" : "other";
+  const h5::Handle dtype(H5Dget_type(set.get()), H5Tclose);
+  s.info.precision = H5Tget_size(dtype.get()) == 8 ? "double" : H5Tget_size(dtype.get()) == 4 ? "float" : "other";
 }
 
 }  // namespace
@@ -244,29 +275,43 @@ void write_snapshot(const std::filesystem::path& path, const Particles<Real>& p,
                     const SnapshotFields<Real>& fields) {
   check_writable(path, p, fields);
   h5::quiet_errors();
-  AtomicFile out(path);
   const h5::Where w{path.string()};
+  // HDF5 builds the file in memory (the core driver, no backing store) and
+  // the image goes to disk through write_file_atomically: every disk write is
+  // then one checked write of ours, reported with the OS error and covered by
+  // the fault-injection seam. When HDF5 wrote to disk itself, a full disk
+  // made its close fail, the file stayed open, and the library crashed at exit.
+  h5::MemoryFile memory;
   {
-    // The 1.8 object-header and superblock formats carry checksums of all
-    // metadata, so a corrupt file is reported instead of misread.
-    const h5::Handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
-    H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V18, H5F_LIBVER_LATEST);
-    h5::Handle file(H5Fcreate(out.temp_path().c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), H5Fclose);
-    if (!file.valid()) w.fail("", "cannot create (HDF5: " + h5::last_error() + ")");
-    write_header(w, file.get(), static_cast<std::uint64_t>(p.size()), info.time, std::is_same_v<Real, double>);
-    write_parameters(w, file.get(), info, precision_name<Real>());
-    write_particles(w, file.get(), p, fields);
-    if (H5Fflush(file.get(), H5F_SCOPE_GLOBAL) < 0 || !file.reset())
-      w.fail("", "could not be written (disk full?) (HDF5: " + h5::last_error() + "); any previous file is unchanged");
+    // Named apart from `path`: that file may be open for reading in this process.
+    static std::atomic<unsigned> serial{0};
+    const std::string name = "orrery-snapshot-in-memory-" + std::to_string(serial++);
+    h5::Handle file(H5Fcreate(name.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, memory.access()), H5Fclose);
+    if (!file.valid()) w.fail("", "cannot create in memory (HDF5: " + h5::last_error() + ")");
+    const auto types = info.types.resolved(static_cast<std::uint64_t>(p.size()), "snapshot '" + path.string() + "'");
+    write_header(w, file.get(), types, info.time, std::is_same_v<Real, double>);
+    write_parameters(w, file.get(), info, precision_name<Real>(), bounding_cube(p));
+    for (int t = 0; t < kTypes; ++t) {
+      if (types.count[t] == 0) continue;
+      // GADGET writes a group only for the types present.
+      const auto first = types.first(t), n = types.count[t];
+      Accelerations<Real> field;
+      SnapshotFields<Real> part = fields;
+      if (fields.field != nullptr) part.field = &(field = slice(*fields.field, first, n));
+      write_particles(w, file.get(), type_group(t), slice(p, first, n), part, info.units);
+    }
+    const ssize_t size = H5Fflush(file.get(), H5F_SCOPE_GLOBAL) < 0 ? -1 : H5Fget_file_image(file.get(), nullptr, 0);
+    if (size > 0) memory.expect_size(static_cast<std::size_t>(size));
+    if (size <= 0 || !file.reset() || memory.image().empty())
+      w.fail("", "could not be assembled in memory (HDF5: " + h5::last_error() + ")");
   }
-  out.commit();
+  write_file_atomically(path, memory.image());
 }
 
 template <class Real>
 Snapshot<Real> read_snapshot(const std::filesystem::path& path) {
   const h5::Where w{path.string()};
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) throw InputError("file '" + path.string() + "': no such file");
+  require_readable_file(path);
   if (!is_hdf5_file(path)) w.fail("", "not an HDF5 file (no HDF5 signature: wrong format, or truncated/corrupt)");
   h5::quiet_errors();
   const h5::Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
@@ -274,10 +319,28 @@ Snapshot<Real> read_snapshot(const std::filesystem::path& path) {
   Snapshot<Real> s;
   const Counts counts = read_header(w, file.get(), s.info);
   read_parameters(w, file.get(), s.info);
-  read_particles(w, file.get(), counts, s);
-  validate_particles(s.particles, "file '" + path.string() + "'");
-  for (std::size_t i = 0; i < s.field.potential.size(); ++i)
-    if (!std::isfinite(s.field.potential[i])) w.fail(kGroup + "/Potential", "row " + std::to_string(i) + " is not finite");
+  const std::string context = "file '" + path.string() + "'";
+  bool first = true;
+  for (int t = 0; t < kTypes; ++t) {
+    if (counts.n[t] == 0) continue;
+    Snapshot<Real> part;
+    read_particles(w, file.get(), t, counts, part);
+    const std::string g = type_group(t);
+    validate_particles(part.particles, context, {g + "/Coordinates", g + "/Velocities", g + "/Masses", g + "/ParticleIDs"});
+    for (std::size_t i = 0; i < part.field.potential.size(); ++i)
+      if (!std::isfinite(part.field.potential[i])) w.fail(g + "/Potential", "row " + std::to_string(i) + " is not finite");
+    // Potential and Acceleration are the run's when every type has them; otherwise neither is kept.
+    s.has_potential = (first || s.has_potential) && part.has_potential;
+    s.has_acceleration = (first || s.has_acceleration) && part.has_acceleration;
+    append(s.particles, part.particles);
+    append(s.field, part.field);
+    s.info.precision = part.info.precision;
+    first = false;
+  }
+  if (!s.has_potential) s.field.potential.clear();
+  if (!s.has_acceleration) s.field.ax.clear(), s.field.ay.clear(), s.field.az.clear();
+  // IDs are unique across the types too.
+  validate_particles(s.particles, context, {"Coordinates", "Velocities", "Masses", "ParticleIDs (all types)"});
   return s;
 }
 

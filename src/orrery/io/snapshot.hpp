@@ -9,9 +9,11 @@
 //                Flag_Entropy_ICs = 0, Flag_DoublePrecision
 //   /PartType1   Coordinates (N,3), Velocities (N,3), Masses (N), ParticleIDs (N,
 //                uint64), optionally Potential (N) and Acceleration (N,3); floats in
-//                the run's precision, chunked with Fletcher-32 checksums
+//                the run's precision, chunked with Fletcher-32 checksums; each with
+//                its units as pynbody and GADGET-4 state them (snapshot_units.hpp)
 //   /Parameters  UnitLength_in_cm, UnitMass_in_g, UnitVelocity_in_cm_per_s,
-//                GravityConstantInternal, Time_GYR, unit_system, softening,
+//                GravityConstantInternal, Time_GYR, unit_system, BoundingBox
+//                (bounding_cube.hpp), softening,
 //                softening_kernel, theta, solver, precision, step, version, config
 //                (the full TOML text); strings fixed-length ASCII. No HubbleParam
 //                or OmegaLambda: pynbody would treat the run as cosmological.
@@ -25,6 +27,7 @@
 
 #include "orrery/core/particles.hpp"
 #include "orrery/core/units.hpp"
+#include "orrery/io/particle_types.hpp"
 
 namespace orrery::io {
 
@@ -40,6 +43,7 @@ struct SnapshotInfo {
   std::string config;  // the run's full TOML configuration
   std::string version;  // filled by the writer; read back from the file
   std::string precision;  // "float" or "double": filled by the writer / read from Coordinates
+  ParticleTypes types;  // how many of the particles, in order, are PartType0..5 (none set: all PartType1)
 };
 
 template <class Real>
@@ -68,8 +72,10 @@ template <class Real>
 void write_snapshot(const std::filesystem::path& path, const Particles<Real>& p, const SnapshotInfo& info,
                     const SnapshotFields<Real>& fields = {});
 
-/// Reads and validates a snapshot (any GADGET-4-layout file with PartType1
-/// only; masses from Masses or MassTable[1]). Converts to Real. Throws
+/// Reads and validates a snapshot (any GADGET-4-layout file: the particles of
+/// PartType0..5 in that order, info.types their counts; a type's masses from
+/// its Masses or from MassTable; the unit system from /Parameters,
+/// which must have G = 1: units_from_attributes). Converts to Real. Throws
 /// InputError for: a missing, truncated, corrupt or non-HDF5 file; missing
 /// groups, datasets or attributes; wrong shapes or types; NumPart not matching
 /// the datasets; N = 0; non-finite positions or velocities; masses <= 0 or

@@ -13,6 +13,8 @@
 #include <fstream>
 #include <initializer_list>
 #include <string>
+#include <typeinfo>
+#include <utility>
 #include <vector>
 
 #include "orrery/core/error.hpp"
@@ -84,7 +86,7 @@ inline void write_bytes(const std::filesystem::path& p, const std::string& bytes
 
 /// Runs `write` in a child process whose files may not grow past 64 KiB (a
 /// full disk, as the writer sees it). Returns the child's exit status: 2 when
-/// `write` threw an InputError naming `file`, 3 for one that does not name it,
+/// `write` threw an EnvironmentError naming `file`, 3 for one that does not name it,
 /// 4 for any other exception, 0 when it succeeded.
 template <class F>
 int exit_status_on_full_disk(F&& write, const std::string& file) {
@@ -95,7 +97,7 @@ int exit_status_on_full_disk(F&& write, const std::string& file) {
     ::setrlimit(RLIMIT_FSIZE, &lim);
     try {
       write();
-    } catch (const InputError& e) {
+    } catch (const EnvironmentError& e) {
       ::_exit(std::string(e.what()).find(file) != std::string::npos ? 2 : 3);
     } catch (...) {
       ::_exit(4);
@@ -107,16 +109,21 @@ int exit_status_on_full_disk(F&& write, const std::string& file) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-/// Runs f, expects an InputError whose message contains every word.
-template <class F>
-void expect_input_error(F&& f, std::initializer_list<std::string> words) {
+/// Runs f, expects an Error (InputError, EnvironmentError) whose message contains every word.
+template <class Error, class F>
+void expect_error(F&& f, std::initializer_list<std::string> words) {
   try {
     f();
-    ADD_FAILURE() << "no InputError thrown";
-  } catch (const InputError& e) {
+    ADD_FAILURE() << "no " << typeid(Error).name() << " thrown";
+  } catch (const Error& e) {
     const std::string msg = e.what();
     for (const auto& w : words) EXPECT_NE(msg.find(w), std::string::npos) << "'" << w << "' not in: " << msg;
   }
+}
+
+template <class F>
+void expect_input_error(F&& f, std::initializer_list<std::string> words) {
+  expect_error<InputError>(std::forward<F>(f), words);
 }
 
 }  // namespace orrery::io::testing

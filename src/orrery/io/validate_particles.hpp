@@ -5,7 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "orrery/core/error.hpp"
@@ -38,6 +41,35 @@ void validate_particles(const Particles<Real>& p, const std::string& context, co
   const auto dup = std::adjacent_find(ids.begin(), ids.end());
   if (dup != ids.end())
     throw InputError(context + ": " + names.ids + ": ID " + std::to_string(*dup) + " occurs more than once (IDs must be unique)");
+}
+
+/// Checks that particles read or generated in double survive the conversion
+/// to a run's precision Real, in validate_particles' words: a position or
+/// velocity beyond Real's largest finite value would become Inf, and a mass
+/// below its smallest normal value would lose its digits or become 0. So a
+/// single-precision run refuses them when they are loaded, not at its first
+/// force evaluation in other words.
+template <class Real>
+void validate_range(const Particles<double>& p, const std::string& context, const ParticleFieldNames& names = {}) {
+  if constexpr (!std::is_same_v<Real, double>) {
+    constexpr double largest = std::numeric_limits<Real>::max(), smallest = std::numeric_limits<Real>::min();
+    const auto fail = [&](const std::string& field, std::int64_t row, double v, const char* bound, double limit) {
+      char text[224];
+      std::snprintf(text, sizeof text, "row %lld is %g, %s of single precision (%g); accepted: gravity.precision = "
+                    "\"double\", or the values rescaled into its range",
+                    static_cast<long long>(row), v, bound, limit);
+      throw InputError(context + ": " + field + ": " + text);
+    };
+    constexpr const char* above = "above the largest value";
+    for (std::int64_t i = 0; i < p.size(); ++i) {
+      for (const double v : {p.x[i], p.y[i], p.z[i]})
+        if (std::abs(v) > largest) fail(names.positions, i, v, above, largest);
+      for (const double v : {p.vx[i], p.vy[i], p.vz[i]})
+        if (std::abs(v) > largest) fail(names.velocities, i, v, above, largest);
+      if (p.mass[i] > largest) fail(names.masses, i, p.mass[i], above, largest);
+      if (p.mass[i] < smallest) fail(names.masses, i, p.mass[i], "below the smallest normal value", smallest);
+    }
+  }
 }
 
 }  // namespace orrery::io

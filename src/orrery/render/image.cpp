@@ -8,6 +8,8 @@
 #include <string>
 
 #include "orrery/core/error.hpp"
+#include "orrery/core/os_error.hpp"
+#include "orrery/core/write_fault.hpp"
 #include "orrery/io/atomic_file.hpp"
 
 namespace orrery::render {
@@ -17,10 +19,15 @@ struct FileCloser {
   void operator()(std::FILE* f) const { std::fclose(f); }
 };
 
+// libpng's default handlers print their own line ("libpng error: Write
+// Error") before ours: ours jump back without printing, and we report once.
+[[noreturn]] void jump_back(png_structp png, png_const_charp) { png_longjmp(png, 1); }
+void ignore_warning(png_structp, png_const_charp) {}
+
 // libpng reports errors by longjmp; these functions keep only plain data
 // between setjmp and the calls that may jump, so no destructor is skipped.
 bool encode(std::FILE* file, const Image& image) {
-  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
+  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, jump_back, ignore_warning);
   png_infop info = png ? png_create_info_struct(png) : nullptr;
   if (!info) {
     png_destroy_write_struct(&png, nullptr);
@@ -42,7 +49,7 @@ bool encode(std::FILE* file, const Image& image) {
 }
 
 bool decode(std::FILE* file, Image& image) {
-  png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
+  png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, nullptr, jump_back, ignore_warning);
   png_infop info = png ? png_create_info_struct(png) : nullptr;
   if (!info) {
     png_destroy_read_struct(&png, nullptr, nullptr);
@@ -76,10 +83,18 @@ void write_png(const std::filesystem::path& path, const Image& image) {
     throw InputError("image '" + path.string() + "': empty or inconsistent image");
   io::AtomicFile out(path);
   {
-    std::unique_ptr<std::FILE, FileCloser> file(std::fopen(out.temp_path().c_str(), "wb"));
-    const bool ok = file && encode(file.get(), image) && std::fflush(file.get()) == 0 && !std::ferror(file.get());
-    if (!ok || std::fclose(file.release()) != 0)
-      throw InputError("image '" + path.string() + "': could not be written (disk full?); any previous file is unchanged");
+    std::FILE* file = std::fopen(out.temp_path().c_str(), "wb");
+    int e = file == nullptr ? errno : injected_write_error();
+    if (e == 0) {
+      errno = 0;
+      const bool ok = encode(file, image) && std::fflush(file) == 0 && !std::ferror(file);
+      // A libpng failure that the system did not report (errno still 0) is an I/O error.
+      if (!ok) e = errno != 0 ? errno : EIO;
+    }
+    if (file != nullptr && std::fclose(file) != 0 && e == 0) e = errno;
+    if (e != 0)
+      throw_os_error("image '" + path.string() + "': could not be written", e,
+                     "any previous file of that name is unchanged");
   }
   out.commit();
 }

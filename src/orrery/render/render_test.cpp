@@ -4,6 +4,7 @@
 
 #include "orrery/core/error.hpp"
 #include "orrery/io/test_files.hpp"
+#include "orrery/render/annotate.hpp"
 #include "orrery/render/surface_density.hpp"
 
 namespace orrery::render {
@@ -57,6 +58,46 @@ TEST(Png, WritesAndReadsBackTheImage) {
   // The brightest pixel has the top colour of the map, empty ones the bottom colour.
   EXPECT_NE(std::find(image.pixels.begin(), image.pixels.end(), Colormap::named("inferno")(1.0)), image.pixels.end());
   io::testing::expect_input_error([&] { write_png(dir / "no/a.png", image); }, {"no", "No such file"});
+}
+
+}  // namespace
+}  // namespace orrery::render
+
+namespace orrery::render {
+namespace {
+
+TEST(Annotate, NiceStepsAreOneTwoOrFiveTimesAPowerOfTen) {
+  EXPECT_DOUBLE_EQ(nice_step(0.7), 1.0);
+  EXPECT_DOUBLE_EQ(nice_step(1.0), 1.0);
+  EXPECT_DOUBLE_EQ(nice_step(13.0), 20.0);
+  EXPECT_DOUBLE_EQ(nice_step(24.0), 50.0);
+  EXPECT_DOUBLE_EQ(nice_step(0.003), 0.005);
+}
+
+TEST(Annotate, TheMapIsKeptInsideMarginsOfInkOnPaper) {
+  constexpr int n = 128;
+  DensityMap map;
+  map.resolution = n, map.width = 10;
+  map.sigma.assign(n * n, 1.0);
+  map.sigma[0] = 100.0;
+  const auto colormap = Colormap::named("gray");
+  const Image picture = density_image(map, colormap, 2.0);
+  Labels labels;
+  labels.length_unit = "kpc", labels.time = "t = 1 Gyr";
+  const Image out = annotated(map, picture, colormap, 2.0, labels);
+  ASSERT_EQ(out.width, n + 174);
+  ASSERT_EQ(out.height, n + 76);
+  // Between the time (top left on the map) and the scale bar (bottom left) the map is untouched.
+  for (int y = 30; y < 90; ++y)
+    for (int x = 0; x < n; ++x) ASSERT_EQ(out.at(70 + x, 30 + y), picture.at(x, y)) << x << ", " << y;
+  const auto ink_in = [&](int x0, int y0, int x1, int y1) {
+    int ink = 0;
+    for (int y = y0; y < y1; ++y)
+      for (int x = x0; x < x1; ++x) ink += out.at(x, y).r < 128;
+    return ink;
+  };
+  EXPECT_GT(ink_in(0, 30 + n + 6, 70 + n, out.height), 20);  // tick labels and the axis label below the map
+  EXPECT_GT(ink_in(70 + n + 14 + 16, 30, out.width, 30 + n), 10);  // the colour bar's tick labels
 }
 
 }  // namespace

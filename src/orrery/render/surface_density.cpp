@@ -90,8 +90,8 @@ DensityMap project_surface_density(const Particles<double>& p, ProjectionOptions
   return map;
 }
 
-Image density_image(const DensityMap& map, const Colormap& colormap, double decades) {
-  const double peak = *std::max_element(map.sigma.begin(), map.sigma.end());
+Image density_image(const DensityMap& map, const Colormap& colormap, double decades, double peak) {
+  if (!(peak > 0)) peak = *std::max_element(map.sigma.begin(), map.sigma.end());
   const double top = peak > 0 ? std::log10(peak) : 0.0;
   Image image(map.resolution, map.resolution, colormap(0.0));
   for (std::size_t k = 0; k < map.sigma.size(); ++k)

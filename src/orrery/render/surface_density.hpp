@@ -37,8 +37,10 @@ struct DensityMap {
 /// InputError naming --axis / --width / --resolution for invalid options.
 DensityMap project_surface_density(const Particles<double>& p, ProjectionOptions options);
 
-/// Log-scaled picture: log10(sigma) from max - `decades` (black end of the
-/// map) to max (bright end). Empty pixels get the darkest colour.
-Image density_image(const DensityMap& map, const Colormap& colormap, double decades = 4.0);
+/// Log-scaled picture: log10(sigma) from peak - `decades` (black end of the
+/// map) to peak (bright end); `peak` 0: the map's own maximum (a movie passes
+/// the largest of all its frames, so the colours mean the same in each).
+/// Empty pixels get the darkest colour.
+Image density_image(const DensityMap& map, const Colormap& colormap, double decades = 4.0, double peak = 0);
 
 }  // namespace orrery::render
