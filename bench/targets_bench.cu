@@ -19,6 +19,7 @@
 
 #include "bench_stats.hpp"
 #include "orrery/core/rng.hpp"
+#include "support/random_subset.hpp"
 #include "orrery/cuda/memory.hpp"
 #include "orrery/cuda/stream.hpp"
 #include "orrery/gravity/tree_gpu_solver.hpp"
@@ -29,15 +30,6 @@ namespace orrery::bench {
 namespace {
 
 constexpr std::int64_t kN = std::int64_t(1) << 20;
-
-std::vector<std::int64_t> random_subset(std::int64_t k, std::uint64_t seed) {
-  std::vector<std::int64_t> all(kN);
-  std::iota(all.begin(), all.end(), 0);
-  Rng rng(seed);
-  for (std::int64_t i = kN - 1; i > 0; --i) std::swap(all[i], all[static_cast<std::int64_t>(rng.next_u64() % (i + 1))]);
-  all.resize(k);
-  return all;
-}
 
 double phase(const SolverReport& r, const std::string& name) {
   for (const auto& [n, s] : r.phase_seconds)
@@ -117,7 +109,7 @@ int main(int argc, char** argv) {
       gravity::TreeSolver<float> host(config(relative));
       for (const double f : {0.001, 0.01, 0.1, 1.0}) {
         const auto k = static_cast<std::int64_t>(f * double(kN));
-        const auto idx = random_subset(k, 7 + k);
+        const auto idx = testing::random_subset(kN, k, 7 + k);
         cuda::DeviceBuffer<std::int64_t> didx(static_cast<std::size_t>(k));
         didx.upload(idx);
         const auto set = gravity::TargetSet<float>::of_sources(k, didx.data());

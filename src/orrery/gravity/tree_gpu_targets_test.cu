@@ -14,6 +14,7 @@
 
 #include "orrery/core/error.hpp"
 #include "orrery/core/rng.hpp"
+#include "support/random_subset.hpp"
 #include "orrery/cuda/device.hpp"
 #include "orrery/cuda/memory.hpp"
 #include "orrery/gravity/tree_gpu_solver.hpp"
@@ -117,15 +118,6 @@ void expect_same(const Solved& got, const Solved& want, const std::string& what)
   }
 }
 
-std::vector<std::int64_t> random_subset(std::int64_t k, std::uint64_t seed) {
-  std::vector<std::int64_t> all(kN);
-  std::iota(all.begin(), all.end(), 0);
-  Rng rng(seed);
-  for (std::int64_t i = kN - 1; i > 0; --i) std::swap(all[i], all[static_cast<std::int64_t>(rng.next_u64() % (i + 1))]);
-  all.resize(k);
-  return all;
-}
-
 void check(bh::Opening opening, bh::Multipole mp, bh::Traversal traversal) {
   const auto p = testing::plummer(kN, 81);
   bh::TreeSolverConfig c;
@@ -146,7 +138,7 @@ void check(bh::Opening opening, bh::Multipole mp, bh::Traversal traversal) {
   for (std::int64_t i = 0; i < kN; ++i)
     largest = std::max(largest, bh::acceleration_magnitude(whole.ax[i], whole.ay[i], whole.az[i]));
   for (const std::int64_t k : {std::int64_t(1), std::int64_t(7), kN / 100, kN / 2}) {
-    const auto idx = random_subset(k, 200 + k);
+    const auto idx = testing::random_subset(kN, k, 200 + k);
     const auto set = TargetSet<float>::of_sources(k, idx.data());
     const std::string what = std::string(to_string(traversal)) + ", " + std::to_string(k) + " targets";
     expect_same(gpu_solve(gpu, p, set, nullptr, -1), cpu_solve(cpu, p, set, nullptr, -1), what + ", first");

@@ -20,6 +20,7 @@
 #include "orrery/bh/walk.hpp"
 #include "orrery/core/error.hpp"
 #include "orrery/core/rng.hpp"
+#include "support/random_subset.hpp"
 #include "orrery/gravity/tree_solver.hpp"
 #include "orrery/ic/initial_conditions.hpp"
 #include "orrery/ic/plummer.hpp"
@@ -58,16 +59,6 @@ bool same_bits(Real a, Real b) {
   return std::memcmp(&a, &b, sizeof(Real)) == 0;
 }
 
-/// Random distinct indices, in random order.
-std::vector<std::int64_t> random_subset(std::int64_t k, std::uint64_t seed) {
-  std::vector<std::int64_t> all(kN);
-  std::iota(all.begin(), all.end(), 0);
-  Rng rng(seed);
-  for (std::int64_t i = kN - 1; i > 0; --i) std::swap(all[i], all[static_cast<std::int64_t>(rng.next_u64() % (i + 1))]);
-  all.resize(k);
-  return all;
-}
-
 template <class Real>
 void expect_subsets_match(const bh::TreeSolverConfig& c, const std::string& name) {
   const auto p = ic::to_precision<Real>(ic::plummer_sphere(kN, 71));
@@ -82,7 +73,7 @@ void expect_subsets_match(const bh::TreeSolverConfig& c, const std::string& name
                                                &whole.acc.az) : whole;
   for (const std::int64_t k : {std::int64_t(0), std::int64_t(1), std::int64_t(7), kN / 100, kN / 2, kN}) {
     SCOPED_TRACE(name + ", " + std::to_string(k) + " targets");
-    const auto idx = random_subset(k, 100 + k);
+    const auto idx = testing::random_subset(kN, k, 100 + k);
     const auto set = TargetSet<Real>::of_sources(k, idx.data());
     const Result<Real> first = solve(solver, p, set, k);
     std::vector<Real> px(k), py(k), pz(k);
