@@ -5,6 +5,7 @@
 // that are not sources at all. Host or device pointers: the solver that takes
 // the set says which.
 #include <cstdint>
+#include <string>
 #include <type_traits>
 
 namespace orrery::gravity {
@@ -27,5 +28,15 @@ struct TargetSet {
   }
 };
 static_assert(std::is_trivially_copyable_v<TargetSet<float>>);
+
+/// The messages of the two ways a subset can be wrong, the same from every solver.
+inline std::string target_out_of_range(std::int64_t k, std::int64_t j, std::int64_t sources) {
+  return "target " + std::to_string(k) + " names source " + std::to_string(j) + "; accepted: an index in [0, " +
+         std::to_string(sources) + ")";
+}
+inline std::string target_listed_twice(std::int64_t j, std::int64_t k) {
+  return "source " + std::to_string(j) + " is listed twice among the targets (target " + std::to_string(k) +
+         " is one of them); each target must be listed once";
+}
 
 }  // namespace orrery::gravity

@@ -380,10 +380,7 @@ SolverReport GpuTreeSolver<Real>::solve_device(const SourcesView<Real>& s, const
     std::int64_t j = 0;
     cuda::copy_device_to_host(&j, targets.index + t, sizeof j, stream);
     cuda::synchronize(stream);
-    throw InputError(range ? "target " + std::to_string(t) + " names source " + std::to_string(j) +
-                                 "; accepted: an index in [0, " + std::to_string(n) + ")"
-                           : "source " + std::to_string(j) + " is listed twice among the targets (target " +
-                                 std::to_string(t) + "); each target must be listed once");
+    throw InputError(range ? target_out_of_range(t, j, n) : target_listed_twice(j, t));
   }
   marks<<<blocks_for(n), kBlock, 0, stream>>>(n, st.slot.data(), st.mark.data());
   ORRERY_CUDA_CHECK_LAUNCH("marks");

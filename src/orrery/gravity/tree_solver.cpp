@@ -62,13 +62,9 @@ SubsetOrder subset_order(std::int64_t count, const std::int64_t* index, const st
   std::vector<std::int32_t> slot(order.size(), -1);
   for (std::int64_t k = 0; k < count; ++k) {
     const std::int64_t j = index[k];
-    if (j < 0 || j >= n)
-      throw InputError("target " + std::to_string(k) + " names source " + std::to_string(j) +
-                       "; accepted: an index in [0, " + std::to_string(n) + ")");
+    if (j < 0 || j >= n) throw InputError(target_out_of_range(k, j, n));
     std::int32_t& s = slot[rank[j]];
-    if (s >= 0)
-      throw InputError("source " + std::to_string(j) + " is listed twice among the targets (targets " +
-                       std::to_string(s) + " and " + std::to_string(k) + "); each target must be listed once");
+    if (s >= 0) throw InputError(target_listed_twice(j, k));
     s = static_cast<std::int32_t>(k);
   }
   SubsetOrder w;
