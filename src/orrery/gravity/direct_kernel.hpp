@@ -71,6 +71,8 @@ struct DirectTarget {
   Real xi, yi, zi;
 
   DirectTarget(std::int64_t index, const SourcesView<Real>& s) : i(index), xi(s.x[index]), yi(s.y[index]), zi(s.z[index]) {}
+  /// A point that is no source (index -1: it excludes no source).
+  DirectTarget(Real x, Real y, Real z) : i(-1), xi(x), yi(y), zi(z) {}
 
   /// Adds the block of W sources starting at j0 (a multiple of W) to the
   /// lanes, masking the target itself and sources past the end (clamped).
@@ -127,15 +129,21 @@ std::int64_t full_blocks_end(const SourcesView<Real>& s) {
   return s.count - s.count % kDirectLanes<Real>;
 }
 
-/// The softened field at source i of all sources j != i: every lane in index order.
+/// The softened field at target t (a source, which it excludes, or a
+/// point) of all sources: every lane in index order.
 template <class Real, class Softening, bool WithPotential>
-TargetField<Real> direct_field_at(std::int64_t i, const SourcesView<Real>& s, const Softening& soft) {
-  const DirectTarget<Real> t(i, s);
+TargetField<Real> direct_field_at(const DirectTarget<Real>& t, const SourcesView<Real>& s, const Softening& soft) {
   LaneSums<Real, WithPotential> sums;
   const std::int64_t full = full_blocks_end(s);
   t.add_blocks(sums, 0, full, s, soft);
   if (full < s.count) t.add_masked_block(sums, full, s, soft);
   return sums.combine();
+}
+
+/// The softened field at source i of all sources j != i.
+template <class Real, class Softening, bool WithPotential>
+TargetField<Real> direct_field_at(std::int64_t i, const SourcesView<Real>& s, const Softening& soft) {
+  return direct_field_at<Real, Softening, WithPotential>(DirectTarget<Real>(i, s), s, soft);
 }
 
 }  // namespace orrery::gravity

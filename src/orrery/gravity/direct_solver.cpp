@@ -1,6 +1,8 @@
 #include "orrery/gravity/direct_solver.hpp"
 
 #include <chrono>
+#include <cmath>
+#include <string>
 
 #include "orrery/core/error.hpp"
 #include "orrery/gravity/direct_kernel.hpp"
@@ -28,6 +30,20 @@ void direct_all(const SourcesView<Real>& s, const AccelerationsView<Real>& out, 
   }
 }
 
+template <class Real, class Softening, bool WithPotential>
+void direct_targets(const SourcesView<Real>& s, const TargetSet<Real>& t, const AccelerationsView<Real>& out,
+                    const Softening& soft) {
+#pragma omp parallel for schedule(static) if (t.count >= kParallelTargets)
+  for (std::int64_t k = 0; k < t.count; ++k) {
+    const DirectTarget<Real> at = t.index != nullptr ? DirectTarget<Real>(t.index[k], s) : DirectTarget<Real>(t.x[k], t.y[k], t.z[k]);
+    const TargetField<Real> f = direct_field_at<Real, Softening, WithPotential>(at, s, soft);
+    out.ax[k] = f.ax;
+    out.ay[k] = f.ay;
+    out.az[k] = f.az;
+    if constexpr (WithPotential) out.potential[k] = f.potential;
+  }
+}
+
 }  // namespace
 
 template <class Real, class Softening>
@@ -51,6 +67,39 @@ SolverReport DirectSolver<Real, Softening>::solve(const SourcesView<Real>& sourc
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return all_pairs_report(sources.count, options.per_target_counts, "direct", seconds);
+}
+
+template <class Real, class Softening>
+SolverReport DirectSolver<Real, Softening>::solve(const SourcesView<Real>& sources, const TargetSet<Real>& targets,
+                                                  const AccelerationsView<Real>& out, const SolveOptions& options) {
+  if (targets.all()) return solve(sources, out, options);
+  check_solve_arguments(name(), sources, AccelerationsView<Real>{sources.count});
+  if (out.count != targets.count)
+    throw InputError(name() + ": accelerations hold " + std::to_string(out.count) + " entries for " +
+                     std::to_string(targets.count) + " targets; they must be equal");
+  for (std::int64_t k = 0; k < targets.count; ++k) {
+    if (targets.index != nullptr) {
+      const std::int64_t j = targets.index[k];
+      if (j < 0 || j >= sources.count) throw InputError(target_out_of_range(k, j, sources.count));
+    } else if (!(std::isfinite(targets.x[k]) && std::isfinite(targets.y[k]) && std::isfinite(targets.z[k]))) {
+      throw InputError(name() + ": target point " + std::to_string(k) + " is not finite; positions must be finite");
+    }
+  }
+  const auto start = std::chrono::steady_clock::now();
+  if (options.potential && out.potential != nullptr) {
+    direct_targets<Real, Softening, true>(sources, targets, out, softening_);
+  } else {
+    direct_targets<Real, Softening, false>(sources, targets, out, softening_);
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  SolverReport report;
+  // Each source target meets the N - 1 others, each point all N.
+  const auto n = static_cast<std::uint64_t>(sources.count);
+  const InteractionCounts each{0, 0, targets.index != nullptr ? n - 1 : n};
+  report.total.particle_interactions = each.particle_interactions * static_cast<std::uint64_t>(targets.count);
+  if (options.per_target_counts) report.per_target.assign(static_cast<std::size_t>(targets.count), each);
+  report.add_phase("direct", seconds);
+  return report;
 }
 
 template class DirectSolver<float, PlummerSoftening<float>>;

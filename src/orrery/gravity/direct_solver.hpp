@@ -12,6 +12,7 @@
 
 #include "orrery/core/softening.hpp"
 #include "orrery/gravity/force_solver.hpp"
+#include "orrery/gravity/targets.hpp"
 
 namespace orrery::gravity {
 
@@ -23,6 +24,13 @@ class DirectSolver final : public ForceSolver<Real> {
   std::string name() const override;
   SolverReport solve(const SourcesView<Real>& sources, const AccelerationsView<Real>& out,
                      const SolveOptions& options = {}) override;
+  /// The field at `targets` (targets.hpp: a subset of the sources by index,
+  /// each excluding itself, or points, which exclude none); `out` holds
+  /// targets.count entries in the targets' order. A source's result is
+  /// bit-identical to the one it gets when every source is a target.
+  /// InputError for an index out of range or a point not finite.
+  SolverReport solve(const SourcesView<Real>& sources, const TargetSet<Real>& targets,
+                     const AccelerationsView<Real>& out, const SolveOptions& options = {});
 
  private:
   Softening softening_;

@@ -159,3 +159,53 @@ TEST(DirectSolver, ReportsAllPairs) {
 
 }  // namespace
 }  // namespace orrery::gravity
+
+namespace orrery::gravity {
+namespace {
+
+// The field at a subset of the sources, and at points: a source's bits are
+// those of the all-targets solve, and a point placed on a source gets that
+// source's accelerations (the term of zero separation adds exactly zero).
+TEST(DirectSolverTargets, SubsetsHaveTheWholeSetsBitsAndAPointOnASourceItsAcceleration) {
+  const auto p = ic::to_precision<float>(ic::plummer_sphere(3001, 91));
+  DirectSolver<float, PlummerSoftening<float>> solver(0.05f);
+  Accelerations<float> whole(3001);
+  solver.solve(p.sources(), whole.view());
+  const std::vector<std::int64_t> idx{3000, 17, 0, 1500, 17 + 64, 2999};
+  Accelerations<float> sub(idx.size());
+  const SolverReport r = solver.solve(p.sources(), TargetSet<float>::of_sources(6, idx.data()), sub.view(),
+                                      {.potential = true, .per_target_counts = true});
+  std::vector<float> x, y, z;
+  for (std::size_t k = 0; k < idx.size(); ++k) {
+    EXPECT_EQ(std::memcmp(&sub.ax[k], &whole.ax[idx[k]], sizeof(float)), 0) << k;
+    EXPECT_EQ(std::memcmp(&sub.ay[k], &whole.ay[idx[k]], sizeof(float)), 0) << k;
+    EXPECT_EQ(std::memcmp(&sub.az[k], &whole.az[idx[k]], sizeof(float)), 0) << k;
+    EXPECT_EQ(std::memcmp(&sub.potential[k], &whole.potential[idx[k]], sizeof(float)), 0) << k;
+    EXPECT_EQ(r.per_target[k].particle_interactions, 3000u);
+    x.push_back(p.x[idx[k]]);
+    y.push_back(p.y[idx[k]]);
+    z.push_back(p.z[idx[k]]);
+  }
+  Accelerations<float> at(idx.size());
+  const SolverReport rp = solver.solve(p.sources(), TargetSet<float>::of_points(6, x.data(), y.data(), z.data()),
+                                       at.view(), {.potential = true, .per_target_counts = true});
+  for (std::size_t k = 0; k < idx.size(); ++k) {
+    EXPECT_EQ(at.ax[k], whole.ax[idx[k]]) << k;
+    EXPECT_EQ(at.ay[k], whole.ay[idx[k]]) << k;
+    EXPECT_EQ(at.az[k], whole.az[idx[k]]) << k;
+    // The point is no source: it also feels the source it sits on, -m/eps.
+    EXPECT_NEAR(at.potential[k], whole.potential[idx[k]] - p.mass[idx[k]] / 0.05f, 1e-5f) << k;
+    EXPECT_EQ(rp.per_target[k].particle_interactions, 3001u);
+  }
+  const std::vector<std::int64_t> bad{4, 3001};
+  Accelerations<float> two(2);
+  try {
+    solver.solve(p.sources(), TargetSet<float>::of_sources(2, bad.data()), two.view());
+    ADD_FAILURE() << "an index past the sources was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("target 1 names source 3001"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace orrery::gravity
