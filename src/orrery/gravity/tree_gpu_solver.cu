@@ -443,6 +443,10 @@ void GpuTreeSolver<Real>::walk_into(const bh::OctreeView<Real>& view, const bh::
   const std::int64_t n = targets.count;
   const bool every = targets.source == nullptr && targets.x == nullptr;
   const bool pot = o.potential && out.potential != nullptr;
+  // Every solve passes here: refuse what this solver does not do rather than ignore it.
+  if (o.cube)
+    throw InputError("a tree cube given from outside (SolveOptions::cube) is not supported by the GPU tree solver yet; "
+                     "accepted: no cube (the sources' own), or the CPU tree solver");
   if (o.per_target_counts && !cfg.counters)
     throw InputError("per-target interaction counts were requested from a GPU tree solver built with counters off");
   // The walk writes the results in the caller's order itself (no scatter

@@ -190,6 +190,16 @@ TEST(GpuTreeTargets, BadSubsetsAreRefusedNamingTheTarget) {
   };
   EXPECT_NE(message({4, 9, 4}).find("source 4 is listed twice"), std::string::npos) << message({4, 9, 4});
   EXPECT_NE(message({1, kN + 3}).find("target 1 names source " + std::to_string(kN + 3)), std::string::npos);
+  // A cube from outside is not ignored: the device build does not take one yet.
+  SolveOptions o;
+  o.cube = bh::Cube{-8.0, -8.0, -8.0, 16.0};
+  Accelerations<float> a(static_cast<std::size_t>(kN));
+  try {
+    gpu.solve(p.sources(), a.view(), o);
+    ADD_FAILURE() << "a cube given from outside was ignored";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("SolveOptions::cube"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace
