@@ -1,0 +1,101 @@
+#include "orrery/mpi/communicator.hpp"
+
+#include <mpi.h>
+
+#include <limits>
+#include <string>
+
+#include "orrery/core/error.hpp"
+
+namespace orrery::mpi {
+namespace {
+
+void check(int rc, const char* call) {
+  if (rc == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  MPI_Error_string(rc, text, &length);
+  throw RuntimeFailure(std::string(call) + " failed: " + std::string(text, static_cast<std::size_t>(length)));
+}
+
+template <class T>
+MPI_Datatype type_of();
+template <>
+MPI_Datatype type_of<float>() { return MPI_FLOAT; }
+template <>
+MPI_Datatype type_of<double>() { return MPI_DOUBLE; }
+template <>
+MPI_Datatype type_of<std::uint32_t>() { return MPI_UINT32_T; }
+template <>
+MPI_Datatype type_of<std::uint64_t>() { return MPI_UINT64_T; }
+
+template <class T>
+void gather(int size, std::span<const T> mine, std::span<const std::int64_t> cuts, std::span<T> all) {
+  if (cuts.size() != static_cast<std::size_t>(size) + 1 || all.size() != static_cast<std::size_t>(cuts.back()))
+    throw RuntimeFailure("allgather: " + std::to_string(cuts.size()) + " cuts for " + std::to_string(size) +
+                         " ranks and " + std::to_string(all.size()) + " values for " +
+                         std::to_string(cuts.empty() ? 0 : cuts.back()) + "; accepted: K + 1 cuts ending at the count");
+  if (cuts.back() > std::numeric_limits<int>::max())
+    throw InputError(std::to_string(cuts.back()) +
+                     " particles in an MPI run; accepted: fewer than 2^31 (MPI counts are int)");
+  std::vector<int> counts(static_cast<std::size_t>(size)), displacements(static_cast<std::size_t>(size));
+  for (int r = 0; r < size; ++r) {
+    displacements[r] = static_cast<int>(cuts[r]);
+    counts[r] = static_cast<int>(cuts[r + 1] - cuts[r]);
+  }
+  check(MPI_Allgatherv(mine.data(), static_cast<int>(mine.size()), type_of<T>(), all.data(), counts.data(),
+                       displacements.data(), type_of<T>(), MPI_COMM_WORLD),
+        "MPI_Allgatherv");
+}
+
+}  // namespace
+
+Communicator Communicator::world() {
+  Communicator c;
+  check(MPI_Comm_rank(MPI_COMM_WORLD, &c.rank_), "MPI_Comm_rank");
+  check(MPI_Comm_size(MPI_COMM_WORLD, &c.size_), "MPI_Comm_size");
+  MPI_Comm node;
+  check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, c.rank_, MPI_INFO_NULL, &node),
+        "MPI_Comm_split_type");
+  check(MPI_Comm_rank(node, &c.local_rank_), "MPI_Comm_rank");
+  MPI_Comm_free(&node);
+  return c;
+}
+
+void Communicator::allgather(std::span<const float> mine, std::span<const std::int64_t> cuts,
+                             std::span<float> all) const {
+  gather(size_, mine, cuts, all);
+}
+void Communicator::allgather(std::span<const double> mine, std::span<const std::int64_t> cuts,
+                             std::span<double> all) const {
+  gather(size_, mine, cuts, all);
+}
+void Communicator::allgather(std::span<const std::uint32_t> mine, std::span<const std::int64_t> cuts,
+                             std::span<std::uint32_t> all) const {
+  gather(size_, mine, cuts, all);
+}
+void Communicator::allgather(std::span<const std::uint64_t> mine, std::span<const std::int64_t> cuts,
+                             std::span<std::uint64_t> all) const {
+  gather(size_, mine, cuts, all);
+}
+
+int Communicator::max(int value) const {
+  int result = value;
+  check(MPI_Allreduce(&value, &result, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce");
+  return result;
+}
+
+void Communicator::sum(std::span<std::uint64_t> values) const {
+  check(MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_UINT64_T, MPI_SUM,
+                      MPI_COMM_WORLD),
+        "MPI_Allreduce");
+}
+
+std::int64_t Communicator::from_rank0(std::int64_t value) const {
+  check(MPI_Bcast(&value, 1, MPI_INT64_T, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  return value;
+}
+
+void Communicator::barrier() const { check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier"); }
+
+}  // namespace orrery::mpi

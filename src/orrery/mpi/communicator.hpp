@@ -1,0 +1,45 @@
+#pragma once
+// The collectives a replicated-particle run needs (docs/adr/0013), over
+// MPI_COMM_WORLD, with no MPI header: every one is exact. Gathers move bits,
+// integer reductions (max, sum) do not depend on the order of the ranks, and
+// there is deliberately no floating-point reduction: nothing compared bitwise
+// may be summed by MPI in an order that depends on K.
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace orrery::mpi {
+
+class Communicator {
+ public:
+  /// Every rank of MPI_COMM_WORLD; initialize() must have been called.
+  static Communicator world();
+
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  /// This rank's place among the ranks on its node (for the choice of a GPU).
+  int local_rank() const { return local_rank_; }
+
+  /// Rank r contributes mine (cuts[r + 1] - cuts[r] values); `all` (cuts[K]
+  /// values) receives rank r's at cuts[r]. cuts is the same on every rank,
+  /// starts at 0, and its counts fit an int (N < 2^31).
+  void allgather(std::span<const float> mine, std::span<const std::int64_t> cuts, std::span<float> all) const;
+  void allgather(std::span<const double> mine, std::span<const std::int64_t> cuts, std::span<double> all) const;
+  void allgather(std::span<const std::uint32_t> mine, std::span<const std::int64_t> cuts,
+                 std::span<std::uint32_t> all) const;
+  void allgather(std::span<const std::uint64_t> mine, std::span<const std::int64_t> cuts,
+                 std::span<std::uint64_t> all) const;
+
+  /// The largest `value` over the ranks (exact).
+  int max(int value) const;
+  /// Element-wise integer sums over the ranks, in place (exact, any order).
+  void sum(std::span<std::uint64_t> values) const;
+  /// Rank 0's value, on every rank.
+  std::int64_t from_rank0(std::int64_t value) const;
+  void barrier() const;
+
+ private:
+  int rank_ = 0, size_ = 1, local_rank_ = 0;
+};
+
+}  // namespace orrery::mpi

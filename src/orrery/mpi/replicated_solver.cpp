@@ -1,0 +1,169 @@
+#include "orrery/mpi/replicated_solver.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+#include <span>
+#include <utility>
+
+#include "orrery/bh/opening_relative.hpp"
+#include "orrery/core/error.hpp"
+#include "orrery/mpi/target_split.hpp"
+
+namespace orrery::mpi {
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/// The largest |a| of the targets' previous accelerations, as the tree
+/// solvers compute it over the whole set (an exact maximum).
+template <class Real>
+double largest_magnitude(const AccelerationsView<Real>& a) {
+  double largest = 0.0;
+#pragma omp parallel for schedule(static) reduction(max : largest)
+  for (std::int64_t i = 0; i < a.count; ++i) {
+    const double m = bh::acceleration_magnitude(a.ax[i], a.ay[i], a.az[i]);
+    largest = m > largest ? m : largest;
+  }
+  return largest;
+}
+
+/// `mine` gathered from every rank into Morton order, then scattered to the
+/// targets' places in `out`.
+template <class T>
+void gather_to_places(const Communicator& comm, const std::vector<T>& mine, const std::vector<std::int64_t>& cuts,
+                      const std::vector<std::int64_t>& order, std::vector<T>& all, T* out) {
+  all.resize(order.size());
+  comm.allgather(std::span<const T>(mine), cuts, std::span<T>(all));
+  const auto n = static_cast<std::int64_t>(order.size());
+#pragma omp parallel for schedule(static)
+  for (std::int64_t k = 0; k < n; ++k) out[order[k]] = all[k];
+}
+
+}  // namespace
+
+template <class Real>
+ReplicatedSolver<Real>::ReplicatedSolver(std::unique_ptr<gravity::ForceSolver<Real>> inner, Communicator comm)
+    : inner_(std::move(inner)), comm_(comm) {
+  if (!inner_) throw InputError("replicated solver: no force solver given");
+}
+
+template <class Real>
+SolverReport ReplicatedSolver<Real>::solve(const SourcesView<Real>& s, const AccelerationsView<Real>& out,
+                                           const gravity::SolveOptions& options) {
+  return solve(s, gravity::TargetSet<Real>{}, out, options);
+}
+
+template <class Real>
+SolverReport ReplicatedSolver<Real>::solve(const SourcesView<Real>& s, const gravity::TargetSet<Real>& targets,
+                                           const AccelerationsView<Real>& out, const gravity::SolveOptions& options) {
+  const std::int64_t n = targets.all() ? s.count : targets.count;
+  if (out.count != n)
+    throw InputError("accelerations hold " + std::to_string(out.count) + " entries for " + std::to_string(n) +
+                     (targets.all() ? " sources" : " targets") + "; they must be equal");
+  const bool points = !targets.all() && targets.index == nullptr;
+  const auto source_of = [&](std::int64_t place) { return targets.all() ? place : targets.index[place]; };
+  if (!targets.all() && !points)
+    for (std::int64_t k = 0; k < n; ++k)  // before work_ is indexed with them
+      if (targets.index[k] < 0 || targets.index[k] >= s.count)
+        throw InputError(gravity::target_out_of_range(k, targets.index[k], s.count));
+
+  // The split: the same on every rank, from data every rank holds.
+  const auto t_split = std::chrono::steady_clock::now();
+  std::vector<std::int64_t> order;
+  if (points) {
+    order.resize(static_cast<std::size_t>(n));
+    for (std::int64_t k = 0; k < n; ++k) order[k] = k;
+  } else {
+    order = morton_order(s, targets.all() ? std::span<const std::int64_t>()
+                                          : std::span<const std::int64_t>(targets.index, static_cast<std::size_t>(n)));
+  }
+  if (work_.size() != static_cast<std::size_t>(s.count)) work_.assign(static_cast<std::size_t>(s.count), 0);
+  std::vector<std::uint32_t> work(static_cast<std::size_t>(n), 0);
+  if (!points)
+    for (std::int64_t k = 0; k < n; ++k) work[k] = work_[source_of(order[k])];
+  cuts_ = balanced_cuts(work, comm_.size());
+  const std::int64_t begin = cuts_[comm_.rank()], m = cuts_[comm_.rank() + 1] - begin;
+
+  // This rank's targets, their previous accelerations, and the options that
+  // make their bits those of the all-targets solve.
+  std::vector<std::int64_t> index;
+  std::vector<Real> px, py, pz;
+  if (points) {
+    px.assign(targets.x + begin, targets.x + begin + m);
+    py.assign(targets.y + begin, targets.y + begin + m);
+    pz.assign(targets.z + begin, targets.z + begin + m);
+  } else {
+    index.resize(static_cast<std::size_t>(m));
+    for (std::int64_t k = 0; k < m; ++k) index[k] = source_of(order[begin + k]);
+  }
+  const gravity::TargetSet<Real> mine = points ? gravity::TargetSet<Real>::of_points(m, px.data(), py.data(), pz.data())
+                                               : gravity::TargetSet<Real>::of_sources(m, index.data());
+  Accelerations<Real> own(static_cast<std::size_t>(m));
+  gravity::SolveOptions inner_options = options;
+  inner_options.per_target_counts = true;
+  if (options.previous_accelerations) {
+    for (std::int64_t k = 0; k < m; ++k) {
+      const std::int64_t place = order[begin + k];
+      own.ax[k] = out.ax[place];
+      own.ay[k] = out.ay[place];
+      own.az[k] = out.az[place];
+    }
+    if (inner_options.largest_previous_acceleration < 0) inner_options.largest_previous_acceleration = largest_magnitude(out);
+  }
+  const double split_seconds = seconds_since(t_split);
+
+  SolverReport inner = inner_->solve(s, mine, own.view(options.potential && out.potential != nullptr), inner_options);
+
+  // The wait for the slowest rank is timed apart from the transfer: it is
+  // the load imbalance, which the next split corrects.
+  const auto t_wait = std::chrono::steady_clock::now();
+  comm_.barrier();
+  const double wait_seconds = seconds_since(t_wait);
+  const auto t_gather = std::chrono::steady_clock::now();
+  std::vector<Real> all;
+  gather_to_places(comm_, own.ax, cuts_, order, all, out.ax);
+  gather_to_places(comm_, own.ay, cuts_, order, all, out.ay);
+  gather_to_places(comm_, own.az, cuts_, order, all, out.az);
+  if (options.potential && out.potential != nullptr) gather_to_places(comm_, own.potential, cuts_, order, all, out.potential);
+  std::vector<std::uint32_t> own_work(static_cast<std::size_t>(m)), all_work;
+  if (inner.per_target.size() != static_cast<std::size_t>(m))
+    throw RuntimeFailure(inner_->name() + " returned " + std::to_string(inner.per_target.size()) +
+                         " per-target counts for " + std::to_string(m) + " targets; the split needs one per target");
+  for (std::int64_t k = 0; k < m; ++k) {
+    const auto& c = inner.per_target[static_cast<std::size_t>(k)];
+    own_work[k] = static_cast<std::uint32_t>(
+        std::min<std::uint64_t>(c.cell_interactions + c.particle_interactions, std::numeric_limits<std::uint32_t>::max()));
+  }
+  std::vector<std::uint32_t> work_at(static_cast<std::size_t>(n));
+  gather_to_places(comm_, own_work, cuts_, order, all_work, work_at.data());
+  if (!points)
+    for (std::int64_t k = 0; k < n; ++k) work_[source_of(k)] = work_at[k];
+
+  SolverReport report;
+  std::uint64_t totals[3] = {inner.total.node_visits, inner.total.cell_interactions, inner.total.particle_interactions};
+  comm_.sum(totals);
+  report.total = {totals[0], totals[1], totals[2]};
+  if (options.per_target_counts) {
+    report.per_target.resize(static_cast<std::size_t>(n));
+    std::vector<std::uint64_t> own_count(static_cast<std::size_t>(m)), all_count, at(static_cast<std::size_t>(n));
+    for (auto member : {&InteractionCounts::node_visits, &InteractionCounts::cell_interactions,
+                        &InteractionCounts::particle_interactions}) {
+      for (std::int64_t k = 0; k < m; ++k) own_count[k] = inner.per_target[static_cast<std::size_t>(k)].*member;
+      gather_to_places(comm_, own_count, cuts_, order, all_count, at.data());
+      for (std::int64_t k = 0; k < n; ++k) report.per_target[k].*member = at[k];
+    }
+  }
+  report.add_phase("split", split_seconds);
+  for (auto& phase : inner.phase_seconds) report.phase_seconds.push_back(std::move(phase));
+  report.add_phase("wait", wait_seconds);
+  report.add_phase("allgather", seconds_since(t_gather));
+  return report;
+}
+
+template class ReplicatedSolver<float>;
+template class ReplicatedSolver<double>;
+
+}  // namespace orrery::mpi

@@ -1,0 +1,45 @@
+// The K-rank solve with the GPU tree solver (ranks sharing the one GPU where
+// there are fewer GPUs than ranks) against one process's GPU solve, bit for
+// bit: orrery_mpi_solver_gpu_test.npK, K = 1, 2, 4, label gpu. Skips without a GPU.
+#include <gtest/gtest.h>
+
+#include "orrery/cuda/device.hpp"
+#include "orrery/gravity/tree_gpu_solver.hpp"
+#include "support/replicated_checks.hpp"
+
+namespace orrery {
+namespace {
+
+template <class Real>
+testing::SolverMaker<Real> gpu_tree(bh::Opening opening, MathMode math) {
+  gravity::GravityConfig g;
+  g.solver = "tree";
+  g.backend = "cuda";
+  g.theta = 0.6;
+  g.leaf_capacity = 8;
+  g.opening = opening;
+  g.tolerance = 0.005;
+  g.math = math;
+  return [g] { return gravity::make_gpu_tree_solver<Real>(g); };
+}
+
+class ReplicatedGpuSolver : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!cuda::device_available()) GTEST_SKIP() << "no CUDA device";
+    const auto comm = mpi::Communicator::world();
+    cuda::select_device(comm.local_rank() % cuda::device_count());
+  }
+};
+
+TEST_F(ReplicatedGpuSolver, GeometricTreeIsBitIdenticalToOneProcess) {
+  testing::expect_replicated_bits<float>(gpu_tree<float>(bh::Opening::geometric, MathMode::fast), 20000, "gpu/fast");
+  testing::expect_replicated_bits<double>(gpu_tree<double>(bh::Opening::geometric, MathMode::exact), 20000, "gpu/exact");
+}
+
+TEST_F(ReplicatedGpuSolver, RelativeTreeIsBitIdenticalToOneProcess) {
+  testing::expect_replicated_bits<float>(gpu_tree<float>(bh::Opening::relative, MathMode::fast), 20000, "gpu/relative");
+}
+
+}  // namespace
+}  // namespace orrery

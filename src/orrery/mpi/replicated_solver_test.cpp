@@ -1,0 +1,46 @@
+// The K-rank solve against one process's, bit for bit (run under mpiexec
+// with K = 1..4: orrery_mpi_solver_test.npK): the direct solver, the tree
+// with the geometric opening (monopole and quadrupole) and the tree with the
+// relative opening, whose second evaluation reads the first's accelerations.
+#include <gtest/gtest.h>
+
+#include "orrery/gravity/solver_factory.hpp"
+#include "support/replicated_checks.hpp"
+
+namespace orrery {
+namespace {
+
+template <class Real>
+testing::SolverMaker<Real> maker(gravity::GravityConfig g) {
+  g.backend = "cpu";
+  return [g] { return gravity::make_solver<Real>(g); };
+}
+
+gravity::GravityConfig tree(bh::Opening opening, int multipole) {
+  gravity::GravityConfig g;
+  g.solver = "tree";
+  g.theta = 0.6;
+  g.leaf_capacity = 8;
+  g.opening = opening;
+  g.tolerance = 0.005;
+  g.multipole_order = multipole;
+  return g;
+}
+
+TEST(ReplicatedSolver, DirectIsBitIdenticalToOneProcess) {
+  testing::expect_replicated_bits<double>(maker<double>({}), 1500, "direct/double");
+  testing::expect_replicated_bits<float>(maker<float>({}), 1500, "direct/single");
+}
+
+TEST(ReplicatedSolver, GeometricTreeIsBitIdenticalToOneProcess) {
+  testing::expect_replicated_bits<float>(maker<float>(tree(bh::Opening::geometric, 1)), 3000, "tree/monopole");
+  testing::expect_replicated_bits<double>(maker<double>(tree(bh::Opening::geometric, 2)), 3000, "tree/quadrupole");
+}
+
+TEST(ReplicatedSolver, RelativeTreeIsBitIdenticalToOneProcess) {
+  testing::expect_replicated_bits<float>(maker<float>(tree(bh::Opening::relative, 1)), 3000, "tree/relative");
+  testing::expect_replicated_bits<double>(maker<double>(tree(bh::Opening::relative, 2)), 3000, "tree/relative/quadrupole");
+}
+
+}  // namespace
+}  // namespace orrery
