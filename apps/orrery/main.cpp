@@ -10,6 +10,7 @@
 #include <string>
 
 #include "commands.hpp"
+#include "mpi_launch.hpp"
 #include "orrery/core/error.hpp"
 #include "orrery/gravity/solver_factory.hpp"
 
@@ -45,6 +46,13 @@ int main(int argc, char** argv) {
   orrery::cli::add_info_command(app);
   orrery::cli::add_render_command(app);
   orrery::cli::add_compare_command(app);
+  // Every failure is one line on stderr, naming the rank in an MPI job; then
+  // end_mpi ends MPI, aborting every rank of the job after a failure.
+  int status = 0;
+  const auto fail = [&](int code, const char* kind, const std::string& message) {
+    std::fprintf(stderr, "orrery: %s: %s%s\n", kind, orrery::cli::rank_prefix().c_str(), message.c_str());
+    status = code;
+  };
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -54,26 +62,21 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "orrery: error: %s (orrery --help lists the commands)\n", e.what());
-    return 2;
+    fail(2, "error", std::string(e.what()) + " (orrery --help lists the commands)");
   } catch (const orrery::InputError& e) {
-    std::fprintf(stderr, "orrery: error: %s\n", e.what());
-    return 2;
+    fail(2, "error", e.what());
   } catch (const orrery::EnvironmentError& e) {
-    std::fprintf(stderr, "orrery: error: %s\n", e.what());
-    return 3;
+    fail(3, "error", e.what());
   } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "orrery: error: out of memory (a request for memory was refused); "
-                         "accepted: a run that fits this machine's free memory\n");
-    return 3;
+    fail(3, "error", "out of memory (a request for memory was refused); "
+                     "accepted: a run that fits this machine's free memory");
   } catch (const orrery::RuntimeFailure& e) {
     // CUDA and other libraries: the message names the call and its error, which may be the
     // device's or the driver's as well as ours.
-    std::fprintf(stderr, "orrery: failure: %s\n", e.what());
-    return 1;
+    fail(1, "failure", e.what());
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "orrery: failure: %s (please report this)\n", e.what());
-    return 1;
+    fail(1, "failure", std::string(e.what()) + " (please report this)");
   }
-  return 0;
+  orrery::cli::end_mpi(status);
+  return status;
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "mpi_launch.hpp"
 #include "orrery/driver/run.hpp"
 #include "orrery/io/config.hpp"
 #include "progress.hpp"
@@ -19,11 +20,14 @@ struct RunOptions {
   std::string config_file;
   std::vector<std::string> overrides;
   std::string restart;
+  bool mpi = false;
 };
 
 void run_command(const RunOptions& o) {
-  const io::Config config = driver::run_configuration(o.config_file, o.overrides, o.restart);
   driver::RunOptions options;
+  options.mpi = mpi_wanted(o.mpi);
+  if (options.mpi) start_mpi();  // main ends it: finalised, or every rank aborted after an error
+  const io::Config config = driver::run_configuration(o.config_file, o.overrides, o.restart);
   options.config_toml = config.to_toml();
   options.restart = o.restart;
   ProgressLine progress;
@@ -31,6 +35,7 @@ void run_command(const RunOptions& o) {
     progress.update(p.step, p.total_steps, p.time, p.wall_seconds);
   });
   progress.finish();
+  if (!prints()) return;  // rank 0 of an MPI job speaks for all
   const auto& summary = s.run;
   // Always said, also in batch logs (only the progress line is for terminals): what ran, how well energy was
   // conserved (the final error can be small after a large excursion, so the worst is said too), how to continue.
@@ -57,11 +62,15 @@ void add_run_command(CLI::App& app) {
                   "Continue from a checkpoint (its own configuration unless CONFIG is given; --set may change "
                   "integration.t_end, integration.wall_limit_minutes, output.*; README, Restarting a run)")
       ->check(CLI::ExistingFile);
+  run->add_flag("--mpi", options->mpi,
+                "Run as one rank of an MPI job (implied under mpirun/mpiexec): every rank holds all particles and "
+                "walks its share of the targets; results are bit-identical to one process (docs/adr/0013)");
   run->footer(
       "Examples:\n"
       "  orrery run examples/plummer_equilibrium.toml\n"
       "  orrery run --set gravity.solver=tree --set initial_conditions.count=100000\n"
       "  orrery run --restart orrery-out/checkpoint_000000001280.orrck --set integration.t_end=40\n"
+      "  mpirun -np 4 orrery run examples/plummer_equilibrium.toml   # the same bits, 4 ranks\n"
       "  touch orrery-out/STOP     # a running job checkpoints and stops (so does SIGINT/SIGTERM)");
   run->callback([options] { run_command(*options); });
 }

@@ -15,6 +15,7 @@
 #include "orrery/core/error.hpp"
 #include "orrery/core/os_error.hpp"
 #include "orrery/driver/make_simulation.hpp"
+#include "orrery/driver/ranks.hpp"
 #include "orrery/driver/restart.hpp"
 #include "orrery/driver/setup.hpp"
 #include "orrery/gravity/dispatch.hpp"
@@ -80,15 +81,17 @@ std::int64_t new_run_id() {
   }
 }
 
+/// `write`: this process writes the files (rank 0 of an MPI run); the others
+/// take part in the solve of the potentials and count alike.
 template <class Real>
 Output<Real> snapshot_output(const std::filesystem::path& dir, double interval, io::SnapshotInfo info, int& count,
-                             std::int64_t& next_index) {
+                             std::int64_t& next_index, bool write) {
   Output<Real> out;
   out.name = "snapshot";
   out.schedule.interval = interval;
   out.needs_potential = true;
-  out.write = [dir, info = std::move(info), &count, &next_index, schedule = out.schedule](Simulation<Real>& sim) mutable {
-    sim.potentials();  // computed into the accelerations' potential array
+  out.write = [dir, info = std::move(info), &count, &next_index, write, schedule = out.schedule](Simulation<Real>& sim) mutable {
+    sim.potentials();  // computed into the accelerations' potential array (collective in an MPI run)
     // Numbered by intervals elapsed, a pure function of the step, so a restarted run continues the
     // numbering. The forced one at the end of a run, off the schedule, takes the next number rather than
     // overwriting the last scheduled snapshot; and never below the next number the run (or the leg it
@@ -99,8 +102,9 @@ Output<Real> snapshot_output(const std::filesystem::path& dir, double interval, 
     next_index = index + 1;
     info.time = sim.time();
     info.step = sim.step_count();
-    io::write_snapshot(dir / fmt::format("snapshot_{:04}.h5", index), sim.particles(), info,
-                       io::SnapshotFields<Real>{&sim.accelerations()});
+    if (write)
+      io::write_snapshot(dir / fmt::format("snapshot_{:04}.h5", index), sim.particles(), info,
+                         io::SnapshotFields<Real>{&sim.accelerations()});
     ++count;
   };
   return out;
@@ -110,13 +114,14 @@ template <class Real>
 RunSummary run_in(const RunConfig& config, const RunOptions& options,
                   const std::function<void(const integrate::Progress&)>& on_progress) {
   const std::filesystem::path dir = config.output.directory;
+  const Ranks ranks = options.mpi ? Ranks::world() : Ranks();
   RunSummary summary;
   // Everything that can be refused is checked before the first output.
   Particles<Real> particles;
   integrate::SimulationState state;
   state.dt = config.integration.dt;
   Accelerations<Real> accelerations;  // a checkpoint's, when it stores them
-  std::map<std::string, std::int64_t> counters{{io::kRunIdCounter, new_run_id()}, {kNextSnapshot, 0}};
+  std::map<std::string, std::int64_t> counters{{io::kRunIdCounter, ranks.from_writer(new_run_id())}, {kNextSnapshot, 0}};
   io::ParticleTypes types;            // PartType0..5 counts, kept from the initial snapshot to the last output
   if (!options.restart.empty()) {
     auto c = io::read_checkpoint<Real>(options.restart);
@@ -147,11 +152,16 @@ RunSummary run_in(const RunConfig& config, const RunOptions& options,
     state.time_origin = initial.time;
     types = initial.types;
   }
-  Simulation<Real> sim = make_simulation<Real>(std::move(particles), config.gravity, state);
+  Simulation<Real> sim = ranks.distributed()
+                             ? Simulation<Real>(std::move(particles), ranks.solver<Real>(config.gravity), state)
+                             : make_simulation<Real>(std::move(particles), config.gravity, state);
   if (!accelerations.ax.empty()) sim.restore_accelerations(std::exchange(accelerations, {}));  // sim keeps a copy
   summary.first_step = sim.step_count();
   summary.run.solver = sim.solver_name();
-  io::RunControl control({config.output.checkpoint_minutes, config.integration.wall_limit_minutes, dir / "STOP"});
+  // Rank 0 keeps the clocks and looks for the STOP file; every rank sees its own signals (agreed after each step).
+  io::RunControl control(ranks.writes() ? io::RunControlOptions{config.output.checkpoint_minutes,
+                                                                config.integration.wall_limit_minutes, dir / "STOP"}
+                                        : io::RunControlOptions{});
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec)
@@ -160,7 +170,8 @@ RunSummary run_in(const RunConfig& config, const RunOptions& options,
 
   summary.run.diagnostics =
       dir / (options.restart.empty() ? std::string("diagnostics.csv") : fmt::format("diagnostics_from_{}.csv", sim.step_count()));
-  auto log = std::make_shared<diag::CsvLog>(summary.run.diagnostics, integrate::diagnostics_phases());
+  auto log = ranks.writes() ? std::make_shared<diag::CsvLog>(summary.run.diagnostics, integrate::diagnostics_phases())
+                            : nullptr;
   sim.add_output(integrate::diagnostics_output<Real>(
       log, config.output.diagnostics_interval,
       [&](const diag::Diagnostics& d) {
@@ -171,13 +182,14 @@ RunSummary run_in(const RunConfig& config, const RunOptions& options,
     auto info = snapshot_info(config, summary.run.solver, options.config_toml);
     info.types = types;
     sim.add_output(snapshot_output<Real>(dir, config.output.snapshot_interval, std::move(info), summary.snapshots,
-                                         counters[kNextSnapshot]));
+                                         counters[kNextSnapshot], ranks.writes()));
   }
   // The checkpoint's counters: the run identity and next snapshot number (above) and the type counts.
   io::put_types(types.resolved(static_cast<std::uint64_t>(sim.particles().size()), "run"), counters);
   const auto write_checkpoint = [&] {
-    summary.checkpoint = io::write_rotating_checkpoint(dir, io::checkpoint_of(sim, options.config_toml, counters),
-                                                       static_cast<int>(config.output.checkpoint_keep));
+    const auto checkpoint = io::checkpoint_of(sim, options.config_toml, counters);
+    if (ranks.writes())
+      summary.checkpoint = io::write_rotating_checkpoint(dir, checkpoint, static_cast<int>(config.output.checkpoint_keep));
   };
   if (options.handle_signals) {
     io::RunControl::set_signal_flag(false);  // a signal that stopped an earlier run in this process is spent
@@ -192,17 +204,19 @@ RunSummary run_in(const RunConfig& config, const RunOptions& options,
     if (options.restart.empty()) sim.write_all_outputs();
     for (std::int64_t k = 0; k < progress.total_steps; ++k) {
       sim.step();
-      if (on_progress) {
+      ranks.fail_if_injected(sim.step_count());
+      if (on_progress && ranks.writes()) {
         progress.step = k + 1;
         progress.time = sim.time();
         progress.wall_seconds = seconds();
         on_progress(progress);
       }
-      const auto action = control.poll();
+      const auto mine = control.poll();
+      const auto action = ranks.agree(mine);
       if (action == io::RunControl::Action::none) continue;
       write_checkpoint();
       if (action == io::RunControl::Action::checkpoint_and_stop) {
-        summary.stopped_by = control.reason();
+        summary.stopped_by = mine == action ? control.reason() : "a signal (SIGINT or SIGTERM) to another rank";
         break;
       }
     }
@@ -212,11 +226,11 @@ RunSummary run_in(const RunConfig& config, const RunOptions& options,
     }
   } catch (const std::exception&) {
     // The log stays under its .partial name (an earlier complete log is not replaced): say where.
-    rethrow_noting("; this run's diagnostics so far are in '" + log->partial_path().string() + "'" +
+    rethrow_noting((log ? "; this run's diagnostics so far are in '" + log->partial_path().string() + "'" : std::string()) +
                    (summary.checkpoint.empty() ? std::string()
                                                : "; the last checkpoint is '" + summary.checkpoint.string() + "'"));
   }
-  log->close();
+  if (log) log->close();
   summary.run.steps = sim.step_count();
   summary.run.time = sim.time();
   summary.run.wall_seconds = seconds();

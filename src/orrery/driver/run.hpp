@@ -27,6 +27,10 @@ struct RunOptions {
   std::string config_toml;              // the run's full configuration, stored in snapshots and checkpoints
   std::filesystem::path restart;        // a checkpoint to continue from (empty: a new run)
   bool handle_signals = true;           // install SIGINT/SIGTERM handlers for the run
+  // Spread over every rank of MPI_COMM_WORLD (mpi::initialize() called;
+  // collective: every rank calls run with the same arguments). Rank 0 writes
+  // the files; the results are bit-identical to one process (docs/adr/0013).
+  bool mpi = false;
 };
 
 struct RunSummary {

@@ -1,0 +1,72 @@
+#include "orrery/driver/ranks.hpp"
+
+#include <cstdlib>
+#include <string>
+
+#include "orrery/core/error.hpp"
+#include "orrery/gravity/solver_factory.hpp"
+#if defined(ORRERY_HAVE_MPI)
+#include "orrery/mpi/replicated_solver.hpp"
+#endif
+#if defined(ORRERY_HAVE_CUDA)
+#include "orrery/cuda/device.hpp"
+#endif
+
+namespace orrery::driver {
+
+Ranks Ranks::world() {
+#if defined(ORRERY_HAVE_MPI)
+  Ranks r;
+  r.comm_ = mpi::Communicator::world();
+  r.distributed_ = true;
+  return r;
+#else
+  throw InputError("an MPI run (mpirun, or orrery run --mpi) in a build without MPI; accepted: orrery run without "
+                   "mpirun, or a build configured with MPI found (libopenmpi-dev, docs/adr/0013)");
+#endif
+}
+
+std::int64_t Ranks::from_writer(std::int64_t value) const {
+#if defined(ORRERY_HAVE_MPI)
+  if (distributed_) return comm_.from_rank0(value);
+#endif
+  return value;
+}
+
+io::RunControl::Action Ranks::agree(io::RunControl::Action mine) const {
+#if defined(ORRERY_HAVE_MPI)
+  // The enumerators are ordered by urgency: the maximum is an exact, order-free agreement.
+  if (distributed_) return static_cast<io::RunControl::Action>(comm_.max(static_cast<int>(mine)));
+#endif
+  return mine;
+}
+
+template <class Real>
+std::unique_ptr<gravity::ForceSolver<Real>> Ranks::solver(const gravity::GravityConfig& gravity) const {
+  if (!distributed_) return gravity::make_solver<Real>(gravity);
+#if defined(ORRERY_HAVE_CUDA)
+  // Ranks share the GPUs of their node round-robin (one GPU each where there are enough).
+  if (gravity.backend != "cpu" && cuda::device_available())
+    cuda::select_device(comm_.local_rank() % cuda::device_count());
+#endif
+#if defined(ORRERY_HAVE_MPI)
+  return std::make_unique<mpi::ReplicatedSolver<Real>>(gravity::make_solver<Real>(gravity), comm_);
+#else
+  return gravity::make_solver<Real>(gravity);  // not reached: world() refuses without MPI
+#endif
+}
+
+void Ranks::fail_if_injected(std::int64_t step) const {
+  static const char* spec = std::getenv("ORRERY_TEST_FAIL_RANK");
+  if (spec == nullptr) return;
+  char* colon = nullptr;
+  const long rank = std::strtol(spec, &colon, 10);
+  if (colon == nullptr || *colon != ':' || rank != comm_.rank() || std::strtoll(colon + 1, nullptr, 10) != step) return;
+  throw RuntimeFailure("injected failure (ORRERY_TEST_FAIL_RANK=" + std::string(spec) + ") after step " +
+                       std::to_string(step));
+}
+
+template std::unique_ptr<gravity::ForceSolver<float>> Ranks::solver<float>(const gravity::GravityConfig&) const;
+template std::unique_ptr<gravity::ForceSolver<double>> Ranks::solver<double>(const gravity::GravityConfig&) const;
+
+}  // namespace orrery::driver

@@ -1,0 +1,58 @@
+#pragma once
+// The processes a run is spread over (docs/adr/0013): one process (the
+// default, and the Python package's), or every rank of an MPI job. Each rank
+// holds every particle and steps all of them; the force solve is split over
+// the ranks by target and gathered (mpi::ReplicatedSolver), so every rank
+// holds the same bits as one process would. Rank 0 alone writes files and
+// prints; whatever decides when to stop is agreed by all ranks, so they stop
+// at the same step with one checkpoint. No MPI header; in a build without
+// MPI, world() refuses.
+#include <cstdint>
+#include <memory>
+
+#include "orrery/gravity/force_solver.hpp"
+#include "orrery/gravity/gravity_config.hpp"
+#include "orrery/io/run_control.hpp"
+#include "orrery/mpi/communicator.hpp"
+
+namespace orrery::driver {
+
+class Ranks {
+ public:
+  /// One process.
+  Ranks() = default;
+  /// Every rank of MPI_COMM_WORLD, after mpi::initialize(). InputError in a
+  /// build without MPI.
+  static Ranks world();
+
+  bool distributed() const { return distributed_; }
+  int rank() const { return comm_.rank(); }
+  int size() const { return comm_.size(); }
+  /// Rank 0 writes the outputs (every rank holds the same particles) and prints.
+  bool writes() const { return comm_.rank() == 0; }
+
+  /// Rank 0's value, on every rank (e.g. a new run's random identity).
+  std::int64_t from_writer(std::int64_t value) const;
+  /// What every rank does after a step: the most urgent action any rank's
+  /// RunControl asked for (none < checkpoint < checkpoint_and_stop).
+  io::RunControl::Action agree(io::RunControl::Action mine) const;
+  /// The run's force solver (gravity::make_solver); spread over the ranks
+  /// when distributed, each rank on GPU (local rank mod the GPUs present)
+  /// for a CUDA backend.
+  template <class Real>
+  std::unique_ptr<gravity::ForceSolver<Real>> solver(const gravity::GravityConfig& gravity) const;
+
+  /// The test seam of a failing rank: ORRERY_TEST_FAIL_RANK=<rank>:<step>
+  /// makes that rank throw a RuntimeFailure after that step (the other ranks
+  /// go on into the next collective, as they would after a real failure).
+  void fail_if_injected(std::int64_t step) const;
+
+ private:
+  mpi::Communicator comm_;
+  bool distributed_ = false;
+};
+
+extern template std::unique_ptr<gravity::ForceSolver<float>> Ranks::solver<float>(const gravity::GravityConfig&) const;
+extern template std::unique_ptr<gravity::ForceSolver<double>> Ranks::solver<double>(const gravity::GravityConfig&) const;
+
+}  // namespace orrery::driver

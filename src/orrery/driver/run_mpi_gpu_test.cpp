@@ -1,0 +1,32 @@
+// `orrery run` with the GPU tree on K ranks sharing the GPU(s)
+// (orrery_driver_mpi_gpu_test.npK, K = 1, 2, 4, label gpu): the same final
+// state, diagnostics and snapshot bytes as one process's device-resident run.
+// Skips without a GPU.
+#include <gtest/gtest.h>
+
+#include "orrery/cuda/device.hpp"
+#include "support/mpi_run_checks.hpp"
+
+namespace orrery::driver {
+namespace {
+
+class MpiGpuRun : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!cuda::device_available()) GTEST_SKIP() << "no CUDA device";
+  }
+};
+
+TEST_F(MpiGpuRun, ExactTreeIsBitIdenticalToOneProcess) {
+  orrery::testing::expect_run_like_one_process({"initial_conditions.count=4000", "gravity.solver=tree",
+                                                "gravity.backend=cuda", "gravity.math=exact"});
+}
+
+TEST_F(MpiGpuRun, FastRelativeTreeIsBitIdenticalToOneProcess) {
+  orrery::testing::expect_run_like_one_process<float>(
+      {"initial_conditions.count=4000", "gravity.solver=tree", "gravity.backend=cuda", "gravity.precision=single",
+       "gravity.opening=relative"});
+}
+
+}  // namespace
+}  // namespace orrery::driver

@@ -1,0 +1,76 @@
+// `orrery run` on K ranks (orrery_driver_mpi_test.npK, K = 1..4): the same
+// final state, diagnostics and snapshot bytes as one process, with the
+// direct solver and the tree (geometric and relative opening); and a stop
+// that one rank sees (the wall-clock limit on rank 0, a signal on the last
+// rank) stops every rank at the same step with one checkpoint.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include "orrery/io/run_control.hpp"
+#include "support/mpi_run_checks.hpp"
+
+namespace orrery::driver {
+namespace {
+
+using orrery::testing::expect_run_like_one_process;
+
+TEST(MpiRun, DirectIsBitIdenticalToOneProcess) { expect_run_like_one_process({}); }
+
+TEST(MpiRun, GeometricTreeIsBitIdenticalToOneProcess) {
+  expect_run_like_one_process({"initial_conditions.count=800", "gravity.solver=tree", "gravity.theta=0.7"});
+}
+
+TEST(MpiRun, RelativeTreeIsBitIdenticalToOneProcess) {
+  expect_run_like_one_process({"initial_conditions.count=800", "gravity.solver=tree", "gravity.opening=relative",
+                               "gravity.theta=1.0", "gravity.multipole=quadrupole"});
+}
+
+TEST(MpiRun, SinglePrecisionIsBitIdenticalToOneProcess) {
+  expect_run_like_one_process<float>({"initial_conditions.count=800", "gravity.solver=tree", "gravity.precision=single"});
+}
+
+/// The steps each rank ran: equal on every rank (the smallest equals the largest).
+void expect_same_steps_everywhere(const RunSummary& s) {
+  long long steps = s.run.steps, fewest = 0, most = 0;
+  MPI_Allreduce(&steps, &fewest, 1, MPI_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(&steps, &most, 1, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+  EXPECT_EQ(fewest, most);
+}
+
+TEST(MpiRun, TheWallClockLimitOfRank0StopsEveryRankAtTheSameStep) {
+  orrery::testing::MpiScratchDir dir;
+  auto r = testing::small_run(dir / "out", 0.5);
+  r.options.mpi = true;
+  r.config.integration.wall_limit_minutes = 1e-9;  // past after the first step
+  const auto s = run(r.config, r.options);
+  expect_same_steps_everywhere(s);
+  EXPECT_EQ(s.run.steps, 1);
+  if (orrery::testing::world_rank() == 0) {
+    EXPECT_NE(s.stopped_by.find("wall-clock"), std::string::npos) << s.stopped_by;
+    EXPECT_EQ(io::read_checkpoint<double>(s.checkpoint).state.step, 1);
+  }
+}
+
+TEST(MpiRun, ASignalToTheLastRankStopsEveryRankAtTheSameStep) {
+  orrery::testing::MpiScratchDir dir;
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  auto r = testing::small_run(dir / "out", 0.5);
+  r.options.mpi = true;
+  io::RunControl::set_signal_flag(rank == size - 1);  // as if SIGTERM had reached that rank alone
+  const auto s = run(r.config, r.options);
+  io::RunControl::set_signal_flag(false);
+  expect_same_steps_everywhere(s);
+  EXPECT_EQ(s.run.steps, 1);
+  if (rank == 0) {
+    EXPECT_NE(s.stopped_by.find(size > 1 ? "another rank" : "signal"), std::string::npos) << s.stopped_by;
+    EXPECT_EQ(io::read_checkpoint<double>(s.checkpoint).state.step, 1);
+    std::size_t checkpoints = 0;
+    for (const auto& e : std::filesystem::directory_iterator(dir / "out")) checkpoints += e.path().extension() == ".orrck";
+    EXPECT_EQ(checkpoints, 1u);
+  }
+}
+
+}  // namespace
+}  // namespace orrery::driver

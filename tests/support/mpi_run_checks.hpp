@@ -1,0 +1,70 @@
+#pragma once
+// A whole run on K ranks against the same run in one process (written once
+// for the CPU and GPU tests of driver/): every rank runs the MPI run into a
+// shared directory, rank 0 then runs it alone into another, and the two must
+// have the same final particles, accelerations and state, the same
+// diagnostics (every column but the wall times) and byte-identical snapshots.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "orrery/driver/run.hpp"
+#include "orrery/driver/test_runs.hpp"
+#include "orrery/io/checkpoint.hpp"
+#include "orrery/io/test_files.hpp"
+#include "support/mpi_scratch_dir.hpp"
+
+namespace orrery::testing {
+
+inline int world_rank() {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  return rank;
+}
+
+/// The diagnostics log without its wall-time columns (wall_*): what must not depend on K.
+inline std::vector<std::string> physical_columns(const std::filesystem::path& csv) {
+  std::ifstream in(csv);
+  std::vector<std::string> rows;
+  std::string line;
+  std::size_t keep = 0;
+  while (std::getline(in, line)) {
+    if (keep == 0) keep = line.find(",wall_");
+    rows.push_back(line.substr(0, keep == std::string::npos ? line.size() : keep));
+  }
+  return rows;
+}
+
+/// `settings`: --set assignments on top of driver::testing::small_run (64
+/// particles, direct, double, 32 steps to t = 0.5, snapshots every 0.25).
+template <class Real = double>
+void expect_run_like_one_process(const std::vector<std::string>& settings) {
+  MpiScratchDir dir;
+  auto spread = driver::testing::small_run(dir / "ranks", 0.5, settings);
+  spread.options.mpi = true;
+  const auto s = driver::run(spread.config, spread.options);
+  if (world_rank() != 0) return;
+  auto one = driver::testing::small_run(dir / "one", 0.5, settings);
+  one.options.config_toml = spread.options.config_toml;  // snapshots store it: the same text, the same bytes
+  const auto o = driver::run(one.config, one.options);
+  EXPECT_EQ(s.run.steps, o.run.steps);
+  EXPECT_EQ(s.run.solver, o.run.solver);
+  const auto a = io::read_checkpoint<Real>(s.checkpoint), b = io::read_checkpoint<Real>(o.checkpoint);
+  io::testing::expect_same_particles(a.particles, b.particles);
+  EXPECT_TRUE(io::testing::same_bits(a.accelerations.ax, b.accelerations.ax));
+  EXPECT_TRUE(io::testing::same_bits(a.accelerations.ay, b.accelerations.ay));
+  EXPECT_TRUE(io::testing::same_bits(a.accelerations.az, b.accelerations.az));
+  EXPECT_EQ(a.state.step, b.state.step);
+  EXPECT_EQ(a.state.initial_energy, b.state.initial_energy);
+  EXPECT_EQ(physical_columns(s.run.diagnostics), physical_columns(o.run.diagnostics));
+  EXPECT_EQ(s.snapshots, o.snapshots);
+  for (int k = 0; k < o.snapshots; ++k) {
+    const std::string name = "snapshot_000" + std::to_string(k) + ".h5";
+    EXPECT_EQ(io::testing::read_bytes(dir / "ranks" / name), io::testing::read_bytes(dir / "one" / name)) << name;
+  }
+}
+
+}  // namespace orrery::testing
