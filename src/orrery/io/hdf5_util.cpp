@@ -141,6 +141,12 @@ void write_attr(const Where& w, hid_t loc, const char* name, const std::string& 
   write_attr_typed(w, loc, name, type.get(), padded.data(), 1, true);
 }
 
+Handle untimed(const Where& w, hid_t cls, const char* name) {
+  Handle list = check(w, name, H5Pcreate(cls), H5Pclose, "cannot create property list");
+  if (H5Pset_obj_track_times(list.get(), false) < 0) w.fail(name, "cannot turn off time tracking" + detail());
+  return list;
+}
+
 void write_dataset(const Where& w, hid_t group, const char* name, hid_t file_type, hid_t mem_type,
                    std::uint64_t rows, int cols, const void* data) {
   const int rank = cols == 1 ? 1 : 2;
@@ -148,7 +154,7 @@ void write_dataset(const Where& w, hid_t group, const char* name, hid_t file_typ
   // Chunks of at most ~1 MiB; rows >= 1 is guaranteed by the callers.
   const hsize_t chunk[2] = {std::min<hsize_t>(rows, hsize_t{1} << 15), static_cast<hsize_t>(cols)};
   const Handle space = check(w, name, H5Screate_simple(rank, dims, nullptr), H5Sclose, "cannot create dataspace");
-  const Handle dcpl = check(w, name, H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "cannot create property list");
+  const Handle dcpl = untimed(w, H5P_DATASET_CREATE, name);
   if (H5Pset_chunk(dcpl.get(), rank, chunk) < 0 || H5Pset_fletcher32(dcpl.get()) < 0)
     w.fail(name, "cannot set chunking" + detail());
   const Handle set = check(w, name, H5Dcreate2(group, name, file_type, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),

@@ -77,6 +77,12 @@ struct Where {
 };
 
 // --- writing -----------------------------------------------------------
+/// A creation property list of `cls` (H5P_FILE_CREATE, H5P_GROUP_CREATE,
+/// H5P_DATASET_CREATE) that stores no times in the object's header: a file
+/// then holds no clock reading, and the same run writes the same bytes
+/// whenever and on however many MPI ranks it runs (docs/adr/0013).
+Handle untimed(const Where& w, hid_t cls, const char* name);
+
 void write_attr(const Where& w, hid_t loc, const char* name, const std::vector<std::uint64_t>& v);
 void write_attr(const Where& w, hid_t loc, const char* name, const std::vector<std::uint32_t>& v);
 void write_attr(const Where& w, hid_t loc, const char* name, const std::vector<double>& v);

@@ -34,7 +34,8 @@ const char* precision_name() {
 }
 
 h5::Handle make_group(const h5::Where& w, hid_t file, const char* name) {
-  const hid_t g = H5Gcreate2(file, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  const h5::Handle gcpl = h5::untimed(w, H5P_GROUP_CREATE, name);
+  const hid_t g = H5Gcreate2(file, name, H5P_DEFAULT, gcpl.get(), H5P_DEFAULT);
   if (g < 0) w.fail(name, "cannot create group (HDF5: " + h5::last_error() + ")");
   return {g, H5Gclose};
 }
@@ -286,7 +287,8 @@ void write_snapshot(const std::filesystem::path& path, const Particles<Real>& p,
     // Named apart from `path`: that file may be open for reading in this process.
     static std::atomic<unsigned> serial{0};
     const std::string name = "orrery-snapshot-in-memory-" + std::to_string(serial++);
-    h5::Handle file(H5Fcreate(name.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, memory.access()), H5Fclose);
+    const h5::Handle fcpl = h5::untimed(w, H5P_FILE_CREATE, "");  // the root group's times
+    h5::Handle file(H5Fcreate(name.c_str(), H5F_ACC_TRUNC, fcpl.get(), memory.access()), H5Fclose);
     if (!file.valid()) w.fail("", "cannot create in memory (HDF5: " + h5::last_error() + ")");
     const auto types = info.types.resolved(static_cast<std::uint64_t>(p.size()), "snapshot '" + path.string() + "'");
     write_header(w, file.get(), types, info.time, std::is_same_v<Real, double>);

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# A run checkpointed on 3 ranks continues on 2 to the same bits as one
+# process doing the same two legs (which continue bit-identically to a run
+# that never stopped: tests/restart): every snapshot of both legs is
+# byte-identical. Each run writes to a directory of the same name ("out", in
+# its own folder) so the configuration stored in the snapshots is the same text.
+source "$(dirname "$0")/../cli/lib.sh"
+source "$(dirname "$0")/lib.sh"
+
+mkdir one ranks
+(cd one && "$ORRERY" run "${tree_run[@]}" --set integration.t_end=0.25 --set output.directory=out >/dev/null)
+(cd ranks && on_ranks 3 run "${tree_run[@]}" --set integration.t_end=0.25 --set output.directory=out >/dev/null)
+checkpoint=$(cd ranks && ls out/checkpoint_*.orrck)
+(cd one && "$ORRERY" run --restart "$checkpoint" --set integration.t_end=0.5 >/dev/null)
+(cd ranks && on_ranks 2 run --restart "$checkpoint" --set integration.t_end=0.5 >/dev/null)
+cmp -s "one/$checkpoint" "ranks/$checkpoint" && fail "two runs share a run identity: the comparison below proves nothing new"
+[ "$(ls one/out/*.orrck | sed 's,.*/,,')" = "$(ls ranks/out/*.orrck | sed 's,.*/,,')" ] ||
+  fail "the checkpoints differ in name: $(ls one/out ranks/out)"
+for s in one/out/snapshot_*.h5; do
+  name=$(basename "$s")
+  [ -f "ranks/out/$name" ] || fail "the 3-then-2-rank run has no $name"
+  cmp -s "$s" "ranks/out/$name" || fail "$name differs between one process and 3 then 2 ranks"
+done
+[ "$(ls one/out/snapshot_*.h5 | wc -l)" -eq 3 ] || fail "expected 3 snapshots, found $(ls one/out/snapshot_*.h5)"
+echo "restart on another K: 3 snapshots byte-identical to one process (3 ranks to t = 0.25, then 2 ranks)"
