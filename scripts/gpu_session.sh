@@ -34,6 +34,10 @@
 #                 --isa avx2 and avx512 side by side on all host threads (order alternated)
 #   bench-cpu-tree  bench/cpu_tree_bench on all host cores (docs/performance/cpu_tree.md's
 #                 16-core session) -> cpu_tree_h200host_{scaling,crossover,accuracy}.csv
+#   mpi           the MPI tests (ctest -L mpi: K = 1..4 CPU ranks, K = 1, 2, 4 ranks sharing
+#                 the GPU), a 2-rank GPU test under compute-sanitizer memcheck, then
+#                 scripts/mpi_bench.sh (docs/performance/mpi.md) -> mpi_bench.csv
+#                 (ORRERY_BENCH_MODE=quick for the small rows)
 # To add a task: a function task_<name> below and its targets in targets_for.
 #
 # $OUT gets summary.txt (what ran, test summary, bench table), the CSVs, and
@@ -69,6 +73,7 @@ targets_for() {
     golden) echo orrery_golden_test orrery_golden_gpu_test ;;
     bench-regression) echo bh_regression_bench ;;
     bench-targets) echo targets_bench ;;
+    mpi) echo orrery_mpi_solver_test orrery_mpi_solver_gpu_test orrery_driver_mpi_test orrery_driver_mpi_gpu_test orrery_cli mpi_bench ;;
     *) return 1 ;;
   esac
 }
@@ -237,6 +242,24 @@ task_golden() {
   done
 }
 
+task_mpi() {
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  say "== ctest -L mpi (CPU ranks 1..4; GPU: 1, 2, 4 ranks sharing GPU 0)"
+  ctest --preset cuda -L mpi -j 4 --output-on-failure >"$logs/ctest_mpi.log" 2>&1 || fail "ctest -L mpi"
+  grep -E "tests passed|tests failed|Total Test time|\(Failed\)|\(Skipped\)|Not Run" "$logs/ctest_mpi.log" | tee -a "$summary"
+  say "== compute-sanitizer memcheck, 2 ranks on the GPU (the relative GPU tree, split and gathered)"
+  if OMP_NUM_THREADS=4 mpirun --oversubscribe -np 2 compute-sanitizer --tool memcheck --error-exitcode 3 --print-limit 20 \
+    build/cuda/src/orrery/mpi/orrery_mpi_solver_gpu_test --gtest_filter='*RelativeTree*' >"$logs/memcheck_mpi.log" 2>&1; then
+    say "memcheck mpi 2 ranks: clean ($(grep -c 'ERROR SUMMARY: 0 errors' "$logs/memcheck_mpi.log") ranks with 0 errors)"
+  else
+    fail "memcheck mpi 2 ranks (see logs/memcheck_mpi.log): $(grep 'ERROR SUMMARY' "$logs/memcheck_mpi.log" | tr '\n' ' ')"
+  fi
+  say "== scripts/mpi_bench.sh (${ORRERY_BENCH_MODE:-full})"
+  scripts/mpi_bench.sh build/cuda/bench/mpi_bench "$out/mpi_bench.csv" "${ORRERY_BENCH_MODE:-full}" \
+    >"$logs/mpi_bench.log" 2>&1 || fail "mpi_bench.sh (see logs/mpi_bench.log)"
+  tee -a "$summary" <"$logs/mpi_bench.log"
+}
+
 task_bench-regression() {
   local old=${ORRERY_OLD_SRC:-} csv=$out/bh_regression.csv
   if [ -n "$old" ]; then
@@ -283,7 +306,7 @@ task_bench-cpu-tree() {
 
 targets=()
 for t in "${tasks[@]}"; do
-  tg=$(targets_for "$t") || { fail "unknown task '$t' (accepted: tests sanitize bench-direct tree bench-tree bench-cpu-tree profile cpu-threads python bench-build cpu-isa golden bench-regression bench-targets)"; continue; }
+  tg=$(targets_for "$t") || { fail "unknown task '$t' (accepted: tests sanitize bench-direct tree bench-tree bench-cpu-tree profile cpu-threads python bench-build cpu-isa golden bench-regression bench-targets mpi)"; continue; }
   read -ra more <<<"$tg"
   targets+=("${more[@]}")
 done

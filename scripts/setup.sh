@@ -9,9 +9,10 @@ set -euo pipefail
 # Debian 12 versions this was tested with (apt-get picks the distribution's):
 # cmake 3.25.1, ninja-build 1.11.1, g++ 12.2, libgtest-dev 1.12.1, libbenchmark-dev 1.7.1,
 # libfmt-dev 9.1.0, libcli11-dev 2.1.2, libtomlplusplus-dev 3.3.0, libhdf5-dev 1.10.8,
-# libpng-dev 1.6.39, libomp-dev 14.
+# libpng-dev 1.6.39, libomp-dev 14, libopenmpi-dev/openmpi-bin 4.1.4 (MPI: optional, used when found).
 debs=(cmake ninja-build g++ pkg-config libgtest-dev libgmock-dev libbenchmark-dev libfmt-dev
-      libcli11-dev libtomlplusplus-dev libhdf5-dev libpng-dev python3-dev python3-pip)
+      libcli11-dev libtomlplusplus-dev libhdf5-dev libpng-dev python3-dev python3-pip
+      libopenmpi-dev openmpi-bin)
 missing=()
 for p in "${debs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
