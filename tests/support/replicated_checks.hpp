@@ -16,6 +16,7 @@
 
 #include "orrery/bh/opening_relative.hpp"
 #include "orrery/gravity/force_solver.hpp"
+#include "orrery/gravity/gravity_config.hpp"
 #include "orrery/io/test_files.hpp"
 #include "orrery/mpi/communicator.hpp"
 #include "orrery/mpi/replicated_solver.hpp"
@@ -28,6 +29,19 @@ using io::testing::same_bits;
 
 template <class Real>
 using SolverMaker = std::function<std::unique_ptr<gravity::ForceSolver<Real>>()>;
+
+/// The tree configuration of the checks: theta 0.6, leaf capacity 8, the
+/// relative opening's tolerance 0.005 (where some cells are decided by each test).
+inline gravity::GravityConfig checked_tree(const std::string& backend, bh::Opening opening) {
+  gravity::GravityConfig g;
+  g.solver = "tree";
+  g.backend = backend;
+  g.theta = 0.6;
+  g.leaf_capacity = 8;
+  g.opening = opening;
+  g.tolerance = 0.005;
+  return g;
+}
 
 /// Every component of `got` equals `want` picked at `places` (null: all), bit for bit.
 template <class Real>

@@ -12,13 +12,7 @@ namespace {
 
 template <class Real>
 testing::SolverMaker<Real> gpu_tree(bh::Opening opening, MathMode math) {
-  gravity::GravityConfig g;
-  g.solver = "tree";
-  g.backend = "cuda";
-  g.theta = 0.6;
-  g.leaf_capacity = 8;
-  g.opening = opening;
-  g.tolerance = 0.005;
+  auto g = testing::checked_tree("cuda", opening);
   g.math = math;
   return [g] { return gravity::make_gpu_tree_solver<Real>(g); };
 }

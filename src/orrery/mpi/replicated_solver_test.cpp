@@ -17,12 +17,7 @@ testing::SolverMaker<Real> maker(gravity::GravityConfig g) {
 }
 
 gravity::GravityConfig tree(bh::Opening opening, int multipole) {
-  gravity::GravityConfig g;
-  g.solver = "tree";
-  g.theta = 0.6;
-  g.leaf_capacity = 8;
-  g.opening = opening;
-  g.tolerance = 0.005;
+  auto g = testing::checked_tree("cpu", opening);
   g.multipole_order = multipole;
   return g;
 }
