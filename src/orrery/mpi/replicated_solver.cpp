@@ -65,20 +65,27 @@ SolverReport ReplicatedSolver<Real>::solve(const SourcesView<Real>& s, const gra
                      (targets.all() ? " sources" : " targets") + "; they must be equal");
   const bool points = !targets.all() && targets.index == nullptr;
   const auto source_of = [&](std::int64_t place) { return targets.all() ? place : targets.index[place]; };
-  if (!targets.all() && !points)
-    for (std::int64_t k = 0; k < n; ++k)  // before work_ is indexed with them
+  if (!targets.all() && !points) {
+    for (std::int64_t k = 0; k < n; ++k)  // before work_ and the order are indexed with them
       if (targets.index[k] < 0 || targets.index[k] >= s.count)
         throw InputError(gravity::target_out_of_range(k, targets.index[k], s.count));
+  }
 
   // The split: the same on every rank, from data every rank holds.
   const auto t_split = std::chrono::steady_clock::now();
+  // The Morton order of every source is refreshed every kRefreshOrder solves:
+  // the sort costs about what the tree's own does, and a split from slightly
+  // older positions is as good (any split gives the same bits).
+  if (by_key_.size() != static_cast<std::size_t>(s.count) || solves_ % kRefreshOrder == 0) by_key_ = morton_order(s);
+  ++solves_;
   std::vector<std::int64_t> order;
   if (points) {
     order.resize(static_cast<std::size_t>(n));
     for (std::int64_t k = 0; k < n; ++k) order[k] = k;
+  } else if (targets.all()) {
+    order = by_key_;
   } else {
-    order = morton_order(s, targets.all() ? std::span<const std::int64_t>()
-                                          : std::span<const std::int64_t>(targets.index, static_cast<std::size_t>(n)));
+    order = subset_in_order(by_key_, std::span<const std::int64_t>(targets.index, static_cast<std::size_t>(n)));
   }
   if (work_.size() != static_cast<std::size_t>(s.count)) work_.assign(static_cast<std::size_t>(s.count), 0);
   std::vector<std::uint32_t> work(static_cast<std::size_t>(n), 0);

@@ -55,6 +55,10 @@ class ReplicatedSolver final : public gravity::ForceSolver<Real> {
   // interactions of its last evaluation, the weight of the next split.
   std::vector<std::uint32_t> work_;
   std::vector<std::int64_t> cuts_;
+  // Every source's index in Morton order at the positions of a recent solve.
+  static constexpr std::int64_t kRefreshOrder = 8;
+  std::vector<std::int64_t> by_key_;
+  std::int64_t solves_ = 0;
 };
 
 extern template class ReplicatedSolver<float>;

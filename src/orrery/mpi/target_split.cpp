@@ -7,6 +7,7 @@
 #include "orrery/bh/morton.hpp"
 #include "orrery/bh/radix_sort.hpp"
 #include "orrery/core/error.hpp"
+#include "orrery/gravity/targets.hpp"
 
 namespace orrery::mpi {
 namespace {
@@ -15,14 +16,13 @@ __extension__ typedef unsigned __int128 Wide;
 }  // namespace
 
 template <class Real>
-std::vector<std::int64_t> morton_order(const SourcesView<Real>& s, std::span<const std::int64_t> subset) {
-  const std::int64_t n = subset.empty() ? s.count : static_cast<std::int64_t>(subset.size());
-  const auto at = [&](std::int64_t k) { return subset.empty() ? k : subset[static_cast<std::size_t>(k)]; };
+std::vector<std::int64_t> morton_order(const SourcesView<Real>& s) {
+  const std::int64_t n = s.count;
   std::vector<std::int64_t> order(static_cast<std::size_t>(n));
   if (n == 0) return order;
   // min/max are exact whatever the order: the cube is the same on every rank.
   double lo[3] = {s.x[0], s.y[0], s.z[0]}, hi[3] = {s.x[0], s.y[0], s.z[0]};
-  for (std::int64_t i = 0; i < s.count; ++i) {
+  for (std::int64_t i = 0; i < n; ++i) {
     const double p[3] = {s.x[i], s.y[i], s.z[i]};
     for (int d = 0; d < 3; ++d) {
       lo[d] = std::min(lo[d], p[d]);
@@ -32,13 +32,23 @@ std::vector<std::int64_t> morton_order(const SourcesView<Real>& s, std::span<con
   const bh::Cube cube = bh::cube_from_box(lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]);
   std::vector<std::uint64_t> keys(static_cast<std::size_t>(n)), sorted;
 #pragma omp parallel for schedule(static)
-  for (std::int64_t k = 0; k < n; ++k) {
-    const std::int64_t i = at(k);
-    keys[k] = bh::position_key(s.x[i], s.y[i], s.z[i], cube);
-  }
+  for (std::int64_t i = 0; i < n; ++i) keys[i] = bh::position_key(s.x[i], s.y[i], s.z[i], cube);
   std::vector<std::int32_t> by_key;
   bh::sort_by_key(keys, sorted, by_key);
   for (std::int64_t k = 0; k < n; ++k) order[k] = by_key[k];
+  return order;
+}
+
+std::vector<std::int64_t> subset_in_order(std::span<const std::int64_t> by_key, std::span<const std::int64_t> subset) {
+  std::vector<std::int64_t> place(by_key.size(), -1), order;
+  for (std::size_t k = 0; k < subset.size(); ++k) {
+    auto& p = place[static_cast<std::size_t>(subset[k])];
+    if (p >= 0) throw InputError(gravity::target_listed_twice(subset[k], static_cast<std::int64_t>(k)));
+    p = static_cast<std::int64_t>(k);
+  }
+  order.reserve(subset.size());
+  for (const auto i : by_key)
+    if (place[static_cast<std::size_t>(i)] >= 0) order.push_back(place[static_cast<std::size_t>(i)]);
   return order;
 }
 
@@ -63,7 +73,7 @@ std::vector<std::int64_t> balanced_cuts(std::span<const std::uint32_t> work, int
   return cuts;
 }
 
-template std::vector<std::int64_t> morton_order(const SourcesView<float>&, std::span<const std::int64_t>);
-template std::vector<std::int64_t> morton_order(const SourcesView<double>&, std::span<const std::int64_t>);
+template std::vector<std::int64_t> morton_order(const SourcesView<float>&);
+template std::vector<std::int64_t> morton_order(const SourcesView<double>&);
 
 }  // namespace orrery::mpi

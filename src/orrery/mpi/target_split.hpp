@@ -14,12 +14,16 @@
 
 namespace orrery::mpi {
 
-/// The places k of the targets (subset[k] when a subset is given, else the
-/// source k), sorted by the Morton key of their position in the sources'
-/// bounding cube, ties by place (for every source: the tree's order,
-/// bh/morton.hpp): the same on every rank and thread count.
+/// The sources' indices sorted by the Morton key of their position in the
+/// sources' bounding cube, ties by index: the tree's order (bh/morton.hpp),
+/// the same on every rank and thread count.
 template <class Real>
-std::vector<std::int64_t> morton_order(const SourcesView<Real>& sources, std::span<const std::int64_t> subset = {});
+std::vector<std::int64_t> morton_order(const SourcesView<Real>& sources);
+
+/// The places k of a subset (subset[k] a source index in [0, by_key.size()),
+/// checked by the caller) in the order `by_key` lists their sources. O(N).
+/// InputError for a source listed twice.
+std::vector<std::int64_t> subset_in_order(std::span<const std::int64_t> by_key, std::span<const std::int64_t> subset);
 
 /// cuts[0] = 0 <= cuts[1] <= ... <= cuts[parts] = work.size(): range r is
 /// [cuts[r], cuts[r+1]), the first index k at which the work of the items

@@ -24,13 +24,14 @@ TEST(MortonOrder, EveryTargetIsInTheTreesOrder) {
 TEST(MortonOrder, ASubsetIsOrderedAsTheTreeOrdersItsMembers) {
   const auto p = testing::plummer<double>(1000, 4);
   const std::vector<std::int64_t> subset = {900, 3, 500, 42, 7, 999};
-  const auto order = morton_order(p.sources(), subset);
   const auto tree = bh::build_octree(p.sources(), bh::TreeParams{});
+  const auto order = subset_in_order(morton_order(p.sources()), subset);
   std::vector<std::int64_t> expected;  // the subset's members in the tree's order, as places in the subset
   for (const auto i : tree.order)
     for (std::size_t k = 0; k < subset.size(); ++k)
       if (subset[k] == i) expected.push_back(static_cast<std::int64_t>(k));
   EXPECT_EQ(order, expected);
+  EXPECT_THROW(subset_in_order(morton_order(p.sources()), std::vector<std::int64_t>{5, 6, 5}), InputError);
 }
 
 TEST(BalancedCuts, EachPartHoldsItsShareOfTheWork) {
