@@ -2,7 +2,7 @@
 // final state, diagnostics and snapshot bytes as one process, with the
 // direct solver and the tree (geometric and relative opening); and a stop
 // that one rank sees (the wall-clock limit on rank 0, a signal on the last
-// rank) stops every rank at the same step with one checkpoint.
+// rank, a STOP file) stops every rank at the same step with one checkpoint.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -48,6 +48,24 @@ TEST(MpiRun, TheWallClockLimitOfRank0StopsEveryRankAtTheSameStep) {
   if (orrery::testing::world_rank() == 0) {
     EXPECT_NE(s.stopped_by.find("wall-clock"), std::string::npos) << s.stopped_by;
     EXPECT_EQ(io::read_checkpoint<double>(s.checkpoint).state.step, 1);
+  }
+}
+
+TEST(MpiRun, AStopFileStopsEveryRankAtTheSameStep) {
+  orrery::testing::MpiScratchDir dir;
+  if (orrery::testing::world_rank() == 0) {
+    std::filesystem::create_directories(dir / "out");
+    io::testing::write_bytes(dir / "out" / "STOP", "");
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  auto r = testing::small_run(dir / "out", 0.5);
+  r.options.mpi = true;
+  const auto s = run(r.config, r.options);
+  expect_same_steps_everywhere(s);
+  EXPECT_EQ(s.run.steps, 1);
+  if (orrery::testing::world_rank() == 0) {
+    EXPECT_NE(s.stopped_by.find("STOP"), std::string::npos) << s.stopped_by;
+    EXPECT_FALSE(std::filesystem::exists(dir / "out" / "STOP"));
   }
 }
 
