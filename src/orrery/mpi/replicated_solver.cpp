@@ -122,7 +122,9 @@ SolverReport ReplicatedSolver<Real>::solve(const SourcesView<Real>& s, const gra
   }
   const double split_seconds = seconds_since(t_split);
 
-  SolverReport inner = inner_->solve(s, mine, own.view(options.potential && out.potential != nullptr), inner_options);
+  // A rank with no targets (more ranks than targets) does not call the solver: a GPU launch of no threads is an error.
+  SolverReport inner;
+  if (m > 0) inner = inner_->solve(s, mine, own.view(options.potential && out.potential != nullptr), inner_options);
 
   // The wait for the slowest rank is timed apart from the transfer: it is
   // the load imbalance, which the next split corrects.

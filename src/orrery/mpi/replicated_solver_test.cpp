@@ -37,5 +37,20 @@ TEST(ReplicatedSolver, RelativeTreeIsBitIdenticalToOneProcess) {
   testing::expect_replicated_bits<double>(maker<double>(tree(bh::Opening::relative, 2)), 3000, "tree/relative/quadrupole");
 }
 
+// Fewer targets than ranks: some ranks walk none, and the gathered result is still one process's.
+TEST(ReplicatedSolver, FewerTargetsThanRanks) {
+  const auto p = testing::plummer<double>(500, 11);
+  auto one = gravity::make_solver<double>(tree(bh::Opening::geometric, 1));
+  mpi::ReplicatedSolver<double> spread(gravity::make_solver<double>(tree(bh::Opening::geometric, 1)),
+                                       mpi::Communicator::world());
+  const std::vector<std::int64_t> two = {499, 3};
+  const auto targets = gravity::TargetSet<double>::of_sources(2, two.data());
+  Accelerations<double> want(2), got(2);
+  one->solve(p.sources(), targets, want.view(true));
+  spread.solve(p.sources(), targets, got.view(true));
+  EXPECT_TRUE(testing::same_bits(got.ax, want.ax));
+  EXPECT_TRUE(testing::same_bits(got.potential, want.potential));
+}
+
 }  // namespace
 }  // namespace orrery
