@@ -34,12 +34,23 @@ double largest_magnitude(const AccelerationsView<Real>& a) {
 /// targets' places in `out`.
 template <class T>
 void gather_to_places(const Communicator& comm, const std::vector<T>& mine, const std::vector<std::int64_t>& cuts,
-                      const std::vector<std::int64_t>& order, std::vector<T>& all, T* out) {
-  all.resize(order.size());
+                      const std::vector<std::int64_t>& order, T* out) {
+  std::vector<T> all(order.size());
   comm.allgather(std::span<const T>(mine), cuts, std::span<T>(all));
   const auto n = static_cast<std::int64_t>(order.size());
 #pragma omp parallel for schedule(static)
   for (std::int64_t k = 0; k < n; ++k) out[order[k]] = all[k];
+}
+
+/// Each target's weight in the next split: its particle-cell plus
+/// particle-particle interactions (saturated at 2^32 - 1; far above any
+/// target's count for N < 2^31).
+std::vector<std::uint32_t> work_of(const std::vector<InteractionCounts>& counts) {
+  std::vector<std::uint32_t> work(counts.size());
+  for (std::size_t k = 0; k < counts.size(); ++k)
+    work[k] = static_cast<std::uint32_t>(std::min<std::uint64_t>(counts[k].cell_interactions + counts[k].particle_interactions,
+                                                                 std::numeric_limits<std::uint32_t>::max()));
+  return work;
 }
 
 }  // namespace
@@ -57,6 +68,31 @@ SolverReport ReplicatedSolver<Real>::solve(const SourcesView<Real>& s, const Acc
 }
 
 template <class Real>
+std::vector<std::int64_t> ReplicatedSolver<Real>::split(const SourcesView<Real>& s, const gravity::TargetSet<Real>& targets) {
+  const std::int64_t n = targets.all() ? s.count : targets.count;
+  // The Morton order of every source is refreshed every kRefreshOrder solves:
+  // the sort costs about what the tree's own does, and a split from slightly
+  // older positions is as good (any split gives the same bits).
+  if (by_key_.size() != static_cast<std::size_t>(s.count) || solves_ % kRefreshOrder == 0) by_key_ = morton_order(s);
+  ++solves_;
+  std::vector<std::int64_t> order;
+  std::vector<std::uint32_t> work(static_cast<std::size_t>(n), 0);
+  if (targets.all()) {
+    order = by_key_;
+  } else if (targets.index != nullptr) {
+    order = subset_in_order(by_key_, std::span<const std::int64_t>(targets.index, static_cast<std::size_t>(n)));
+  } else {  // points: no work counts of their own, split by count in the order given
+    order.resize(static_cast<std::size_t>(n));
+    for (std::int64_t k = 0; k < n; ++k) order[k] = k;
+  }
+  if (work_.size() != static_cast<std::size_t>(s.count)) work_.assign(static_cast<std::size_t>(s.count), 0);
+  if (targets.all() || targets.index != nullptr)
+    for (std::int64_t k = 0; k < n; ++k) work[k] = work_[targets.all() ? order[k] : targets.index[order[k]]];
+  cuts_ = balanced_cuts(work, comm_.size());
+  return order;
+}
+
+template <class Real>
 SolverReport ReplicatedSolver<Real>::solve(const SourcesView<Real>& s, const gravity::TargetSet<Real>& targets,
                                            const AccelerationsView<Real>& out, const gravity::SolveOptions& options) {
   const std::int64_t n = targets.all() ? s.count : targets.count;
@@ -71,31 +107,12 @@ SolverReport ReplicatedSolver<Real>::solve(const SourcesView<Real>& s, const gra
         throw InputError(gravity::target_out_of_range(k, targets.index[k], s.count));
   }
 
-  // The split: the same on every rank, from data every rank holds.
+  // The split: the same on every rank, from data every rank holds. Then this
+  // rank's targets, their previous accelerations, and the options that make
+  // their bits those of the all-targets solve.
   const auto t_split = std::chrono::steady_clock::now();
-  // The Morton order of every source is refreshed every kRefreshOrder solves:
-  // the sort costs about what the tree's own does, and a split from slightly
-  // older positions is as good (any split gives the same bits).
-  if (by_key_.size() != static_cast<std::size_t>(s.count) || solves_ % kRefreshOrder == 0) by_key_ = morton_order(s);
-  ++solves_;
-  std::vector<std::int64_t> order;
-  if (points) {
-    order.resize(static_cast<std::size_t>(n));
-    for (std::int64_t k = 0; k < n; ++k) order[k] = k;
-  } else if (targets.all()) {
-    order = by_key_;
-  } else {
-    order = subset_in_order(by_key_, std::span<const std::int64_t>(targets.index, static_cast<std::size_t>(n)));
-  }
-  if (work_.size() != static_cast<std::size_t>(s.count)) work_.assign(static_cast<std::size_t>(s.count), 0);
-  std::vector<std::uint32_t> work(static_cast<std::size_t>(n), 0);
-  if (!points)
-    for (std::int64_t k = 0; k < n; ++k) work[k] = work_[source_of(order[k])];
-  cuts_ = balanced_cuts(work, comm_.size());
+  const std::vector<std::int64_t> order = split(s, targets);
   const std::int64_t begin = cuts_[comm_.rank()], m = cuts_[comm_.rank() + 1] - begin;
-
-  // This rank's targets, their previous accelerations, and the options that
-  // make their bits those of the all-targets solve.
   std::vector<std::int64_t> index;
   std::vector<Real> px, py, pz;
   if (points) {
@@ -125,6 +142,9 @@ SolverReport ReplicatedSolver<Real>::solve(const SourcesView<Real>& s, const gra
   // A rank with no targets (more ranks than targets) does not call the solver: a GPU launch of no threads is an error.
   SolverReport inner;
   if (m > 0) inner = inner_->solve(s, mine, own.view(options.potential && out.potential != nullptr), inner_options);
+  if (inner.per_target.size() != static_cast<std::size_t>(m))
+    throw RuntimeFailure(inner_->name() + " returned " + std::to_string(inner.per_target.size()) +
+                         " per-target counts for " + std::to_string(m) + " targets; the split needs one per target");
 
   // The wait for the slowest rank is timed apart from the transfer: it is
   // the load imbalance, which the next split corrects.
@@ -132,43 +152,42 @@ SolverReport ReplicatedSolver<Real>::solve(const SourcesView<Real>& s, const gra
   comm_.barrier();
   const double wait_seconds = seconds_since(t_wait);
   const auto t_gather = std::chrono::steady_clock::now();
-  std::vector<Real> all;
-  gather_to_places(comm_, own.ax, cuts_, order, all, out.ax);
-  gather_to_places(comm_, own.ay, cuts_, order, all, out.ay);
-  gather_to_places(comm_, own.az, cuts_, order, all, out.az);
-  if (options.potential && out.potential != nullptr) gather_to_places(comm_, own.potential, cuts_, order, all, out.potential);
-  std::vector<std::uint32_t> own_work(static_cast<std::size_t>(m)), all_work;
-  if (inner.per_target.size() != static_cast<std::size_t>(m))
-    throw RuntimeFailure(inner_->name() + " returned " + std::to_string(inner.per_target.size()) +
-                         " per-target counts for " + std::to_string(m) + " targets; the split needs one per target");
-  for (std::int64_t k = 0; k < m; ++k) {
-    const auto& c = inner.per_target[static_cast<std::size_t>(k)];
-    own_work[k] = static_cast<std::uint32_t>(
-        std::min<std::uint64_t>(c.cell_interactions + c.particle_interactions, std::numeric_limits<std::uint32_t>::max()));
-  }
-  std::vector<std::uint32_t> work_at(static_cast<std::size_t>(n));
-  gather_to_places(comm_, own_work, cuts_, order, all_work, work_at.data());
-  if (!points)
+  SolverReport report = gather(own, inner, order, out, options.potential && out.potential != nullptr,
+                               options.per_target_counts);
+  if (!points) {
+    std::vector<std::uint32_t> work_at(static_cast<std::size_t>(n));
+    gather_to_places(comm_, work_of(inner.per_target), cuts_, order, work_at.data());
     for (std::int64_t k = 0; k < n; ++k) work_[source_of(k)] = work_at[k];
-
-  SolverReport report;
-  std::uint64_t totals[3] = {inner.total.node_visits, inner.total.cell_interactions, inner.total.particle_interactions};
-  comm_.sum(totals);
-  report.total = {totals[0], totals[1], totals[2]};
-  if (options.per_target_counts) {
-    report.per_target.resize(static_cast<std::size_t>(n));
-    std::vector<std::uint64_t> own_count(static_cast<std::size_t>(m)), all_count, at(static_cast<std::size_t>(n));
-    for (auto member : {&InteractionCounts::node_visits, &InteractionCounts::cell_interactions,
-                        &InteractionCounts::particle_interactions}) {
-      for (std::int64_t k = 0; k < m; ++k) own_count[k] = inner.per_target[static_cast<std::size_t>(k)].*member;
-      gather_to_places(comm_, own_count, cuts_, order, all_count, at.data());
-      for (std::int64_t k = 0; k < n; ++k) report.per_target[k].*member = at[k];
-    }
   }
   report.add_phase("split", split_seconds);
   for (auto& phase : inner.phase_seconds) report.phase_seconds.push_back(std::move(phase));
   report.add_phase("wait", wait_seconds);
   report.add_phase("allgather", seconds_since(t_gather));
+  return report;
+}
+
+template <class Real>
+SolverReport ReplicatedSolver<Real>::gather(const Accelerations<Real>& own, const SolverReport& inner,
+                                            const std::vector<std::int64_t>& order, const AccelerationsView<Real>& out,
+                                            bool potential, bool per_target) const {
+  gather_to_places(comm_, own.ax, cuts_, order, out.ax);
+  gather_to_places(comm_, own.ay, cuts_, order, out.ay);
+  gather_to_places(comm_, own.az, cuts_, order, out.az);
+  if (potential) gather_to_places(comm_, own.potential, cuts_, order, out.potential);
+  SolverReport report;
+  std::uint64_t totals[3] = {inner.total.node_visits, inner.total.cell_interactions, inner.total.particle_interactions};
+  comm_.sum(totals);
+  report.total = {totals[0], totals[1], totals[2]};
+  if (!per_target) return report;
+  const auto n = order.size();
+  report.per_target.resize(n);
+  std::vector<std::uint64_t> own_count(inner.per_target.size()), at(n);
+  for (auto member : {&InteractionCounts::node_visits, &InteractionCounts::cell_interactions,
+                      &InteractionCounts::particle_interactions}) {
+    for (std::size_t k = 0; k < own_count.size(); ++k) own_count[k] = inner.per_target[k].*member;
+    gather_to_places(comm_, own_count, cuts_, order, at.data());
+    for (std::size_t k = 0; k < n; ++k) report.per_target[k].*member = at[k];
+  }
   return report;
 }
 

@@ -49,6 +49,12 @@ class ReplicatedSolver final : public gravity::ForceSolver<Real> {
   const Communicator& communicator() const { return comm_; }
 
  private:
+  // The targets' places in Morton order; sets cuts_ (rank r: places [cuts_[r], cuts_[r+1]) of it).
+  std::vector<std::int64_t> split(const SourcesView<Real>& sources, const gravity::TargetSet<Real>& targets);
+  // Every rank's results into `out` at the targets' places, and the counters.
+  SolverReport gather(const Accelerations<Real>& own, const SolverReport& inner, const std::vector<std::int64_t>& order,
+                      const AccelerationsView<Real>& out, bool potential, bool per_target) const;
+
   std::unique_ptr<gravity::ForceSolver<Real>> inner_;
   Communicator comm_;
   // Per source (caller's order): the particle-cell plus particle-particle
