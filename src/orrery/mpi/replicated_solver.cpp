@@ -59,6 +59,21 @@ template <class Real>
 ReplicatedSolver<Real>::ReplicatedSolver(std::unique_ptr<gravity::ForceSolver<Real>> inner, Communicator comm)
     : inner_(std::move(inner)), comm_(comm) {
   if (!inner_) throw InputError("replicated solver: no force solver given");
+  // A solver that cannot walk a subset of the targets is refused here, before
+  // a run writes anything, rather than at its first solve: two particles, one target.
+  const Real x[2] = {0, 1}, zero[2] = {0, 0}, mass[2] = {1, 1};
+  const std::int64_t first = 0;
+  Real ax = 0, ay = 0, az = 0;
+  gravity::SolveOptions options;
+  options.potential = false;
+  try {
+    inner_->solve({2, x, zero, zero, mass}, gravity::TargetSet<Real>::of_sources(1, &first), {1, &ax, &ay, &az, nullptr},
+                  options);
+  } catch (const InputError& e) {
+    throw InputError(inner_->name() + " cannot split its targets over the ranks of an MPI run (" + e.what() +
+                     "); accepted under mpirun: gravity.solver = \"direct\" with gravity.backend = \"cpu\", or "
+                     "gravity.solver = \"tree\" (cpu or cuda)");
+  }
 }
 
 template <class Real>

@@ -28,7 +28,8 @@ template <class Real>
 class ReplicatedSolver final : public gravity::ForceSolver<Real> {
  public:
   /// `inner` (non-null, else InputError) must take a TargetSet (the CPU tree
-  /// and direct solvers, the GPU tree solver).
+  /// and direct solvers, the GPU tree solver): InputError naming it and the
+  /// accepted solvers otherwise (the reference and GPU direct solvers).
   ReplicatedSolver(std::unique_ptr<gravity::ForceSolver<Real>> inner, Communicator comm);
 
   /// The wrapped solver's name: snapshots and logs read the same for every K.

@@ -4,6 +4,7 @@
 // relative opening, whose second evaluation reads the first's accelerations.
 #include <gtest/gtest.h>
 
+#include "orrery/core/error.hpp"
 #include "orrery/gravity/solver_factory.hpp"
 #include "support/replicated_checks.hpp"
 
@@ -35,6 +36,18 @@ TEST(ReplicatedSolver, GeometricTreeIsBitIdenticalToOneProcess) {
 TEST(ReplicatedSolver, RelativeTreeIsBitIdenticalToOneProcess) {
   testing::expect_replicated_bits<float>(maker<float>(tree(bh::Opening::relative, 1)), 3000, "tree/relative");
   testing::expect_replicated_bits<double>(maker<double>(tree(bh::Opening::relative, 2)), 3000, "tree/relative/quadrupole");
+}
+
+TEST(ReplicatedSolver, RefusesASolverThatTakesNoTargetsNamingIt) {
+  gravity::GravityConfig reference;
+  reference.solver = "reference";
+  try {
+    mpi::ReplicatedSolver<double> spread(gravity::make_solver<double>(reference), mpi::Communicator::world());
+    FAIL() << "the reference solver was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("reference/cpu"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("accepted under mpirun"), std::string::npos) << e.what();
+  }
 }
 
 // Fewer targets than ranks: some ranks walk none, and the gathered result is still one process's.
