@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# A solver that cannot split its targets (the reference solver) is refused on
+# every rank before anything is written: status 2, each rank's line names
+# itself, the solver and what is accepted, and no output directory appears.
+source "$(dirname "$0")/../cli/lib.sh"
+source "$(dirname "$0")/lib.sh"
+
+status=0
+on_ranks 2 run "${small_run[@]}" --set gravity.solver=reference --set output.directory=out >/dev/null 2>.stderr ||
+  status=$?
+[ "$status" -eq 2 ] || fail "exit status $status, expected 2 -- stderr: $(cat .stderr)"
+grep -Eq '^orrery: error: rank [01] of 2: reference/cpu/plummer cannot split its targets .*accepted under mpirun' .stderr ||
+  fail "no line naming the rank, the solver and what is accepted: $(cat .stderr)"
+[ ! -e out ] || fail "the refused run wrote $(ls out)"
+echo "a solver without targets: refused with status 2 before any output"
