@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The MPI benchmark session of docs/performance/mpi.md: bench/mpi_bench rows
 # (CPU ranks K with the cores split evenly, OMP_NUM_THREADS = cores / K, each
-# rank bound to its own cores; then K ranks sharing GPU 0), a 2 s rest between
+# rank bound to its own cores; then K ranks sharing GPU 0), a 1 s rest between
 # rows, and a canary row (1 rank, all cores, N = 262144) at the start and the
 # end whose drift is printed: a session that drifted by more than 10 % is to
 # be repeated, not quoted.
@@ -27,7 +27,7 @@ row() {
   ((threads >= 1)) || threads=1
   OMP_NUM_THREADS=$threads mpirun -np "$k" --map-by "slot:PE=$threads" --bind-to core \
     "$bin" --n "$n" --steps "$steps" --warmup 1 --backend "$backend"
-  sleep 2
+  sleep 1
 }
 
 "$bin" --header --n 1024 --steps 1 --warmup 0 | head -1 >"$csv"
