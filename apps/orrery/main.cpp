@@ -68,8 +68,10 @@ int main(int argc, char** argv) {
   } catch (const orrery::EnvironmentError& e) {
     fail(3, "error", e.what());
   } catch (const std::bad_alloc&) {
-    fail(3, "error", "out of memory (a request for memory was refused); "
-                     "accepted: a run that fits this machine's free memory");
+    // No string built (no memory to spare for one), so no rank named either.
+    std::fputs("orrery: error: out of memory (a request for memory was refused); "
+               "accepted: a run that fits this machine's free memory\n", stderr);
+    status = 3;
   } catch (const orrery::RuntimeFailure& e) {
     // CUDA and other libraries: the message names the call and its error, which may be the
     // device's or the driver's as well as ours.
