@@ -13,6 +13,10 @@
 namespace orrery::mpi {
 namespace {
 
+// Below this many targets the O(N) copies run on one thread (a parallel
+// region costs more than they do), as the leapfrog's (integrate/leapfrog.hpp).
+constexpr std::int64_t kParallelFrom = 1 << 16;
+
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -38,7 +42,7 @@ void gather_to_places(const Communicator& comm, const std::vector<T>& mine, cons
   std::vector<T> all(order.size());
   comm.allgather(std::span<const T>(mine), cuts, std::span<T>(all));
   const auto n = static_cast<std::int64_t>(order.size());
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n >= kParallelFrom)
   for (std::int64_t k = 0; k < n; ++k) out[order[k]] = all[k];
 }
 
@@ -101,8 +105,10 @@ std::vector<std::int64_t> ReplicatedSolver<Real>::split(const SourcesView<Real>&
     for (std::int64_t k = 0; k < n; ++k) order[k] = k;
   }
   if (work_.size() != static_cast<std::size_t>(s.count)) work_.assign(static_cast<std::size_t>(s.count), 0);
-  if (targets.all() || targets.index != nullptr)
+  if (targets.all() || targets.index != nullptr) {
+#pragma omp parallel for schedule(static) if (n >= kParallelFrom)
     for (std::int64_t k = 0; k < n; ++k) work[k] = work_[targets.all() ? order[k] : targets.index[order[k]]];
+  }
   cuts_ = balanced_cuts(work, comm_.size());
   return order;
 }
@@ -136,6 +142,7 @@ SolverReport ReplicatedSolver<Real>::solve(const SourcesView<Real>& s, const gra
     pz.assign(targets.z + begin, targets.z + begin + m);
   } else {
     index.resize(static_cast<std::size_t>(m));
+#pragma omp parallel for schedule(static) if (n >= kParallelFrom)
     for (std::int64_t k = 0; k < m; ++k) index[k] = source_of(order[begin + k]);
   }
   const gravity::TargetSet<Real> mine = points ? gravity::TargetSet<Real>::of_points(m, px.data(), py.data(), pz.data())
@@ -144,6 +151,7 @@ SolverReport ReplicatedSolver<Real>::solve(const SourcesView<Real>& s, const gra
   gravity::SolveOptions inner_options = options;
   inner_options.per_target_counts = true;
   if (options.previous_accelerations) {
+#pragma omp parallel for schedule(static) if (n >= kParallelFrom)
     for (std::int64_t k = 0; k < m; ++k) {
       const std::int64_t place = order[begin + k];
       own.ax[k] = out.ax[place];
@@ -172,6 +180,7 @@ SolverReport ReplicatedSolver<Real>::solve(const SourcesView<Real>& s, const gra
   if (!points) {
     std::vector<std::uint32_t> work_at(static_cast<std::size_t>(n));
     gather_to_places(comm_, work_of(inner.per_target), cuts_, order, work_at.data());
+#pragma omp parallel for schedule(static) if (n >= kParallelFrom)
     for (std::int64_t k = 0; k < n; ++k) work_[source_of(k)] = work_at[k];
   }
   report.add_phase("split", split_seconds);
