@@ -33,6 +33,11 @@ std::int64_t Ranks::from_writer(std::int64_t value) const {
   return value;
 }
 
+using Action = io::RunControl::Action;
+static_assert(static_cast<int>(Action::none) < static_cast<int>(Action::checkpoint) &&
+                  static_cast<int>(Action::checkpoint) < static_cast<int>(Action::checkpoint_and_stop),
+              "agree() takes the most urgent action as the largest value");
+
 io::RunControl::Action Ranks::agree(io::RunControl::Action mine) const {
 #if defined(ORRERY_HAVE_MPI)
   // The enumerators are ordered by urgency: the maximum is an exact, order-free agreement.
