@@ -10,8 +10,6 @@
 #include "orrery/bh/morton.hpp"
 #include "orrery/core/particles.hpp"
 #include "orrery/core/solver_report.hpp"
-#include "orrery/core/error.hpp"
-#include "orrery/gravity/targets.hpp"
 
 namespace orrery::gravity {
 
@@ -46,11 +44,6 @@ class ForceSolver {
   /// out.count must equal sources.count. Throws InputError on invalid input.
   virtual SolverReport solve(const SourcesView<Real>& sources, const AccelerationsView<Real>& out,
                              const SolveOptions& options = {}) = 0;
-  // TEMPORARY shim until main's TargetSet overload lands (issue 18 helper).
-  virtual SolverReport solve(const SourcesView<Real>&, const TargetSet<Real>&, const AccelerationsView<Real>&,
-                             const SolveOptions& = {}) {
-    throw InputError(name() + " does not take a target set");
-  }
 };
 
 }  // namespace orrery::gravity
