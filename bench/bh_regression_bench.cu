@@ -10,6 +10,8 @@
 //                        accelerations only, steady state (previous accelerations), N = 1M and 16M
 //   gpu_direct           GPU direct summation, potentials, N = 1M
 //   cpu_tree             CPU tree as gpu_tree_geometric, N = 1M, all host threads
+//   gpu_tree_phases      (not by default) the two GPU tree rows' phases from their
+//                        SolverReport, rows "gpu_tree_geometric:walk" and so on
 // GPU rows are device-resident (solve_device), timed on the host around the
 // call and a device synchronisation. Protocol: 3 warm-up evaluations, then
 // --trials timed ones (5 at 16M and on the CPU); median, min, max and the
@@ -31,6 +33,7 @@
 #include "orrery/cuda/memory.hpp"
 #include "orrery/cuda/stream.hpp"
 #include "orrery/gravity/solver_factory.hpp"
+#include "orrery/gravity/tree_gpu_solver.hpp"
 #include "orrery/ic/plummer.hpp"
 
 namespace orrery::bench {
@@ -139,6 +142,37 @@ class Session {
     write(row, d.n, t);
   }
 
+  // The GPU tree's own phases (its SolverReport: the build's steps and the
+  // walk, device event times), one row each, "<row>:<phase>": where a
+  // difference between two commits lies.
+  void gpu_phases(const std::string& row, const gravity::GravityConfig& g, DeviceSet& d, bool potential,
+                  bool steady, int trials) {
+    auto solver = gravity::make_gpu_tree_solver<float>(g);
+    bool have = false;
+    const auto once = [&] {
+      gravity::SolveOptions o;
+      o.potential = potential;
+      o.previous_accelerations = steady && have;
+      have = true;
+      return solver->solve_device(d.sources(), d.out(), o);
+    };
+    for (int k = 0; k < 3; ++k) once();
+    std::vector<std::string> names;
+    std::vector<std::vector<double>> ms;
+    for (int k = 0; k < trials; ++k) {
+      const auto r = once();  // SolverReport (its namespace moved in the restructuring)
+      for (const auto& [name, seconds] : r.phase_seconds) {
+        const auto at = static_cast<std::size_t>(std::find(names.begin(), names.end(), name) - names.begin());
+        if (at == names.size()) {
+          names.push_back(name);
+          ms.emplace_back();
+        }
+        ms[at].push_back(1e3 * seconds);
+      }
+    }
+    for (std::size_t p = 0; p < names.size(); ++p) write(row + ":" + names[p], d.n, ms[p]);
+  }
+
   void cpu(const std::string& row, const gravity::GravityConfig& g, HostSet& h, int trials) {
     auto solver = gravity::make_solver<float>(g);
     const auto once = [&] { solver->solve(h.sources(), h.out()); };
@@ -184,6 +218,10 @@ int main(int argc, char** argv) {
       const int k = n > (std::int64_t(1) << 20) ? 5 : s.trials();
       if (want("gpu_tree_geometric")) s.gpu("gpu_tree_geometric", bench::geometric_tree("cuda"), d, true, false, k);
       if (want("gpu_tree_relative")) s.gpu("gpu_tree_relative", bench::relative_tree(), d, false, true, k);
+      if (want("gpu_tree_phases")) {
+        s.gpu_phases("gpu_tree_geometric", bench::geometric_tree("cuda"), d, true, false, k);
+        s.gpu_phases("gpu_tree_relative", bench::relative_tree(), d, false, true, k);
+      }
       if (n == (std::int64_t(1) << 20)) {
         gravity::GravityConfig direct;
         direct.solver = "direct";

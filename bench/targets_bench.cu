@@ -7,7 +7,10 @@
 // solves, then 7 timed (3 on the CPU); median and (max - min) / median; the
 // walk phase is the solver's own figure (CUDA events on the GPU).
 //
-// usage: targets_bench [--out FILE.csv] [--cpu 0|1]
+// --lanes sweeps GpuTreeSolverConfig::subset_target_lanes (0: the solver's
+// choice); --fractions the subsets.
+//
+// usage: targets_bench [--out FILE.csv] [--cpu 0|1] [--lanes L,...] [--fractions F,...]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -80,12 +83,30 @@ int main(int argc, char** argv) {
   using namespace orrery::bench;
   std::string out = "targets.csv";
   bool cpu = true;
+  std::vector<int> lanes{0};
+  std::vector<double> fractions{0.001, 0.01, 0.1, 1.0};
+  const auto numbers = [](const std::string& list) {
+    std::vector<double> v;
+    for (std::size_t at = 0; at < list.size();) {
+      const std::size_t end = std::min(list.find(',', at), list.size());
+      v.push_back(std::stod(list.substr(at, end - at)));
+      at = end + 1;
+    }
+    return v;
+  };
   for (int a = 1; a + 1 < argc; a += 2) {
     const std::string k = argv[a], v = argv[a + 1];
     if (k == "--out") out = v;
     else if (k == "--cpu") cpu = v != "0";
+    else if (k == "--lanes") {
+      lanes.clear();
+      for (const double l : numbers(v)) lanes.push_back(static_cast<int>(l));
+    } else if (k == "--fractions") fractions = numbers(v);
     else {
-      std::fprintf(stderr, "unknown option %s; accepted: --out FILE --cpu 0|1\n", k.c_str());
+      std::fprintf(stderr,
+                   "unknown option %s; accepted: --out FILE --cpu 0|1 --lanes L,... (0 automatic, 1-32) "
+                   "--fractions F,... (0 < F <= 1)\n",
+                   k.c_str());
       return 2;
     }
   }
@@ -101,13 +122,16 @@ int main(int argc, char** argv) {
     const SourcesView<float> dsrc{kN, dx.data(), dy.data(), dz.data(), dm.data()};
     const SourcesView<float> hsrc{kN, x.data(), y.data(), z.data(), m.data()};
     std::vector<Row> rows;
-    for (const bool relative : {false, true}) {
-      const std::string cfg = relative ? "relative quadrupole" : "geometric monopole";
+    for (const bool relative : {false, true}) for (const int lane : lanes) {
+      const std::string cfg = std::string(relative ? "relative quadrupole" : "geometric monopole") +
+                              (lane > 0 ? " lanes " + std::to_string(lane) : "");
       gravity::GpuTreeSolverConfig g;
       g.tree = config(relative);
+      g.subset_target_lanes = lane;
       gravity::GpuTreeSolver<float> gpu(g);
       gravity::TreeSolver<float> host(config(relative));
-      for (const double f : {0.001, 0.01, 0.1, 1.0}) {
+      const bool first_lanes = lane == lanes.front();  // the CPU rows once
+      for (const double f : fractions) {
         const auto k = static_cast<std::int64_t>(f * double(kN));
         const auto idx = testing::random_subset(kN, k, 7 + k);
         cuda::DeviceBuffer<std::int64_t> didx(static_cast<std::size_t>(k));
@@ -125,7 +149,7 @@ int main(int argc, char** argv) {
           cuda::synchronize(nullptr);
           return r;
         }));
-        if (cpu) {
+        if (cpu && first_lanes) {
           std::vector<float> hax(k, 0.1f), hay(k, 0.1f), haz(k, 0.1f), hpot(k);
           const auto hset = gravity::TargetSet<float>::of_sources(k, idx.data());
           rows.push_back(timed("cpu", cfg, f, k, 3, [&] {
@@ -133,6 +157,7 @@ int main(int argc, char** argv) {
           }));
         }
       }
+      if (!first_lanes) continue;
       gravity::SolveOptions all;
       all.potential = !relative;
       all.previous_accelerations = relative;

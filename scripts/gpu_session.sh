@@ -28,7 +28,9 @@
 #   bench-regression  bench/bh_regression_bench (issue 14's no-speed rows); with
 #                 ORRERY_OLD_SRC=DIR (a `git archive` of an older commit, e.g. under the
 #                 git-ignored .old/) that commit's copy is built too and the two run
-#                 alternately, old new old new, into bh_regression.csv
+#                 alternately, old new old new, into bh_regression.csv (the bench's source is
+#                 the new commit's, copied into the old tree); ORRERY_REGRESSION_ROWS=a,b picks
+#                 rows (gpu_tree_phases: the GPU tree's build and walk phases)
 #   bench-targets bench/targets_bench: forces on 0.1-100 % of 1M sources, GPU and CPU -> targets.csv
 #   cpu-isa       the CPU tree tests (AVX-512 walk bits on this host), then the 1M walk with
 #                 --isa avx2 and avx512 side by side on all host threads (order alternated)
@@ -264,6 +266,9 @@ task_bench-regression() {
   local old=${ORRERY_OLD_SRC:-} csv=$out/bh_regression.csv
   if [ -n "$old" ]; then
     [ -e "$old/.deps" ] || ln -s "$root/.deps" "$old/.deps"
+    # One program measures both commits: the bench takes only the factory
+    # and GpuTreeSolver's interface, which they share.
+    cp bench/bh_regression_bench.cu bench/bench_stats.hpp "$old/bench/"
     if cmake -S "$old" -B build/old -G Ninja -DCMAKE_BUILD_TYPE=Release -DORRERY_ENABLE_CUDA=ON \
       -DORRERY_REQUIRE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DORRERY_BUILD_TESTS=OFF >"$logs/old_configure.log" 2>&1 &&
       cmake --build build/old -j "$jobs" --target bh_regression_bench >"$logs/old_build.log" 2>&1; then
@@ -275,9 +280,9 @@ task_bench-regression() {
   say "== bh_regression_bench${old:+ (old = $old, alternating)}"
   for round in $(seq 1 "${ORRERY_REGRESSION_ROUNDS:-2}"); do
     if [ -n "$old" ]; then
-      build/old/bench/bh_regression_bench --out "$logs/old_$round.csv" --label "old$round" 2>&1 | tee -a "$summary" || fail "old bench"
+      build/old/bench/bh_regression_bench --out "$logs/old_$round.csv" --label "old$round" ${ORRERY_REGRESSION_ROWS:+--rows "$ORRERY_REGRESSION_ROWS"} 2>&1 | tee -a "$summary" || fail "old bench"
     fi
-    build/cuda/bench/bh_regression_bench --out "$logs/new_$round.csv" --label "new$round" 2>&1 | tee -a "$summary" || fail "new bench"
+    build/cuda/bench/bh_regression_bench --out "$logs/new_$round.csv" --label "new$round" ${ORRERY_REGRESSION_ROWS:+--rows "$ORRERY_REGRESSION_ROWS"} 2>&1 | tee -a "$summary" || fail "new bench"
   done
   cat "$logs"/new_1.csv >"$csv"
   for f in "$logs"/old_1.csv "$logs"/old_2.csv "$logs"/new_2.csv; do [ -f "$f" ] && tail -n +2 "$f" >>"$csv"; done

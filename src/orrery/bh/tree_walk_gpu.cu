@@ -15,6 +15,11 @@ void walk_tree_gpu(const bh::OctreeView<Real>& tree, const WalkTargets<Real>& ta
     throw InputError("gravity.group_width = " + std::to_string(params.group_width) +
                      " is not supported; accepted: 8, 16, 32, 64");
   validated_softening(params.softening);
+  const int lanes = params.target_lanes;
+  if (lanes < 1 || lanes > 32 || (lanes & (lanes - 1)) != 0)
+    throw InputError("target_lanes = " + std::to_string(lanes) + " is not supported; accepted: 1, 2, 4, 8, 16, 32");
+  if (lanes > 1 && out.block_order != nullptr)
+    throw InputError("a walk launch order (block_order) is for one lane per target; accepted: target_lanes = 1 with it");
   if (tree.num_particles == 0 || targets.count == 0) return;
   if (params.math == MathMode::exact)
     detail::walk_tree_gpu_mode<MathMode::exact>(tree, targets, params, out, stream);

@@ -65,7 +65,24 @@ struct GpuWalkParams {
   /// allocating them, e.g. DeviceOctree::scratch_between_builds(); ignored
   /// when smaller than that. Must not overlap the tree or the outputs.
   std::span<std::byte> scratch = {};
+  /// Lanes given to each target, the first of which walks it: 1 (every lane
+  /// a target), 2, 4, 8, 16 or 32. A group walks the union of its lanes'
+  /// walks, which for targets far apart in space (a sparse subset: a few
+  /// active particles of a time bin) is most of the tree for each; with 32,
+  /// each target's walk is its own. Changes when a target is walked, never
+  /// its sums. More than 1 only without out.block_order.
+  int target_lanes = 1;
 };
+
+/// GpuWalkParams::target_lanes for a walk of `targets` of the `sources` of a
+/// tree, in key order: a subset's targets lie further apart the fewer they
+/// are, and a group of them walks nearly the union of their walks.
+/// Thresholds measured on the H200 (docs/performance/bh_restructuring.md).
+constexpr int subset_target_lanes(std::int64_t targets, std::int64_t sources) {
+  if (targets * 64 < sources) return 32;  // below 1/64 of the sources: a warp each
+  if (targets * 8 < sources) return 8;
+  return 1;
+}
 
 /// The walk's per-target device arrays, num_particles entries in sorted
 /// (tree) order: what it reads (scale, for a tree with the relative opening:

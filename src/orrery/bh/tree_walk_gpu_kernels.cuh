@@ -10,6 +10,7 @@
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 
@@ -29,9 +30,23 @@ static_assert(kWalkBlock % 64 == 0);
 /// The first target of this thread block: the launch order may be permuted
 /// (DeviceWalkTargets::block_order; uniform over the block).
 template <class Real>
-__device__ std::int64_t block_first_target(const DeviceWalkTargets<Real>& out) {
+__device__ std::int64_t block_first_target(const DeviceWalkTargets<Real>& out, int lane_shift) {
   const std::int64_t b = out.block_order != nullptr ? out.block_order[blockIdx.x] : blockIdx.x;
-  return b * kWalkBlock;
+  return b * (kWalkBlock >> lane_shift);
+}
+
+/// The target of the calling thread when each target has 2^lane_shift
+/// consecutive lanes (GpuWalkParams::target_lanes), and whether the thread is
+/// the one that walks it (the first of them, and a target that exists).
+struct LaneTarget {
+  std::int64_t index;
+  bool walks;
+};
+template <class Real>
+__device__ LaneTarget lane_target(const DeviceWalkTargets<Real>& out, const WalkTargets<Real>& targets, int lane_shift) {
+  const std::int64_t k = block_first_target(out, lane_shift) + (threadIdx.x >> lane_shift);
+  const bool first = (threadIdx.x & ((1u << lane_shift) - 1u)) == 0;
+  return {k, first && k < targets.count};
 }
 
 /// W lanes of one warp (W = 8, 16, 32), cooperating through warp intrinsics.
@@ -207,10 +222,10 @@ __device__ void add_totals(const DeviceWalkTargets<Real>& out, const WalkCounts&
 template <bool Pot, bool Quad, MathMode Mode, class Real, class Softening>
 __global__ void __launch_bounds__(kWalkBlock)
     independent_walk(const bh::OctreeView<Real> t, const WalkTargets<Real> targets, const Softening soft,
-                     const DeviceWalkTargets<Real> out) {
-  const std::int64_t gk = block_first_target(out) + threadIdx.x;
-  if (gk >= targets.count) return;  // the tail of the last block
-  const auto k = static_cast<std::int32_t>(gk);
+                     const DeviceWalkTargets<Real> out, int lane_shift) {
+  const LaneTarget lt = lane_target(out, targets, lane_shift);
+  if (!lt.walks) return;  // the tail of the last block, or a target's idle lane
+  const auto k = static_cast<std::int32_t>(lt.index);
   const std::int32_t i = targets.self(k);
   Real tx, ty, tz;
   targets.position(t, k, i, tx, ty, tz);
@@ -245,15 +260,17 @@ __device__ void sum_leaf(const Group& g, Accumulator<Real>& acc, WalkCounts& c, 
 template <bool Pot, bool Quad, class Criterion, MathMode Mode, int W, class Real, class Softening>
 __global__ void __launch_bounds__(kWalkBlock)
     coherent_walk(const bh::OctreeView<Real> t, const WalkNode<Real, Quad, Criterion::kScaled>* __restrict__ nodes,
-                  const WalkTargets<Real> targets, const Softening soft, const DeviceWalkTargets<Real> out) {
+                  const WalkTargets<Real> targets, const Softening soft, const DeviceWalkTargets<Real> out,
+                  int lane_shift) {
   using Group = typename GroupOf<W>::type;
   __shared__ int slots[4 * (kWalkBlock / 64)];
   Group g(slots);
-  // Every lane runs the loop, including those past the last target (they
-  // want nothing, num_nodes, so they never hold the group back).
-  const std::int64_t gk = block_first_target(out) + threadIdx.x;
-  const bool real = gk < targets.count;
-  const auto k = static_cast<std::int32_t>(real ? gk : targets.count - 1);
+  // Every lane runs the loop, including those past the last target and a
+  // target's idle lanes (they want nothing, num_nodes, so they never hold
+  // the group back; they still load and broadcast leaf chunks).
+  const LaneTarget lt = lane_target(out, targets, lane_shift);
+  const bool real = lt.walks;
+  const auto k = static_cast<std::int32_t>(real ? lt.index : targets.count - 1);
   const std::int32_t i = targets.self(k);
   Real tx, ty, tz;
   targets.position(t, k, i, tx, ty, tz);
@@ -289,6 +306,16 @@ __global__ void __launch_bounds__(kWalkBlock)
   add_totals(out, real ? c : WalkCounts{});
 }
 
+/// log2 of GpuWalkParams::target_lanes (a power of two, checked by walk_tree_gpu).
+inline int lane_shift(const GpuWalkParams& p) { return std::countr_zero(static_cast<unsigned>(p.target_lanes)); }
+
+/// Blocks of kWalkBlock threads for w.count targets of target_lanes lanes each.
+template <class Real>
+unsigned walk_blocks(const WalkTargets<Real>& w, const GpuWalkParams& p) {
+  const std::int64_t per_block = kWalkBlock / p.target_lanes;
+  return static_cast<unsigned>((std::int64_t(w.count) + per_block - 1) / per_block);
+}
+
 /// Stream-ordered scratch (cudaMallocAsync), freed in stream order on scope exit.
 template <class T>
 class StreamScratch {
@@ -321,8 +348,8 @@ void launch_coherent(const bh::OctreeView<Real>& t, const WalkTargets<Real>& w, 
   Record* const records = borrowed ? reinterpret_cast<Record*>(p.scratch.data()) : own.get();
   pack_nodes<<<static_cast<unsigned>((nodes + kWalkBlock - 1) / kWalkBlock), kWalkBlock, 0, s>>>(t, records);
   ORRERY_CUDA_CHECK_LAUNCH("pack_nodes");
-  const auto blocks = static_cast<unsigned>((std::int64_t(w.count) + kWalkBlock - 1) / kWalkBlock);
-  coherent_walk<Pot, Quad, Criterion, Mode, W><<<blocks, kWalkBlock, 0, s>>>(t, records, w, soft, out);
+  coherent_walk<Pot, Quad, Criterion, Mode, W><<<walk_blocks(w, p), kWalkBlock, 0, s>>>(t, records, w, soft, out,
+                                                                                       lane_shift(p));
   ORRERY_CUDA_CHECK_LAUNCH("coherent tree walk");
 }
 
@@ -345,8 +372,7 @@ template <bool Pot, bool Quad, MathMode Mode, class Real, class Softening>
 void launch_walk(const bh::OctreeView<Real>& t, const WalkTargets<Real>& w, const GpuWalkParams& p, const Softening& soft,
                  const DeviceWalkTargets<Real>& out, cuda::StreamHandle s) {
   if (p.traversal == Traversal::independent) {
-    const auto blocks = static_cast<unsigned>((std::int64_t(w.count) + kWalkBlock - 1) / kWalkBlock);
-    independent_walk<Pot, Quad, Mode><<<blocks, kWalkBlock, 0, s>>>(t, w, soft, out);
+    independent_walk<Pot, Quad, Mode><<<walk_blocks(w, p), kWalkBlock, 0, s>>>(t, w, soft, out, lane_shift(p));
     ORRERY_CUDA_CHECK_LAUNCH("independent tree walk");
     return;
   }

@@ -40,6 +40,8 @@ class DirectGpuSolver final : public ForceSolver<Real>, public DeviceForceSolver
   std::string name() const override;  // e.g. "direct/cuda/single/plummer/fast"
   SolverReport solve(const SourcesView<Real>& sources, const AccelerationsView<Real>& out,
                      const SolveOptions& options = {}) override;
+  /// Every source only (ForceSolver's refusal of the rest).
+  using ForceSolver<Real>::solve;
 
   /// sources and out hold device pointers (out must not alias sources, and
   /// out.potential must be non-null when options.potential). Enqueued on

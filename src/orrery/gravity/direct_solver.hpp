@@ -30,7 +30,7 @@ class DirectSolver final : public ForceSolver<Real> {
   /// bit-identical to the one it gets when every source is a target.
   /// InputError for an index out of range or a point not finite.
   SolverReport solve(const SourcesView<Real>& sources, const TargetSet<Real>& targets,
-                     const AccelerationsView<Real>& out, const SolveOptions& options = {});
+                     const AccelerationsView<Real>& out, const SolveOptions& options = {}) override;
 
  private:
   Softening softening_;

@@ -1,15 +1,18 @@
 #pragma once
 // The interface every solver implements: given sources (host SoA arrays), it
 // writes accelerations and, on request, potentials, and reports what it did.
-// Solvers evaluate the field of all sources at all sources (self excluded).
+// The field of all sources is evaluated at every source (self excluded) or,
+// through the TargetSet overload, at a subset of them or at other points
+// (targets.hpp; the seam block steps and MPI build on, docs/adr/0011).
 #include <memory>
+#include <optional>
 #include <string>
 
-#include <optional>
-
 #include "orrery/bh/morton.hpp"
+#include "orrery/core/error.hpp"
 #include "orrery/core/particles.hpp"
 #include "orrery/core/solver_report.hpp"
+#include "orrery/gravity/targets.hpp"
 
 namespace orrery::gravity {
 
@@ -44,6 +47,19 @@ class ForceSolver {
   /// out.count must equal sources.count. Throws InputError on invalid input.
   virtual SolverReport solve(const SourcesView<Real>& sources, const AccelerationsView<Real>& out,
                              const SolveOptions& options = {}) = 0;
+  /// The field of `sources` at `targets` (host arrays): `out` holds
+  /// targets.count entries in the targets' order, each bit-identical to the
+  /// one the target gets when every source is a target. The CPU tree and
+  /// direct solvers and the GPU tree solver take every kind of set; the
+  /// others take only the set of every source and refuse the rest with an
+  /// InputError naming the solvers that do.
+  virtual SolverReport solve(const SourcesView<Real>& sources, const TargetSet<Real>& targets,
+                             const AccelerationsView<Real>& out, const SolveOptions& options = {}) {
+    if (targets.all()) return solve(sources, out, options);
+    throw InputError("solver " + name() +
+                     " evaluates the field at every source only, not at a subset or at other points; accepted: "
+                     "the tree solver (CPU or CUDA) or the CPU direct solver");
+  }
 };
 
 }  // namespace orrery::gravity

@@ -26,6 +26,9 @@ class ReferenceSolver final : public ForceSolver<Real> {
   std::string name() const override;
   SolverReport solve(const SourcesView<Real>& sources, const AccelerationsView<Real>& out,
                      const SolveOptions& options = {}) override;
+  /// Every source only (ForceSolver's refusal of the rest); for the reference
+  /// field at some sources, reference_accelerations_at.
+  using ForceSolver<Real>::solve;
 
  private:
   SofteningKind kernel_;

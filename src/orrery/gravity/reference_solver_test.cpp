@@ -3,7 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <numbers>
+#include <string>
+#include <vector>
 
 #include "orrery/core/error.hpp"
 #include "orrery/core/rng.hpp"
@@ -124,6 +127,31 @@ TEST(ReferenceSolver, RejectsBadInput) {
   p.mass = {1.0, -1.0};
   EXPECT_THROW(solver.solve(p.sources(), a.view()), InputError);
   EXPECT_THROW(ReferenceSolver<double>(SofteningKind::plummer, -1.0), InputError);
+}
+
+// ForceSolver's targets overload: the set of every source is the plain
+// solve; a subset is refused with a message naming the solvers that take one.
+TEST(ReferenceSolver, TakesEverySourceAsTargetsAndRefusesASubset) {
+  Particles<double> p(3);
+  p.x = {0.0, 1.0, 3.0};
+  p.mass = {1.0, 2.0, 0.5};
+  ReferenceSolver<double> solver(SofteningKind::plummer, 0.1);
+  ForceSolver<double>& as_interface = solver;
+  Accelerations<double> plain(3), through_set(3);
+  solver.solve(p.sources(), plain.view());
+  as_interface.solve(p.sources(), TargetSet<double>{}, through_set.view());
+  EXPECT_EQ(plain.ax, through_set.ax);
+  EXPECT_EQ(plain.potential, through_set.potential);
+  const std::vector<std::int64_t> one{1};
+  Accelerations<double> a(1);
+  try {
+    as_interface.solve(p.sources(), TargetSet<double>::of_sources(1, one.data()), a.view());
+    ADD_FAILURE() << "a subset was not refused";
+  } catch (const InputError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find(solver.name()), std::string::npos) << m;
+    EXPECT_NE(m.find("accepted: the tree solver"), std::string::npos) << m;
+  }
 }
 
 }  // namespace

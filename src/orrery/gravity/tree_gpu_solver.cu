@@ -182,6 +182,9 @@ struct GpuTreeSolver<Real>::State {
   // order (sorted source index, place in the caller's list), the check.
   cuda::DeviceBuffer<std::int32_t> rank, slot, mark, position, subset_source, subset_place;
   cuda::DeviceBuffer<unsigned long long> subset_status{2};
+  // solve() given host targets: their indices or points, uploaded.
+  cuda::DeviceBuffer<std::int64_t> target_index;
+  cuda::DeviceBuffer<Real> target_point[3];
   cuda::EventTimer t_upload, t_bootstrap, t_walk, t_download;
   std::vector<Real> staging[4];  // solve_device() with a host build: sources on the host
 };
@@ -273,6 +276,80 @@ const std::int32_t* GpuTreeSolver<Real>::tree_order() const {
 }
 
 template <class Real>
+SourcesView<Real> GpuTreeSolver<Real>::upload_sources(const SourcesView<Real>& s, SolverReport& report) {
+  State& st = *state_;
+  const auto stream = st.stream.get();
+  st.t_upload.start(stream);
+  const Real* in[4] = {s.x, s.y, s.z, s.mass};
+  for (int k = 0; k < 4; ++k) {
+    ensure(st.sources[k], s.count);
+    st.sources[k].upload(std::span<const Real>(in[k], static_cast<std::size_t>(s.count)), stream);
+  }
+  st.t_upload.stop(stream);
+  report.add_phase("upload", st.t_upload.seconds());
+  return {s.count, st.sources[0].data(), st.sources[1].data(), st.sources[2].data(), st.sources[3].data()};
+}
+
+template <class Real>
+SolverReport GpuTreeSolver<Real>::solve(const SourcesView<Real>& s, const TargetSet<Real>& targets,
+                                        const AccelerationsView<Real>& out, const SolveOptions& o) {
+  if (targets.all()) return solve(s, out, o);
+  State& st = *state_;
+  const auto stream = st.stream.get();
+  SolverReport report;
+  const SourcesView<Real> sources = upload_sources(s, report);
+  const auto k = static_cast<std::size_t>(targets.count);
+  TargetSet<Real> on_device{targets.count};
+  if (targets.index != nullptr) {
+    ensure(st.target_index, targets.count);
+    st.target_index.upload(std::span<const std::int64_t>(targets.index, k), stream);
+    on_device.index = st.target_index.data();
+  } else {
+    const Real* in[3] = {targets.x, targets.y, targets.z};
+    for (int c = 0; c < 3; ++c) {
+      if (in[c] == nullptr) break;  // solve_device names the missing coordinate
+      ensure(st.target_point[c], targets.count);
+      st.target_point[c].upload(std::span<const Real>(in[c], k), stream);
+    }
+    on_device.x = st.target_point[0].data();
+    on_device.y = targets.y != nullptr ? st.target_point[1].data() : nullptr;
+    on_device.z = targets.z != nullptr ? st.target_point[2].data() : nullptr;
+  }
+  SolverReport walked = solve_device(sources, on_device, result_buffers(out, o), o);
+  walked.phase_seconds.insert(walked.phase_seconds.begin(), report.phase_seconds.begin(), report.phase_seconds.end());
+  download_results(out, o, walked);
+  return walked;
+}
+
+template <class Real>
+AccelerationsView<Real> GpuTreeSolver<Real>::result_buffers(const AccelerationsView<Real>& out, const SolveOptions& o) {
+  State& st = *state_;
+  const bool pot = o.potential && out.potential != nullptr;
+  const auto n = static_cast<std::size_t>(out.count);
+  for (int c = 0; c < 3 + pot; ++c) ensure(st.result[c], out.count);
+  // The relative opening's a_old is what the caller's arrays hold on entry,
+  // not what an earlier solve left on the device.
+  const Real* previous[3] = {out.ax, out.ay, out.az};
+  if (o.previous_accelerations)
+    for (int c = 0; c < 3; ++c) st.result[c].upload(std::span<const Real>(previous[c], n), st.stream.get());
+  return {out.count, st.result[0].data(), st.result[1].data(), st.result[2].data(), pot ? st.result[3].data() : nullptr};
+}
+
+template <class Real>
+void GpuTreeSolver<Real>::download_results(const AccelerationsView<Real>& out, const SolveOptions& o,
+                                           SolverReport& report) {
+  State& st = *state_;
+  const auto stream = st.stream.get();
+  const bool pot = o.potential && out.potential != nullptr;
+  Real* host[4] = {out.ax, out.ay, out.az, out.potential};
+  st.t_download.start(stream);
+  for (int c = 0; c < 3 + pot; ++c)
+    st.result[c].download(std::span<Real>(host[c], static_cast<std::size_t>(out.count)), stream);
+  st.t_download.stop(stream);
+  report.add_phase("download", st.t_download.seconds());
+}
+
+template <class Real>
 SolverReport GpuTreeSolver<Real>::solve(const SourcesView<Real>& s, const AccelerationsView<Real>& out,
                                         const SolveOptions& o) {
   check_sizes(s.count, out.count);
@@ -282,29 +359,10 @@ SolverReport GpuTreeSolver<Real>::solve(const SourcesView<Real>& s, const Accele
   if (config_.build == TreeBuild::host) {
     build_on_host(s, report);  // reads the host arrays directly
   } else {
-    st.t_upload.start(stream);
-    const Real* in[4] = {s.x, s.y, s.z, s.mass};
-    for (int k = 0; k < 4; ++k) {
-      ensure(st.sources[k], s.count);
-      st.sources[k].upload(std::span<const Real>(in[k], static_cast<std::size_t>(s.count)), stream);
-    }
-    st.t_upload.stop(stream);
-    report.add_phase("upload", st.t_upload.seconds());
-    build_on_device({s.count, st.sources[0].data(), st.sources[1].data(), st.sources[2].data(), st.sources[3].data()},
-                    report);
+    build_on_device(upload_sources(s, report), report);
   }
-  const bool pot = o.potential && out.potential != nullptr;
-  for (int k = 0; k < 3 + pot; ++k) ensure(st.result[k], s.count);
-  const AccelerationsView<Real> dout{s.count, st.result[0].data(), st.result[1].data(), st.result[2].data(),
-                                     pot ? st.result[3].data() : nullptr};
-  walk_into(tree_view(), bh::every_source(tree_view()), tree_order(), dout, o, report);
-
-  st.t_download.start(stream);
-  Real* host[4] = {out.ax, out.ay, out.az, out.potential};
-  for (int k = 0; k < 3 + pot; ++k)
-    st.result[k].download(std::span<Real>(host[k], static_cast<std::size_t>(s.count)), stream);
-  st.t_download.stop(stream);
-  report.add_phase("download", st.t_download.seconds());
+  walk_into(tree_view(), bh::every_source(tree_view()), tree_order(), result_buffers(out, o), o, report);
+  download_results(out, o, report);
   return report;
 }
 
@@ -506,8 +564,12 @@ void GpuTreeSolver<Real>::walk_into(const bh::OctreeView<Real>& view, const bh::
     }
   }
   st.cost_count = w.cost != nullptr ? n : 0;
+  bh::GpuWalkParams walk = params;
+  if (targets.source != nullptr)  // a subset
+    walk.target_lanes = cfg.subset_target_lanes > 0 ? cfg.subset_target_lanes
+                                                    : bh::subset_target_lanes(n, view.num_particles);
   st.t_walk.start(stream);
-  bh::walk_tree_gpu(view, targets, params, w, stream);
+  bh::walk_tree_gpu(view, targets, walk, w, stream);
   st.t_walk.stop(stream);
   if (view.crit_rel != nullptr)
     report.add_phase(o.previous_accelerations ? "relative scales" : "bootstrap walk", st.t_bootstrap.seconds());

@@ -39,6 +39,9 @@ struct GpuTreeSolverConfig {
   int group_width = 32;  // coherent walk: 8, 16, 32 or 64
   TreeBuild build = TreeBuild::device;  // host: the CPU build, copied (tests, cross-checks)
   bool counters = true;  // per-target counters (contract 2); off saves 12 bytes per particle
+  // Lanes per target in the walk of a subset (bh::GpuWalkParams::target_lanes):
+  // 0 chooses from the subset's share of the sources (bh::subset_target_lanes).
+  int subset_target_lanes = 0;
 };
 
 template <class Real>
@@ -55,6 +58,12 @@ class GpuTreeSolver final : public ForceSolver<Real>, public DeviceForceSolver<R
   std::string name() const override;
   SolverReport solve(const SourcesView<Real>& sources, const AccelerationsView<Real>& out,
                      const SolveOptions& options = {}) override;
+  /// ForceSolver's field at `targets` with host arrays: uploads the sources
+  /// and the targets (and, for the relative opening with
+  /// previous_accelerations, out's previous accelerations), runs
+  /// solve_device(sources, targets, ...) and downloads `out`.
+  SolverReport solve(const SourcesView<Real>& sources, const TargetSet<Real>& targets,
+                     const AccelerationsView<Real>& out, const SolveOptions& options = {}) override;
   /// As solve(), with device pointers in `sources` and `out`. Returns when the
   /// results are in `out`.
   SolverReport solve_device(const SourcesView<Real>& sources, const AccelerationsView<Real>& out,
@@ -85,6 +94,12 @@ class GpuTreeSolver final : public ForceSolver<Real>, public DeviceForceSolver<R
   struct State;
   void build_on_host(const SourcesView<Real>& host_sources, SolverReport& report);
   void build_on_device(const SourcesView<Real>& device_sources, SolverReport& report);
+  // The host sources copied into the solver's device buffers (phase "upload").
+  SourcesView<Real> upload_sources(const SourcesView<Real>& host_sources, SolverReport& report);
+  // solve()'s device results for the host `out` (holding a_old when asked),
+  // and their download into it (phase "download").
+  AccelerationsView<Real> result_buffers(const AccelerationsView<Real>& out, const SolveOptions& options);
+  void download_results(const AccelerationsView<Real>& out, const SolveOptions& options, SolverReport& report);
   bh::OctreeView<Real> tree_view() const;
   const std::int32_t* tree_order() const;
   // The walk over `view` into `out` (device, the caller's order) and the

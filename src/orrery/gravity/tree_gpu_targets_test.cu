@@ -3,7 +3,8 @@
 // bits and the same particle-cell and particle-particle counters for every
 // target, both traversals, both criteria (relative from a bootstrap and in
 // the steady state), subsets of 1, 7, 1 % and 50 % of the particles in
-// random order, and points; bad target sets are refused naming the target.
+// random order, and points, with device arrays (solve_device) and with host
+// arrays (ForceSolver::solve); bad target sets are refused naming the target.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -83,8 +84,10 @@ Solved gpu_solve(GpuTreeSolver<float>& gpu, const Particles<float>& p, const Tar
   return s;
 }
 
-Solved cpu_solve(TreeSolver<float>& cpu, const Particles<float>& p, const TargetSet<float>& t,
-                 const std::vector<float>* prev, double largest) {
+/// The solve of `t` through ForceSolver's host interface (the CPU tree
+/// solver's, or the GPU solver's upload, solve_device and download).
+Solved host_solve(ForceSolver<float>& solver, const Particles<float>& p, const TargetSet<float>& t,
+                  const std::vector<float>* prev, double largest) {
   const auto n = static_cast<std::size_t>(t.all() ? p.size() : t.count);
   Accelerations<float> a(n);
   if (prev) {
@@ -97,7 +100,7 @@ Solved cpu_solve(TreeSolver<float>& cpu, const Particles<float>& p, const Target
   o.previous_accelerations = prev != nullptr;
   o.largest_previous_acceleration = largest;
   Solved s;
-  s.report = cpu.solve(p.sources(), t, a.view(), o);
+  s.report = solver.solve(p.sources(), t, a.view(), o);
   s.ax = a.ax;
   s.ay = a.ay;
   s.az = a.az;
@@ -133,7 +136,7 @@ void check(bh::Opening opening, bh::Multipole mp, bh::Traversal traversal) {
   g.traversal = traversal;
   GpuTreeSolver<float> gpu(g);
   const bool relative = opening == bh::Opening::relative;
-  const Solved whole = cpu_solve(cpu, p, TargetSet<float>{}, nullptr, -1);
+  const Solved whole = host_solve(cpu, p, TargetSet<float>{}, nullptr, -1);
   double largest = 0;
   for (std::int64_t i = 0; i < kN; ++i)
     largest = std::max(largest, bh::acceleration_magnitude(whole.ax[i], whole.ay[i], whole.az[i]));
@@ -141,7 +144,9 @@ void check(bh::Opening opening, bh::Multipole mp, bh::Traversal traversal) {
     const auto idx = testing::random_subset(kN, k, 200 + k);
     const auto set = TargetSet<float>::of_sources(k, idx.data());
     const std::string what = std::string(to_string(traversal)) + ", " + std::to_string(k) + " targets";
-    expect_same(gpu_solve(gpu, p, set, nullptr, -1), cpu_solve(cpu, p, set, nullptr, -1), what + ", first");
+    const Solved want = host_solve(cpu, p, set, nullptr, -1);
+    expect_same(gpu_solve(gpu, p, set, nullptr, -1), want, what + ", first");
+    expect_same(host_solve(gpu, p, set, nullptr, -1), want, what + ", first, host arrays");
     if (relative) {
       std::vector<float> prev[3];
       for (const std::int64_t i : idx) {
@@ -149,7 +154,9 @@ void check(bh::Opening opening, bh::Multipole mp, bh::Traversal traversal) {
         prev[1].push_back(whole.ay[i]);
         prev[2].push_back(whole.az[i]);
       }
-      expect_same(gpu_solve(gpu, p, set, prev, largest), cpu_solve(cpu, p, set, prev, largest), what + ", steady");
+      const Solved steady = host_solve(cpu, p, set, prev, largest);
+      expect_same(gpu_solve(gpu, p, set, prev, largest), steady, what + ", steady");
+      expect_same(host_solve(gpu, p, set, prev, largest), steady, what + ", steady, host arrays");
     }
   }
   constexpr std::int64_t k = 500;
@@ -161,7 +168,9 @@ void check(bh::Opening opening, bh::Multipole mp, bh::Traversal traversal) {
     z[j] = float(rng.uniform(-2, 2));
   }
   const auto points = TargetSet<float>::of_points(k, x.data(), y.data(), z.data());
-  expect_same(gpu_solve(gpu, p, points, nullptr, -1), cpu_solve(cpu, p, points, nullptr, -1), "points");
+  const Solved at_points = host_solve(cpu, p, points, nullptr, -1);
+  expect_same(gpu_solve(gpu, p, points, nullptr, -1), at_points, "points");
+  expect_same(host_solve(gpu, p, points, nullptr, -1), at_points, "points, host arrays");
 }
 
 TEST(GpuTreeTargets, ExactModeEqualsTheCpuTargetsSolve_Geometric) {

@@ -50,7 +50,7 @@ class TreeSolver final : public ForceSolver<Real> {
   /// evaluation (the bootstrap) walks every source once. Throws InputError
   /// for an index out of range or listed twice, and for points not finite.
   SolverReport solve(const SourcesView<Real>& sources, const TargetSet<Real>& targets,
-                     const AccelerationsView<Real>& out, const SolveOptions& options = {});
+                     const AccelerationsView<Real>& out, const SolveOptions& options = {}) override;
   /// The tree of the last solve (for tests, diagnostics and the GPU cross-checks).
   const bh::Octree<Real>& last_tree() const { return tree_; }
 
