@@ -32,6 +32,7 @@
 #                 the new commit's, copied into the old tree); ORRERY_REGRESSION_ROWS=a,b picks
 #                 rows (gpu_tree_phases: the GPU tree's build and walk phases)
 #   bench-targets bench/targets_bench: forces on 0.1-100 % of 1M sources, GPU and CPU -> targets.csv
+#                 (ORRERY_TARGETS_ARGS="--lanes 0,1,8 --fractions 0.001,1 --cpu 0" passes options on)
 #   cpu-isa       the CPU tree tests (AVX-512 walk bits on this host), then the 1M walk with
 #                 --isa avx2 and avx512 side by side on all host threads (order alternated)
 #   bench-cpu-tree  bench/cpu_tree_bench on all host cores (docs/performance/cpu_tree.md's
@@ -290,7 +291,8 @@ task_bench-regression() {
 
 task_bench-targets() {
   say "== targets_bench"
-  OMP_PROC_BIND=close build/cuda/bench/targets_bench --out "$out/targets.csv" 2>&1 | tee -a "$summary" || fail "targets_bench"
+  # shellcheck disable=SC2086 # ORRERY_TARGETS_ARGS is a list of options
+  OMP_PROC_BIND=close build/cuda/bench/targets_bench --out "$out/targets.csv" ${ORRERY_TARGETS_ARGS:-} 2>&1 | tee -a "$summary" || fail "targets_bench"
 }
 
 task_bench-cpu-tree() {
