@@ -74,14 +74,24 @@ struct GpuWalkParams {
   int target_lanes = 1;
 };
 
-/// GpuWalkParams::target_lanes for a walk of `targets` of the `sources` of a
-/// tree, in key order: a subset's targets lie further apart the fewer they
-/// are, and a group of them walks nearly the union of their walks.
-/// Thresholds measured on the H200 (docs/performance/bh_restructuring.md).
-constexpr int subset_target_lanes(std::int64_t targets, std::int64_t sources) {
-  if (targets * 64 < sources) return 32;  // below 1/64 of the sources: a warp each
-  if (targets * 8 < sources) return 8;
-  return 1;
+/// Threads of the walk kernel one multiprocessor holds at once: half of
+/// Hopper's 2048, the walk's registers allowing no more. Measured on the H200
+/// (docs/performance/bh_restructuring.md): the fastest target_lanes of every
+/// subset from 0.1 % to 100 % of 1M sources is the one that comes nearest to
+/// filling the device with this many threads.
+inline constexpr std::int64_t kWalkResidentThreadsPerMultiprocessor = 1024;
+
+/// GpuWalkParams::target_lanes for a walk of `targets` (a subset, in key
+/// order) on a device of `multiprocessors` SMs: the most lanes per target,
+/// up to 32, that still fit the device's resident threads. A subset's
+/// targets lie far apart, and a group of them walks nearly the union of
+/// their walks, so lanes that would otherwise idle each take a target of
+/// their own; past a full device more lanes per target only add work.
+constexpr int subset_target_lanes(std::int64_t targets, int multiprocessors) {
+  const std::int64_t resident = kWalkResidentThreadsPerMultiprocessor * (multiprocessors > 0 ? multiprocessors : 1);
+  int lanes = 32;
+  while (lanes > 1 && targets * lanes > resident) lanes /= 2;
+  return lanes;
 }
 
 /// The walk's per-target device arrays, num_particles entries in sorted

@@ -35,6 +35,12 @@ int current_device() {
   return d;
 }
 
+int current_multiprocessors() {
+  int sms = 0;
+  ORRERY_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, current_device()));
+  return sms;
+}
+
 DeviceInfo device_info(int index) {
   cudaDeviceProp p{};
   check(static_cast<int>(cudaGetDeviceProperties(&p, index)), "cudaGetDeviceProperties(&p, index)",

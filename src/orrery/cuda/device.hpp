@@ -31,6 +31,9 @@ struct DeviceInfo {
   int driver_version = 0, runtime_version = 0;
 };
 
+/// Multiprocessors (SMs) of the current device, for launch geometry.
+int current_multiprocessors();
+
 /// Properties of device `index`. Throws RuntimeFailure as select_device does.
 DeviceInfo device_info(int index);
 

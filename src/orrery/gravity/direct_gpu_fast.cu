@@ -1,19 +1,13 @@
 // fast mode of the CUDA direct summation. This translation unit alone is
 // compiled with -ftz=true (docs/adr/0001: allowed for fast-mode force kernels;
 // it lets rsqrtf compile to one MUFU.RSQ without denormal handling).
+#include "orrery/cuda/device.hpp"
 #include "orrery/gravity/direct_gpu_kernel.cuh"
 #include "orrery/gravity/direct_gpu_launch.hpp"
 #include "orrery/gravity/direct_gpu_tuning.hpp"
 
 namespace orrery::gravity::gpu {
 namespace {
-
-int multiprocessors() {
-  int device = 0, sms = 0;
-  ORRERY_CUDA_CHECK(cudaGetDevice(&device));
-  ORRERY_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  return sms;
-}
 
 template <class Pair, bool Pot>
 void launch_plan(const DirectFastPlan& plan, const typename Pair::Packed* packed,
@@ -46,7 +40,7 @@ void direct_field(MathModeTag<MathMode::fast>, const SourcesView<Real>& sources,
   if (scratch.packed.size() < need) scratch.packed.resize(need);
   auto* packed = reinterpret_cast<Packed*>(scratch.packed.data());
   pack_sources(sources, pair, packed, stream);
-  const DirectFastPlan plan = choose_fast_plan<Real>(sources.count, multiprocessors());
+  const DirectFastPlan plan = choose_fast_plan<Real>(sources.count, cuda::current_multiprocessors());
   if (potential) {
     launch_plan<Pair, true>(plan, packed, sources, pair, out, scratch.partials, stream);
   } else {

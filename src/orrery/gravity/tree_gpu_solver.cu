@@ -163,6 +163,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 template <class Real>
 struct GpuTreeSolver<Real>::State {
   cuda::Stream stream;
+  int multiprocessors = cuda::current_multiprocessors();  // a sparse subset's lanes per target
   bh::DeviceOctree<Real> device_tree;  // TreeBuild::device
   bh::Octree<Real> host_tree;          // TreeBuild::host, copied to tree_copy
   bh::DeviceTreeCopy<Real> tree_copy;
@@ -567,7 +568,7 @@ void GpuTreeSolver<Real>::walk_into(const bh::OctreeView<Real>& view, const bh::
   bh::GpuWalkParams walk = params;
   if (targets.source != nullptr)  // a subset
     walk.target_lanes = cfg.subset_target_lanes > 0 ? cfg.subset_target_lanes
-                                                    : bh::subset_target_lanes(n, view.num_particles);
+                                                    : bh::subset_target_lanes(n, st.multiprocessors);
   st.t_walk.start(stream);
   bh::walk_tree_gpu(view, targets, walk, w, stream);
   st.t_walk.stop(stream);

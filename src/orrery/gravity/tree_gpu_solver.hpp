@@ -40,7 +40,7 @@ struct GpuTreeSolverConfig {
   TreeBuild build = TreeBuild::device;  // host: the CPU build, copied (tests, cross-checks)
   bool counters = true;  // per-target counters (contract 2); off saves 12 bytes per particle
   // Lanes per target in the walk of a subset (bh::GpuWalkParams::target_lanes):
-  // 0 chooses from the subset's share of the sources (bh::subset_target_lanes).
+  // 0 chooses from the subset's size and the device's SMs (bh::subset_target_lanes).
   int subset_target_lanes = 0;
 };
 
