@@ -31,6 +31,13 @@ ORRERY_HDI Cube cube_from_box(double xmin, double ymin, double zmin, double xmax
   return {xmin, ymin, zmin, exy > ez ? exy : ez};
 }
 
+/// Whether a point lies in cube c, faces included: the test both builds make
+/// of a source when the cube is given from outside (the MPI ranks' global one).
+ORRERY_HDI bool in_cube(double x, double y, double z, const Cube& c) {
+  return (x >= c.x0) & (x <= xm::add(c.x0, c.side)) & (y >= c.y0) & (y <= xm::add(c.y0, c.side)) & (z >= c.z0) &
+         (z <= xm::add(c.z0, c.side));
+}
+
 /// Moments of a node in double, before they are rounded to the tree's precision.
 struct NodeMoments {
   double mass = 0;

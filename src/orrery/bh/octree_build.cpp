@@ -152,24 +152,30 @@ void check_finite(const Real* v, std::int64_t n, const char* field) {
 /// The cube given from outside, once every source is checked to lie in it.
 template <class Real>
 Cube checked_cube(const SourcesView<Real>& s, const Cube& c) {
-  if (!(c.side > 0) || !std::isfinite(c.side) || !std::isfinite(c.x0) || !std::isfinite(c.y0) || !std::isfinite(c.z0))
-    throw InputError("the tree's cube (origin " + std::to_string(c.x0) + ", " + std::to_string(c.y0) + ", " +
-                     std::to_string(c.z0) + ", side " + std::to_string(c.side) +
-                     ") is invalid; accepted: a finite origin and a finite side > 0");
-  const auto out = [&c](double v, double lo) { return !(v >= lo && v <= xm::add(lo, c.side)); };
+  validate_cube(c);
   std::int64_t bad = -1;
 #pragma omp parallel for reduction(max : bad) if (s.count >= kParallelParticles)
   for (std::int64_t i = 0; i < s.count; ++i)
-    if (out(s.x[i], c.x0) || out(s.y[i], c.y0) || out(s.z[i], c.z0)) bad = std::max(bad, i);
-  if (bad >= 0)
-    throw InputError("particle " + std::to_string(bad) + " at (" + std::to_string(s.x[bad]) + ", " +
-                     std::to_string(s.y[bad]) + ", " + std::to_string(s.z[bad]) + ") lies outside the tree's cube (origin " +
-                     std::to_string(c.x0) + ", " + std::to_string(c.y0) + ", " + std::to_string(c.z0) + ", side " +
-                     std::to_string(c.side) + "); every source must lie in the cube given");
+    if (!in_cube(s.x[i], s.y[i], s.z[i], c)) bad = std::max(bad, i);
+  if (bad >= 0) throw InputError(outside_cube_message(bad, s.x[bad], s.y[bad], s.z[bad], c));
   return c;
 }
 
 }  // namespace
+
+void validate_cube(const Cube& c) {
+  if (!(c.side > 0) || !std::isfinite(c.side) || !std::isfinite(c.x0) || !std::isfinite(c.y0) || !std::isfinite(c.z0))
+    throw InputError("the tree's cube (origin " + std::to_string(c.x0) + ", " + std::to_string(c.y0) + ", " +
+                     std::to_string(c.z0) + ", side " + std::to_string(c.side) +
+                     ") is invalid; accepted: a finite origin and a finite side > 0");
+}
+
+std::string outside_cube_message(std::int64_t i, double x, double y, double z, const Cube& c) {
+  return "particle " + std::to_string(i) + " at (" + std::to_string(x) + ", " + std::to_string(y) + ", " +
+         std::to_string(z) + ") lies outside the tree's cube (origin " + std::to_string(c.x0) + ", " +
+         std::to_string(c.y0) + ", " + std::to_string(c.z0) + ", side " + std::to_string(c.side) +
+         "); every source must lie in the cube given";
+}
 
 void validate_tree_params(const TreeParams& p, std::int64_t count) {
   if (!(p.theta >= 0.0) || !std::isfinite(p.theta))

@@ -2,6 +2,9 @@
 // Builds the octree on the host (OpenMP), by the algorithm the GPU build also
 // runs: the topology from the sorted keys (build_topology.hpp), the moments
 // bottom-up (build_steps.hpp); docs/adr/0010.
+#include <cstdint>
+#include <string>
+
 #include "orrery/core/particles.hpp"
 #include "orrery/core/solver_report.hpp"
 #include "orrery/bh/octree.hpp"
@@ -13,6 +16,14 @@ namespace orrery::bh {
 /// field and value otherwise. Needs no particle data (the GPU build calls it
 /// and checks the particles on the device).
 void validate_tree_params(const TreeParams& params, std::int64_t count);
+
+/// A cube given from outside must have a finite origin and a finite side > 0;
+/// throws orrery::InputError naming it otherwise.
+void validate_cube(const Cube& cube);
+
+/// The InputError message for source i at (x, y, z) outside the cube given,
+/// the same from the host and the device build.
+std::string outside_cube_message(std::int64_t i, double x, double y, double z, const Cube& cube);
 
 /// Validates params (theta >= 0 and finite, leaf_capacity >= 1) and sources
 /// (finite positions, masses >= 0, count >= 1, count < 2^31); throws

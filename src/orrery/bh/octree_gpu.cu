@@ -43,6 +43,7 @@
 #include <algorithm>
 #include <array>
 #include <limits>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -110,19 +111,24 @@ LaunchGeometry current_device_geometry() {
 }
 
 /// What the device tells the host once per build (one small copy).
+/// What the box phase checks of each source: x, y, z finite, the mass, and
+/// (with a cube given) the position inside it.
+constexpr int kBadFields = 5;
+
 struct BuildStatus {
   // Nodes of the tree, summed in 64 bits so that a count past the node
   // arrays (or past 2^31) is seen rather than wrapped.
   unsigned long long num_nodes;
   int depth;  // deepest level present
-  // 1 + the largest index of a non-finite x, y, z, or an invalid mass; 0 if none.
-  unsigned long long bad[4];
+  // 1 + the largest index of a non-finite x, y, z, an invalid mass, or a
+  // position outside the cube given from outside; 0 if none.
+  unsigned long long bad[kBadFields];
 };
 
 template <class Real>
 struct BoxAccumulator {
   Real lo[3], hi[3];
-  unsigned long long bad[4];
+  unsigned long long bad[kBadFields];
 };
 
 /// Min/max are exact and commutative: any reduction order gives the same box.
@@ -134,7 +140,7 @@ struct CombineBox {
       r.lo[k] = b.lo[k] < a.lo[k] ? b.lo[k] : a.lo[k];
       r.hi[k] = b.hi[k] > a.hi[k] ? b.hi[k] : a.hi[k];
     }
-    for (int k = 0; k < 4; ++k) r.bad[k] = a.bad[k] > b.bad[k] ? a.bad[k] : b.bad[k];
+    for (int k = 0; k < kBadFields; ++k) r.bad[k] = a.bad[k] > b.bad[k] ? a.bad[k] : b.bad[k];
     return r;
   }
 };
@@ -146,12 +152,12 @@ __device__ BoxAccumulator<Real> empty_box() {
     r.lo[k] = std::numeric_limits<Real>::infinity();
     r.hi[k] = -std::numeric_limits<Real>::infinity();
   }
-  for (int k = 0; k < 4; ++k) r.bad[k] = 0;
+  for (int k = 0; k < kBadFields; ++k) r.bad[k] = 0;
   return r;
 }
 
 template <class Real>
-__global__ void box_partial_kernel(SourcesView<Real> s, BoxAccumulator<Real>* partial) {
+__global__ void box_partial_kernel(SourcesView<Real> s, bool cube_given, Cube given, BoxAccumulator<Real>* partial) {
   BoxAccumulator<Real> acc = empty_box<Real>();
   const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x;
   for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < s.count; i += stride) {
@@ -164,6 +170,7 @@ __global__ void box_partial_kernel(SourcesView<Real> s, BoxAccumulator<Real>* pa
     }
     const Real m = s.mass[i];
     acc.bad[3] = (m >= Real(0)) & isfinite(m) ? acc.bad[3] : (unsigned long long)(i + 1);
+    acc.bad[4] = !cube_given | in_cube(p[0], p[1], p[2], given) ? acc.bad[4] : (unsigned long long)(i + 1);
   }
   using Reduce = cub::BlockReduce<BoxAccumulator<Real>, kBlock>;
   __shared__ typename Reduce::TempStorage temp;
@@ -172,16 +179,16 @@ __global__ void box_partial_kernel(SourcesView<Real> s, BoxAccumulator<Real>* pa
 }
 
 template <class Real>
-__global__ void box_final_kernel(const BoxAccumulator<Real>* partial, int num_partials, Cube* cube,
-                                 BuildStatus* status) {
+__global__ void box_final_kernel(const BoxAccumulator<Real>* partial, int num_partials, bool cube_given,
+                                 Cube given, Cube* cube, BuildStatus* status) {
   BoxAccumulator<Real> acc = empty_box<Real>();
   for (int b = threadIdx.x; b < num_partials; b += blockDim.x) acc = CombineBox{}(acc, partial[b]);
   using Reduce = cub::BlockReduce<BoxAccumulator<Real>, kBlock>;
   __shared__ typename Reduce::TempStorage temp;
   const BoxAccumulator<Real> box = Reduce(temp).Reduce(acc, CombineBox{});
   if (threadIdx.x == 0) {
-    *cube = cube_from_box(box.lo[0], box.lo[1], box.lo[2], box.hi[0], box.hi[1], box.hi[2]);
-    for (int k = 0; k < 4; ++k) status->bad[k] = box.bad[k];
+    *cube = cube_given ? given : cube_from_box(box.lo[0], box.lo[1], box.lo[2], box.hi[0], box.hi[1], box.hi[2]);
+    for (int k = 0; k < kBadFields; ++k) status->bad[k] = box.bad[k];
   }
 }
 
@@ -406,6 +413,7 @@ struct DeviceOctree<Real>::Impl : TreeArrays<Real, DeviceBuffer> {
   DeviceBuffer<NodeMoments> moments;
 
   BuildStatus* host_status = nullptr;  // pinned, for the one readback
+  std::optional<Cube> given_cube;      // the last build's cube from outside, if any
   std::array<cudaEvent_t, kNumEvents> events{};
   // The steps after the gather are a fixed sequence of small launches (the
   // node count lives on the device), replayed as CUDA graphs: one launch per
@@ -475,7 +483,7 @@ struct DeviceOctree<Real>::Impl : TreeArrays<Real, DeviceBuffer> {
   }
   void mark(int phase) { ORRERY_CUDA_CHECK(cudaEventRecord(events[phase], stream)); }
 
-  void build(const SourcesView<Real>& s, const TreeParams& p, StreamHandle st);
+  void build(const SourcesView<Real>& s, const TreeParams& p, StreamHandle st, const Cube* cube);
   void box_and_keys(const SourcesView<Real>& s);
   void sort_and_gather(const SourcesView<Real>& s);
   void grow_node_buffers();
@@ -497,9 +505,12 @@ void DeviceOctree<Real>::Impl::box_and_keys(const SourcesView<Real>& s) {
   grow(cube, 1);
   grow(status, 1);
   const unsigned box_blocks = std::min<unsigned>(geometry.box_blocks, blocks_for(n));
-  box_partial_kernel<Real><<<box_blocks, kBlock, 0, stream>>>(s, box_partial.data());
+  const bool given = given_cube.has_value();
+  const Cube c = given ? *given_cube : Cube{};
+  box_partial_kernel<Real><<<box_blocks, kBlock, 0, stream>>>(s, given, c, box_partial.data());
   ORRERY_CUDA_CHECK_LAUNCH("box_partial_kernel");
-  box_final_kernel<Real><<<1, kBlock, 0, stream>>>(box_partial.data(), int(box_blocks), cube.data(), status.data());
+  box_final_kernel<Real><<<1, kBlock, 0, stream>>>(box_partial.data(), int(box_blocks), given, c, cube.data(),
+                                                   status.data());
   ORRERY_CUDA_CHECK_LAUNCH("box_final_kernel");
   mark(1);
   grow(key_in, n);
@@ -659,11 +670,20 @@ void DeviceOctree<Real>::Impl::throw_if_invalid(const SourcesView<Real>& s) cons
     throw InputError(k < 3 ? what + " is not finite; positions must be finite numbers"
                            : what + " is invalid; accepted: a finite number >= 0");
   }
+  if (host_status->bad[4] != 0) {
+    const std::int64_t i = static_cast<std::int64_t>(host_status->bad[4] - 1);
+    Real p[3]{};
+    for (int k = 0; k < 3; ++k) cuda::copy_device_to_host(&p[k], arrays[k] + i, sizeof(Real), stream);
+    throw InputError(outside_cube_message(i, p[0], p[1], p[2], *given_cube));
+  }
 }
 
 template <class Real>
-void DeviceOctree<Real>::Impl::build(const SourcesView<Real>& s, const TreeParams& p, StreamHandle st) {
+void DeviceOctree<Real>::Impl::build(const SourcesView<Real>& s, const TreeParams& p, StreamHandle st,
+                                     const Cube* c) {
   validate_tree_params(p, s.count);
+  if (c != nullptr) validate_cube(*c);
+  given_cube = c != nullptr ? std::optional<Cube>(*c) : std::nullopt;
   num_nodes = 0;  // until this build has succeeded
   params = p;
   stream = st;
@@ -687,8 +707,9 @@ template <class Real>
 DeviceOctree<Real>& DeviceOctree<Real>::operator=(DeviceOctree&&) noexcept = default;
 
 template <class Real>
-void DeviceOctree<Real>::build(const SourcesView<Real>& sources, const TreeParams& params, StreamHandle stream) {
-  impl_->build(sources, params, stream);
+void DeviceOctree<Real>::build(const SourcesView<Real>& sources, const TreeParams& params, StreamHandle stream,
+                               const Cube* cube) {
+  impl_->build(sources, params, stream, cube);
 }
 
 template <class Real>

@@ -60,7 +60,11 @@ class DeviceOctree {
   /// rules of validate_tree_input(): throws orrery::InputError naming the
   /// particle, the field and the value (positions must be finite, masses
   /// finite and >= 0, 1 <= N < 2^31). Throws RuntimeFailure on CUDA errors.
-  void build(const SourcesView<Real>& sources, const TreeParams& params, cuda::StreamHandle stream = nullptr);
+  /// cube: the key cube given from outside (null: the sources' bounding
+  /// cube), as build_octree() takes it: a source outside it is an InputError
+  /// naming the particle and the cube, with build_octree()'s message.
+  void build(const SourcesView<Real>& sources, const TreeParams& params, cuda::StreamHandle stream = nullptr,
+             const Cube* cube = nullptr);
 
   /// The tree, device pointers, valid until the next build() or destruction.
   /// Same layout and meaning as Octree<Real>::view(). Empty before a build.

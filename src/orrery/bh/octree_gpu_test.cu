@@ -87,14 +87,14 @@ void expect_same_tree(const Octree<Real>& g, const Octree<Real>& c, const std::s
 /// Builds on both sides and compares; `tree` is reused (its buffers too).
 template <class Real>
 void check_against_cpu(DeviceOctree<Real>& tree, const Particles<float>& input, const TreeParams& params,
-                       const std::string& name) {
+                       const std::string& name, const Cube* cube = nullptr) {
   const Particles<Real> p = testing::converted<Real>(input);
   const std::string ctx = name + " (" + (sizeof(Real) == 4 ? "float" : "double") + ", cap " +
                           std::to_string(params.leaf_capacity) + ", " + std::string(to_string(params.multipole)) +
                           ", theta " + std::to_string(params.theta) + ")";
-  const Octree<Real> cpu = build_octree(p.sources(), params);
+  const Octree<Real> cpu = build_octree(p.sources(), params, nullptr, cube);
   const DeviceSources<Real> d(p);
-  tree.build(d.view(), params);
+  tree.build(d.view(), params, nullptr, cube);
   const Octree<Real> gpu = tree.download();
   EXPECT_EQ(tree.num_nodes(), cpu.num_nodes()) << ctx;
   expect_same_tree(gpu, cpu, ctx);
@@ -188,6 +188,23 @@ TYPED_TEST(DeviceOctreeTest, ViewDescribesTheTreeAndPhasesAreTimed) {
   EXPECT_NEAR(t.total(), t.box + t.keys + t.sort + t.gather + t.levels + t.order + t.moments, 1e-12);
 }
 
+TYPED_TEST(DeviceOctreeTest, ACubeGivenFromOutsideEqualsTheCpuTreeInIt) {
+  SKIP_WITHOUT_GPU();
+  DeviceOctree<TypeParam> tree;
+  const auto p = plummer(50000, 28);
+  // A cube far larger than the sphere's own (an MPI run's global one), one
+  // whose faces the particles touch, and one off-centre by a non-power of two.
+  const Cube large{-64.0, -64.0, -64.0, 128.0}, tight = build_octree(p.sources(), TreeParams{}).cube,
+             shifted{-40.3, -41.7, -39.1, 97.25};
+  for (const Cube& c : {large, tight, shifted})
+    for (Multipole mp : {Multipole::monopole, Multipole::quadrupole}) {
+      check_against_cpu(tree, p, TreeParams{0.5, 16, mp}, "plummer_50000 in side " + std::to_string(c.side), &c);
+      const Cube got = tree.cube();
+      EXPECT_EQ(std::memcmp(&got, &c, sizeof(Cube)), 0) << "the tree is not in the cube given";
+    }
+  check_against_cpu(tree, p, TreeParams{0.5, 16, Multipole::monopole}, "plummer_50000, own cube after given ones");
+}
+
 template <class F>
 std::string input_error_of(F&& f) {
   try {
@@ -228,6 +245,31 @@ TYPED_TEST(DeviceOctreeTest, InvalidInputNamesParticleFieldAndValue) {
             std::string::npos);
   EXPECT_NO_THROW(tree.build(d.view(), TreeParams{}));  // the same object builds again after failures
   EXPECT_GT(tree.num_nodes(), 1);
+}
+
+TYPED_TEST(DeviceOctreeTest, ASourceOutsideTheCubeGivenIsNamedAsOnTheHost) {
+  SKIP_WITHOUT_GPU();
+  using Real = TypeParam;
+  DeviceOctree<Real> tree;
+  Particles<Real> p = testing::converted<Real>(testing::uniform_cube(1000, 29));
+  const Cube c{-2.0, -2.0, -2.0, 4.0};
+  p.x[17] = Real(2.5);
+  p.z[600] = Real(-3);
+  const DeviceSources<Real> d(p);
+  const std::string host = input_error_of([&] { build_octree(p.sources(), TreeParams{}, nullptr, &c); });
+  const std::string device = input_error_of([&] { tree.build(d.view(), TreeParams{}, nullptr, &c); });
+  EXPECT_NE(device.find("particle 600 at ("), std::string::npos) << device;
+  EXPECT_NE(device.find("lies outside the tree's cube"), std::string::npos) << device;
+  EXPECT_EQ(device, host);
+  EXPECT_EQ(tree.num_nodes(), 0) << "a failed build leaves no tree";
+  const Cube bad{0.0, 0.0, 0.0, -1.0};
+  EXPECT_NE(input_error_of([&] { tree.build(d.view(), TreeParams{}, nullptr, &bad); }).find("finite side > 0"),
+            std::string::npos);
+  p.x[17] = p.z[600] = Real(0);
+  const DeviceSources<Real> ok(p);
+  EXPECT_NO_THROW(tree.build(ok.view(), TreeParams{}, nullptr, &c));
+  EXPECT_NO_THROW(tree.build(ok.view(), TreeParams{}));  // and without a cube: its own again
+  EXPECT_LT(tree.cube().side, 4.0);
 }
 
 }  // namespace

@@ -32,8 +32,8 @@ struct SolveOptions {
   double largest_previous_acceleration = -1.0;
   // The tree's key cube, given from outside (e.g. the global one of an MPI
   // run) instead of the sources' own bounding cube; every source must lie in
-  // it (an InputError names one that does not). The CPU tree solver only;
-  // the GPU tree solver refuses it (its device build computes its own box).
+  // it (an InputError names one that does not). The tree solvers, CPU and
+  // GPU (either build); the other solvers have no tree and ignore it.
   std::optional<bh::Cube> cube;
 };
 

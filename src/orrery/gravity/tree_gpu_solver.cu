@@ -234,10 +234,11 @@ void check_sizes(std::int64_t sources, std::int64_t out) {
 }  // namespace
 
 template <class Real>
-void GpuTreeSolver<Real>::build_on_host(const SourcesView<Real>& host_sources, SolverReport& report) {
+void GpuTreeSolver<Real>::build_on_host(const SourcesView<Real>& host_sources, const SolveOptions& o,
+                                        SolverReport& report) {
   State& st = *state_;
   const auto t0 = std::chrono::steady_clock::now();
-  st.host_tree = bh::build_octree(host_sources, config_.tree.tree);
+  st.host_tree = bh::build_octree(host_sources, config_.tree.tree, nullptr, o.cube ? &*o.cube : nullptr);
   report.add_phase("build (host)", seconds_since(t0));
   st.t_upload.start(st.stream.get());
   st.tree_copy.upload(st.host_tree, st.stream.get());
@@ -246,9 +247,10 @@ void GpuTreeSolver<Real>::build_on_host(const SourcesView<Real>& host_sources, S
 }
 
 template <class Real>
-void GpuTreeSolver<Real>::build_on_device(const SourcesView<Real>& device_sources, SolverReport& report) {
+void GpuTreeSolver<Real>::build_on_device(const SourcesView<Real>& device_sources, const SolveOptions& o,
+                                          SolverReport& report) {
   State& st = *state_;
-  st.device_tree.build(device_sources, config_.tree.tree, st.stream.get());
+  st.device_tree.build(device_sources, config_.tree.tree, st.stream.get(), o.cube ? &*o.cube : nullptr);
   const bh::GpuBuildTimes t = st.device_tree.times();
   for (const auto& [name, sec] : {std::pair{"box", t.box}, std::pair{"keys", t.keys}, std::pair{"sort", t.sort},
                                   std::pair{"levels", t.levels}, std::pair{"order", t.order},
@@ -358,9 +360,9 @@ SolverReport GpuTreeSolver<Real>::solve(const SourcesView<Real>& s, const Accele
   const auto stream = st.stream.get();
   SolverReport report;
   if (config_.build == TreeBuild::host) {
-    build_on_host(s, report);  // reads the host arrays directly
+    build_on_host(s, o, report);  // reads the host arrays directly
   } else {
-    build_on_device(upload_sources(s, report), report);
+    build_on_device(upload_sources(s, report), o, report);
   }
   walk_into(tree_view(), bh::every_source(tree_view()), tree_order(), result_buffers(out, o), o, report);
   download_results(out, o, report);
@@ -375,7 +377,7 @@ SolverReport GpuTreeSolver<Real>::solve_device(const SourcesView<Real>& s, const
   const auto stream = st.stream.get();
   SolverReport report;
   if (config_.build == TreeBuild::device) {
-    build_on_device(s, report);
+    build_on_device(s, o, report);
   } else {
     // The host build needs the sources on the host.
     const auto n = static_cast<std::size_t>(s.count);
@@ -388,7 +390,7 @@ SolverReport GpuTreeSolver<Real>::solve_device(const SourcesView<Real>& s, const
     st.t_download.stop(stream);
     report.add_phase("download sources", st.t_download.seconds());
     build_on_host({s.count, st.staging[0].data(), st.staging[1].data(), st.staging[2].data(), st.staging[3].data()},
-                  report);
+                  o, report);
   }
   walk_into(tree_view(), bh::every_source(tree_view()), tree_order(), out, o, report);
   return report;
@@ -408,7 +410,7 @@ SolverReport GpuTreeSolver<Real>::solve_device(const SourcesView<Real>& s, const
   State& st = *state_;
   const auto stream = st.stream.get();
   SolverReport report;
-  build_on_device(s, report);
+  build_on_device(s, o, report);
   const auto view = tree_view();
   const std::int64_t n = s.count, k = targets.count;
   if (targets.index == nullptr) {  // points, walked in the order given
@@ -503,9 +505,6 @@ void GpuTreeSolver<Real>::walk_into(const bh::OctreeView<Real>& view, const bh::
   const bool every = targets.source == nullptr && targets.x == nullptr;
   const bool pot = o.potential && out.potential != nullptr;
   // Every solve passes here: refuse what this solver does not do rather than ignore it.
-  if (o.cube)
-    throw InputError("a tree cube given from outside (SolveOptions::cube) is not supported by the GPU tree solver yet; "
-                     "accepted: no cube (the sources' own), or the CPU tree solver");
   if (o.per_target_counts && !cfg.counters)
     throw InputError("per-target interaction counts were requested from a GPU tree solver built with counters off");
   // The walk writes the results in the caller's order itself (no scatter

@@ -92,8 +92,9 @@ class GpuTreeSolver final : public ForceSolver<Real>, public DeviceForceSolver<R
 
  private:
   struct State;
-  void build_on_host(const SourcesView<Real>& host_sources, SolverReport& report);
-  void build_on_device(const SourcesView<Real>& device_sources, SolverReport& report);
+  // Both builds take SolveOptions::cube, the key cube given from outside.
+  void build_on_host(const SourcesView<Real>& host_sources, const SolveOptions& o, SolverReport& report);
+  void build_on_device(const SourcesView<Real>& device_sources, const SolveOptions& o, SolverReport& report);
   // The host sources copied into the solver's device buffers (phase "upload").
   SourcesView<Real> upload_sources(const SourcesView<Real>& host_sources, SolverReport& report);
   // solve()'s device results for the host `out` (holding a_old when asked),

@@ -4,7 +4,8 @@
 // target, both traversals, both criteria (relative from a bootstrap and in
 // the steady state), subsets of 1, 7, 1 % and 50 % of the particles in
 // random order, and points, with device arrays (solve_device) and with host
-// arrays (ForceSolver::solve); bad target sets are refused naming the target.
+// arrays (ForceSolver::solve); bad target sets are refused naming the target;
+// a tree cube given from outside gives the CPU's bits in it on either build.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -199,15 +200,57 @@ TEST(GpuTreeTargets, BadSubsetsAreRefusedNamingTheTarget) {
   };
   EXPECT_NE(message({4, 9, 4}).find("source 4 is listed twice"), std::string::npos) << message({4, 9, 4});
   EXPECT_NE(message({1, kN + 3}).find("target 1 names source " + std::to_string(kN + 3)), std::string::npos);
-  // A cube from outside is not ignored: the device build does not take one yet.
-  SolveOptions o;
-  o.cube = bh::Cube{-8.0, -8.0, -8.0, 16.0};
-  Accelerations<float> a(static_cast<std::size_t>(kN));
-  try {
-    gpu.solve(p.sources(), a.view(), o);
-    ADD_FAILURE() << "a cube given from outside was ignored";
-  } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("SolveOptions::cube"), std::string::npos) << e.what();
+}
+
+TEST(GpuTreeTargets, ACubeGivenFromOutsideGivesTheCpuBitsInIt) {
+  SKIP_WITHOUT_GPU();
+  const auto p = testing::plummer(kN, 84);
+  bh::TreeSolverConfig c;
+  c.math = MathMode::exact;
+  c.tree.multipole = bh::Multipole::quadrupole;
+  TreeSolver<float> cpu(c);
+  GpuTreeSolverConfig g;
+  g.tree = c;
+  const auto idx = testing::random_subset(kN, kN / 100, 85);
+  for (const TreeBuild build : {TreeBuild::device, TreeBuild::host}) {
+    g.build = build;
+    GpuTreeSolver<float> gpu(g);
+    for (const TargetSet<float>& set : {TargetSet<float>{}, TargetSet<float>::of_sources(kN / 100, idx.data())}) {
+      if (!set.all() && build == TreeBuild::host) continue;  // a subset is walked on a device-built tree only
+      const std::string what = std::string(build == TreeBuild::device ? "device" : "host") + " build, " +
+                               (set.all() ? "every target" : "1 % of the targets");
+      const auto solved = [&](ForceSolver<float>& solver, const bh::Cube& cube) {
+        const auto n = static_cast<std::size_t>(set.all() ? kN : set.count);
+        Accelerations<float> a(n);
+        SolveOptions o;
+        o.per_target_counts = true;
+        o.cube = cube;
+        Solved s;
+        s.report = solver.solve(p.sources(), set, a.view(), o);
+        s.ax = a.ax;
+        s.ay = a.ay;
+        s.az = a.az;
+        s.pot = a.potential;
+        return s;
+      };
+      const bh::Cube large{-64.0, -64.0, -64.0, 128.0};
+      const Solved want = solved(cpu, large), got = solved(gpu, large);
+      expect_same(got, want, what);
+      // The cube is used, not ignored: the sphere's own cube gives other bits.
+      const Solved own = host_solve(gpu, p, set, nullptr, -1);
+      EXPECT_NE(first_bit_difference(own.ax, got.ax), -1) << what << ": the cube given made no difference";
+      const auto message = [&](ForceSolver<float>& solver) {
+        try {
+          solved(solver, bh::Cube{-1.0, -1.0, -1.0, 2.0});  // the Plummer sphere reaches beyond it
+        } catch (const InputError& e) {
+          return std::string(e.what());
+        }
+        return std::string("(no InputError)");
+      };
+      const std::string from_gpu = message(gpu);
+      EXPECT_NE(from_gpu.find("lies outside the tree's cube"), std::string::npos) << what << ": " << from_gpu;
+      EXPECT_EQ(from_gpu, message(cpu)) << what;
+    }
   }
 }
 
