@@ -133,9 +133,12 @@ void expect_replicated_bits(const SolverMaker<Real>& make, std::int64_t n, const
       p.z[i] += static_cast<Real>(0.01) * p.vz[i];
     }
   }
-  // Points that are no sources: a few particles' positions, shifted.
+  // Points that are no sources: a few particles' positions, shifted, the
+  // second half far outside the sphere, where |a| is small: a rank whose share
+  // held only those would see another relative floor than the whole set.
   std::vector<Real> px(64), py(64), pz(64);
-  for (std::size_t k = 0; k < px.size(); ++k) px[k] = p.x[k] + Real(0.01), py[k] = p.y[k], pz[k] = p.z[k];
+  for (std::size_t k = 0; k < px.size(); ++k)
+    px[k] = p.x[k] + Real(k < 32 ? 0.01 : 6.0), py[k] = p.y[k], pz[k] = p.z[k];
   const auto points = gravity::TargetSet<Real>::of_points(64, px.data(), py.data(), pz.data());
   Accelerations<Real> want_points(64), got_points(64);
   gravity::SolveOptions plain;

@@ -121,6 +121,13 @@ SolverReport ReplicatedSolver<Real>::solve(const SourcesView<Real>& s, const gra
     throw InputError("accelerations hold " + std::to_string(out.count) + " entries for " + std::to_string(n) +
                      (targets.all() ? " sources" : " targets") + "; they must be equal");
   const bool points = !targets.all() && targets.index == nullptr;
+  // Points with no previous accelerations are not split: a relative-opening
+  // solver bootstraps them, and its floor is the largest |a| of the points
+  // walked together (there are no others to take it from), so a rank's share
+  // would get another floor than the whole set and other bits. Every rank
+  // solves them all (such solves are one-off probes, not the run's steps).
+  if (points && !options.previous_accelerations && options.largest_previous_acceleration < 0)
+    return inner_->solve(s, targets, out, options);
   const auto source_of = [&](std::int64_t place) { return targets.all() ? place : targets.index[place]; };
   if (!targets.all() && !points) {
     for (std::int64_t k = 0; k < n; ++k)  // before work_ and the order are indexed with them
