@@ -84,9 +84,10 @@ inline constexpr std::int64_t kWalkResidentThreadsPerMultiprocessor = 1024;
 /// GpuWalkParams::target_lanes for a walk of `targets` (a subset, in key
 /// order) on a device of `multiprocessors` SMs: the most lanes per target,
 /// up to 32, that still fit the device's resident threads. A subset's
-/// targets lie far apart, and a group of them walks nearly the union of
-/// their walks, so lanes that would otherwise idle each take a target of
-/// their own; past a full device more lanes per target only add work.
+/// targets lie far apart, and a coherent group walks nearly the union of its
+/// targets' walks; with L lanes per target (only the first walks, the others
+/// share the leaf loads) a group of 32 holds 32 / L targets, so each waits on
+/// fewer others' nodes. Past a full device the idle lanes only cost.
 constexpr int subset_target_lanes(std::int64_t targets, int multiprocessors) {
   const std::int64_t resident = kWalkResidentThreadsPerMultiprocessor * (multiprocessors > 0 ? multiprocessors : 1);
   int lanes = 32;
