@@ -205,7 +205,12 @@ class Simulation:
     def save_checkpoint(self, path):
         """Writes a checkpoint (the CLI's format): everything needed to
         continue bit-identically, with Simulation.load_checkpoint or with
-        `orrery run --restart`."""
+        `orrery run --restart`. Not yet for block time steps (use
+        orrery.run with integration.kind = "block", whose checkpoints do)."""
+        if self._sim.block_steps:
+            raise ValueError("save_checkpoint of a simulation with block time steps: not supported yet (its "
+                             "checkpoint would not restore the block-step settings); accepted: a simulation with "
+                             "the global step, or orrery.run with integration.kind = \"block\"")
         self._sim.save_checkpoint(str(path), self._config_toml(), dict(zip(self.TYPES, self._types)))
 
     def _config_toml(self):
@@ -231,6 +236,33 @@ class Simulation:
             # What the next step kicks with and, with opening="relative", what its evaluation reads.
             self._sim.restore_accelerations(_arrays.rows3("accelerations", arrays["accelerations"], self._dtype))
         return self
+
+    # ----- block time steps
+
+    def use_block_steps(self, *, dt_min=1e-6, criterion="softening", eta=0.025):
+        """Integrates with individual power-of-two time steps from now on
+        (docs/block_steps.md): dt becomes the longest step, each particle
+        steps by dt / 2^k for the smallest k its criterion allows, down to
+        dt_min; step() then advances one block step of dt, to the next
+        synchronisation point. criterion: "softening" (GADGET-4's
+        sqrt(2 eta eps / |a|), needs softening > 0) or "dynamical" (Zemp et
+        al. 2007, defined without softening). Not on a device-resident
+        simulation (backend = "cuda" there: use backend "cpu")."""
+        dt_min = self._units.to_code(dt_min, "time", "dt_min")
+        self._sim.use_block_steps(str(criterion), float(eta), float(dt_min))
+        return self
+
+    @property
+    def time_bins(self):
+        """Each particle's time bin (numpy int8; bin k steps by dt / 2^k): the
+        bin of the step it starts at this synchronisation point. Empty with
+        the global step or before the first block step."""
+        return self._sim.time_bins()
+
+    @property
+    def time_bin_histogram(self):
+        """Particles per time bin, bins 0 .. deepest (numpy int64; empty with the global step)."""
+        return self._sim.time_bin_histogram()
 
     # ----- running
 

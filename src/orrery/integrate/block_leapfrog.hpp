@@ -24,6 +24,8 @@
 // found by one in-order scan, and each solve is (force_solver.hpp).
 #include <cstdint>
 #include <functional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "orrery/core/particles.hpp"
@@ -53,9 +55,11 @@ struct Substep {
   std::int64_t active = 0;       // particles whose step ended (solved and kicked)
   std::int64_t particles = 0;    // N
   double seconds = 0;            // wall time of the whole substep
-  double solve_seconds = 0;      // in the force solve (build and walk, below)
-  double build_seconds = 0;      // the solver's tree build phases ("morton keys", "sort", "topology", "moments", ...)
-  double walk_seconds = 0;       // the solver's walk phases
+  double solve_seconds = 0;      // the force solve's wall time: build, walk, and the solver's own upkeep (the rest)
+  double build_seconds = 0;      // its phases other than the walk's (box, keys, sort, build, moments, relative
+                                 // scales, scatter)
+  double walk_seconds = 0;       // its walk phases ("walk", "bootstrap walk", "direct")
+  std::vector<std::pair<std::string, double>> solver_phases;  // the solve's SolverReport::phase_seconds
   double kick_seconds = 0;       // half kicks
   double drift_seconds = 0;
   double bookkeeping_seconds = 0;  // active set, gathers and scatters, new bins
