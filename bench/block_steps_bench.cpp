@@ -8,7 +8,7 @@
 //
 //   block_steps_bench --mode block|global [--n N] [--backend cpu|cuda]
 //     [--softening EPS] [--theta T] [--dt DT] [--dt-max DTMAX] [--dt-min DTMIN]
-//     [--eta ETA] [--t-end T] [--seed S] [--substeps FILE] [--header]
+//     [--eta ETA] [--t-end T] [--seed S] [--precision single|double] [--substeps FILE] [--header]
 //
 // Defaults: N = 1M, softening 0.005, theta 0.5, dt_max 1/16, eta 0.025, and
 // t_end = 1.02, one dynamical time sqrt(r_h^3 / (G M / 2)) at the half-mass
@@ -70,11 +70,12 @@ Args parse(int argc, char** argv) {
     else if (k == "--eta") a.eta = std::stod(v);
     else if (k == "--t-end") a.t_end = std::stod(v);
     else if (k == "--seed") a.seed = std::stoull(v);
+    else if (k == "--precision") a.gravity.precision = v == "double" ? gravity::Precision::double_ : gravity::Precision::single;
     else if (k == "--substeps") a.substeps = v;
     else {
       std::fprintf(stderr,
                    "block_steps_bench: unknown option %s; accepted: --mode --n --backend --softening --theta --dt "
-                   "--dt-max --dt-min --eta --t-end --seed --substeps --header\n",
+                   "--dt-max --dt-min --eta --t-end --seed --precision --substeps --header\n",
                    k.c_str());
       std::exit(2);
     }
@@ -86,8 +87,8 @@ Args parse(int argc, char** argv) {
   return a;
 }
 
+template <class Real>
 int run(const Args& a) {
-  using Real = float;
   const bool block = a.mode == "block";
   integrate::SimulationState state;
   state.dt = block ? a.dt_max : a.dt;
@@ -141,9 +142,9 @@ int run(const Args& a) {
     std::printf("mode,n,backend,threads,solver,dt_or_dt_max,eta,t_end,steps,substeps,evaluations_per_particle,wall_s,"
                 "per_substep_s,relative_energy_error,solve_s,build_s,walk_s,kick_s,drift_s,bookkeeping_s,box_s,keys_s,sort_s,topology_s,"
                 "moments_s\n");
-  std::printf("%s,%lld,%s,%d,%s,%.9g,%.9g,%.9g,%lld,%lld,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\n",
+  std::printf("%s,%lld,%s,%d,%s %s,%.9g,%.9g,%.9g,%lld,%lld,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\n",
               a.mode.c_str(), static_cast<long long>(a.n), a.gravity.backend.c_str(), omp_get_max_threads(),
-              sim.solver_name().c_str(), state.dt, block ? a.eta : 0.0, a.t_end, static_cast<long long>(steps),
+              sim.solver_name().c_str(), sizeof(Real) == 4 ? "float" : "double", state.dt, block ? a.eta : 0.0, a.t_end, static_cast<long long>(steps),
               static_cast<long long>(substeps), evaluations, wall, wall / static_cast<double>(substeps), error,
               total.solve_seconds, total.build_seconds, total.walk_seconds, total.kick_seconds, total.drift_seconds,
               total.bookkeeping_seconds, phases["box"], phases["keys"], phases["sort"], phases["build"],
@@ -155,7 +156,8 @@ int run(const Args& a) {
 
 int main(int argc, char** argv) {
   try {
-    return run(parse(argc, argv));
+    const Args a = parse(argc, argv);
+    return a.gravity.precision == gravity::Precision::double_ ? run<double>(a) : run<float>(a);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "block_steps_bench: %s\n", e.what());
     return 2;
