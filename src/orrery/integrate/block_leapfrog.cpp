@@ -45,17 +45,21 @@ int deepest_bin(double dt_max, double dt_min) {
   return deepest;
 }
 
-template <class Real>
-BlockLeapfrog<Real>::BlockLeapfrog(BlockStepConfig config, double dt_max, std::int64_t n)
-    : config_(config), dt_max_(dt_max), deepest_(deepest_bin(dt_max, config.dt_min)), n_(n) {
-  if (!(config_.rule.eta > 0) || !std::isfinite(config_.rule.eta))
-    throw InputError(fmt::format("integration.eta = {}; accepted: a finite number > 0", config_.rule.eta));
-  if (config_.rule.criterion == StepCriterion::softening && !(config_.rule.softening > 0))
+int check_block_steps(const BlockStepConfig& config, double dt_max) {
+  const int deepest = deepest_bin(dt_max, config.dt_min);
+  if (!(config.rule.eta > 0) || !std::isfinite(config.rule.eta))
+    throw InputError(fmt::format("integration.eta = {}; accepted: a finite number > 0", config.rule.eta));
+  if (config.rule.criterion == StepCriterion::softening && !(config.rule.softening > 0))
     throw InputError(fmt::format("integration.criterion = \"softening\" with gravity.softening = {}: its step "
                                  "sqrt(2 eta eps / |a|) is 0; accepted: gravity.softening > 0, or "
                                  "integration.criterion = \"dynamical\" (defined without softening)",
-                                 config_.rule.softening));
+                                 config.rule.softening));
+  return deepest;
 }
+
+template <class Real>
+BlockLeapfrog<Real>::BlockLeapfrog(BlockStepConfig config, double dt_max, std::int64_t n)
+    : config_(config), dt_max_(dt_max), deepest_(check_block_steps(config, dt_max)), n_(n) {}
 
 template <class Real>
 int BlockLeapfrog<Real>::wanted_bin(const Particles<Real>& p, const Accelerations<Real>& a, std::int64_t i,
@@ -67,10 +71,11 @@ int BlockLeapfrog<Real>::wanted_bin(const Particles<Real>& p, const Acceleration
   const double magnitude = std::sqrt(double(a.ax[i]) * a.ax[i] + double(a.ay[i]) * a.ay[i] + double(a.az[i]) * a.az[i]);
   throw InputError(fmt::format(
       "block time steps: particle {} (id {}) at t = {} (position {}, {}, {}; |a| = {}) asks for a step of {} "
-      "(integration.criterion = \"{}\", integration.eta = {}), below integration.dt_min = {}; accepted: a step >= "
-      "dt_min: a smaller integration.dt_min, a smaller integration.eta, or more softening",
+      "(integration.criterion = \"{}\", integration.eta = {}), shorter than the deepest time bin's {} (integration.dt_max "
+      "/ 2^{}, the last not below integration.dt_min = {}); accepted: a step the bins hold: a smaller "
+      "integration.dt_min, a larger integration.eta, or more softening",
       i, p.id[i], time, p.x[i], p.y[i], p.z[i], magnitude, dt, to_string(config_.rule.criterion), config_.rule.eta,
-      config_.dt_min));
+      std::ldexp(dt_max_, -deepest_), deepest_, config_.dt_min));
 }
 
 template <class Real>

@@ -47,6 +47,11 @@ struct BlockStepConfig {
 /// more than kMaxTimeBins deep.
 int deepest_bin(double dt_max, double dt_min);
 
+/// Checks the parameters (InputError naming the key: integration.dt_min as
+/// deepest_bin does, integration.eta, and gravity.softening = 0 with the
+/// softening criterion) and returns the deepest bin.
+int check_block_steps(const BlockStepConfig& config, double dt_max);
+
 /// What one substep did (integration log, substeps.csv).
 struct Substep {
   std::int64_t block_step = 0;   // the Simulation step this substep belongs to (the one being completed)

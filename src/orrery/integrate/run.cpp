@@ -31,14 +31,7 @@ void check_run_config(const RunConfig& c) {
   if (c.integration.block()) {
     if (!(c.integration.dt_max > 0) || !std::isfinite(c.integration.dt_max))
       fail("integration.dt_max", c.integration.dt_max, "a finite number > 0");
-    if (!(c.integration.eta > 0) || !std::isfinite(c.integration.eta))
-      fail("integration.eta", c.integration.eta, "a finite number > 0");
-    deepest_bin(c.integration.dt_max, c.integration.dt_min);  // refuses dt_min outside (0, dt_max] or too deep
-    if (c.integration.criterion == StepCriterion::softening && !(c.gravity.softening > 0))
-      throw InputError("integration.criterion = \"softening\" with gravity.softening = " +
-                       std::to_string(c.gravity.softening) +
-                       ": its step sqrt(2 eta eps / |a|) is 0; accepted: gravity.softening > 0, or integration.criterion "
-                       "= \"dynamical\" (defined without softening)");
+    check_block_steps(block_step_config(c), c.integration.dt_max);
   }
   step_count(c.integration.t_end, c.integration.step());  // refuses a step count that does not fit
   if (!(c.output.diagnostics_interval > 0)) {
