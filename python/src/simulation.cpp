@@ -233,6 +233,14 @@ void bind_simulation_of(nb::module_& m) {
           nb::arg("criterion"), nb::arg("eta"), nb::arg("dt_min"),
           "Block time steps from now on (integration.kind = \"block\"), dt the longest step.")
       .def_prop_ro("block_steps", [](const Handle& h) { return h.sim().block_steps() != nullptr; })
+      .def(
+          "restore_time_bins",
+          [](Handle& h, const python::Column<std::int8_t>& bins) {
+            std::vector<integrate::TimeBin> b(bins.data(), bins.data() + bins.shape(0));
+            const auto claim = h.claim();
+            h.sim().restore_time_bins(std::move(b));
+          },
+          nb::arg("bins"), "Sets every particle's time bin (a checkpoint's).")
       .def("time_bins",
                    [](const Handle& h) {
                      auto bins = h.sim().time_bins();

@@ -26,8 +26,23 @@ def test_several_bins_and_their_histogram():
     histogram = sim.time_bin_histogram
     assert histogram.sum() == 256 and np.count_nonzero(histogram) >= 3
     assert np.array_equal(np.bincount(sim.time_bins, minlength=histogram.size), histogram)
-    with pytest.raises(ValueError, match="block time steps: not supported yet"):
-        sim.save_checkpoint("unused.orrck")
+
+
+def test_a_checkpoint_continues_block_steps_bit_identically(tmp_path):
+    def make():
+        return orrery.Simulation.plummer(200, seed=6, solver="tree", softening=0.005, dt=1 / 16).use_block_steps(eta=0.05)
+
+    unbroken, first = make(), make()
+    unbroken.step(4)
+    first.step(2)
+    first.save_checkpoint(tmp_path / "c.orrck")
+    resumed = orrery.Simulation.load_checkpoint(tmp_path / "c.orrck")
+    assert np.array_equal(resumed.time_bins, first.time_bins) and np.count_nonzero(first.time_bin_histogram) >= 2
+    resumed.step(2)
+    assert resumed.step_count == 4
+    assert np.array_equal(resumed.positions, unbroken.positions)
+    assert np.array_equal(resumed.velocities, unbroken.velocities)
+    assert np.array_equal(resumed.time_bins, unbroken.time_bins)
 
 
 def test_invalid_block_parameters_name_the_key():
