@@ -48,7 +48,7 @@ class Simulation:
     ``sim.units.quantity(sim.x, "length")`` attaches units to a result.
     """
 
-    __slots__ = ("_sim", "_dtype", "_units", "_types")
+    __slots__ = ("_sim", "_dtype", "_units", "_types", "_block")
 
     #: GADGET particle types, in the order the particles are kept (sim.particle_types).
     TYPES = tuple(f"PartType{t}" for t in range(6))
@@ -205,12 +205,17 @@ class Simulation:
     def save_checkpoint(self, path):
         """Writes a checkpoint (the CLI's format): everything needed to
         continue bit-identically, with Simulation.load_checkpoint or with
-        `orrery run --restart`."""
+        `orrery run --restart` (block time steps too: their settings
+        and bins are in it)."""
         self._sim.save_checkpoint(str(path), self._config_toml(), dict(zip(self.TYPES, self._types)))
 
     def _config_toml(self):
         """This run's configuration in the CLI's TOML schema, its units included."""
-        return _core.config_toml(self._sim.gravity, self.dt, self._units.config())
+        block = getattr(self, "_block", None)
+        extra = [] if block is None else [
+            "integration.kind=block", f"integration.dt_max={self.dt!r}", f"integration.dt_min={block[0]!r}",
+            f"integration.criterion={block[1]}", f"integration.eta={block[2]!r}"]
+        return _core.config_toml(self._sim.gravity, self.dt, self._units.config() + extra)
 
     @classmethod
     def load_checkpoint(cls, path, **overrides):
@@ -230,7 +235,43 @@ class Simulation:
         if "accelerations" in arrays and self.settings == stored:
             # What the next step kicks with and, with opening="relative", what its evaluation reads.
             self._sim.restore_accelerations(_arrays.rows3("accelerations", arrays["accelerations"], self._dtype))
+        kind, _dt_max, dt_min, criterion, eta = _core.block_settings(config_text, f"checkpoint {path}")
+        if kind == "block":
+            self._use_block_steps(dt_min, criterion, eta)
+            if "time_bins" in arrays:
+                self._sim.restore_time_bins(arrays["time_bins"])
         return self
+
+    # ----- block time steps
+
+    def use_block_steps(self, *, dt_min=1e-6, criterion="softening", eta=0.025):
+        """Integrates with individual power-of-two time steps from now on
+        (docs/block_steps.md): dt becomes the longest step, each particle
+        steps by dt / 2^k for the smallest k its criterion allows, down to
+        dt_min; step() then advances one block step of dt, to the next
+        synchronisation point. criterion: "softening" (GADGET-4's
+        sqrt(2 eta eps / |a|), needs softening > 0) or "dynamical" (Zemp et
+        al. 2007, defined without softening). Not on a device-resident
+        simulation (backend = "cuda" there: use backend "cpu")."""
+        return self._use_block_steps(self._units.to_code(dt_min, "time", "dt_min"), str(criterion), float(eta))
+
+    def _use_block_steps(self, dt_min, criterion, eta):
+        """use_block_steps with dt_min in code units."""
+        self._sim.use_block_steps(criterion, eta, float(dt_min))
+        self._block = (float(dt_min), criterion, eta)
+        return self
+
+    @property
+    def time_bins(self):
+        """Each particle's time bin (numpy int8; bin k steps by dt / 2^k): the
+        bin of the step it starts at this synchronisation point. Empty with
+        the global step or before the first block step."""
+        return self._sim.time_bins()
+
+    @property
+    def time_bin_histogram(self):
+        """Particles per time bin, bins 0 .. deepest (numpy int64; empty with the global step)."""
+        return self._sim.time_bin_histogram()
 
     # ----- running
 

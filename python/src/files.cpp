@@ -63,6 +63,10 @@ nb::tuple read_checkpoint_as(const std::string& path) {
   nb::dict arrays = particle_arrays(std::move(c.particles));
   const auto& a = c.accelerations;
   if (!a.ax.empty()) arrays["accelerations"] = join_columns(a.ax, a.ay, a.az);
+  if (!c.time_bins.empty()) {
+    const std::size_t n = c.time_bins.size();
+    arrays["time_bins"] = to_numpy(std::move(c.time_bins), {n});
+  }
   return nb::make_tuple<nb::rv_policy::copy>(arrays, c.state, c.config, c.counters, build);
 }
 
@@ -126,7 +130,7 @@ void bind_files(nb::module_& m) {
   m.def("read_snapshot", &read_snapshot, nb::arg("path"),
         "(arrays dict in float64, SnapshotInfo); InputError (ValueError) for an invalid file.");
   m.def("read_checkpoint", &read_checkpoint, nb::arg("path"),
-        "(arrays dict in the file's precision, with \"accelerations\" when the file stores them, "
+        "(arrays dict in the file's precision, with \"accelerations\" and \"time_bins\" when the file stores them, "
         "SimulationState, config TOML, counters, build dict).");
   m.def("checkpoint_precision", [](const std::string& path) { return io::checkpoint_precision(path); },
         nb::arg("path"));

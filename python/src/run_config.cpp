@@ -35,9 +35,17 @@ std::tuple<gravity::GravityConfig, double, UnitSystem> run_settings(const std::s
   return {run.gravity, run.integration.dt, driver::unit_system(run.units)};
 }
 
+/// A configuration's block-step settings: (kind, dt_max, dt_min, criterion, eta).
+std::tuple<std::string, double, double, std::string, double> block_settings(const std::string& toml,
+                                                                            const std::string& source) {
+  const auto i = io::Config::from_string(toml, source).run_config().integration;
+  return {i.kind, i.dt_max, i.dt_min, std::string(integrate::to_string(i.criterion)), i.eta};
+}
+
 }  // namespace
 
 void bind_run_config(nb::module_& m) {
+  m.def("block_settings", &block_settings, nb::arg("toml"), nb::arg("source"));
   m.def("config_toml", &config_toml, nb::arg("gravity"), nb::arg("dt"), nb::arg("extra"));
   m.def("run_settings", &run_settings, nb::arg("toml"), nb::arg("source"));
 }

@@ -220,6 +220,39 @@ void bind_simulation_of(nb::module_& m) {
             return diag::lagrangian_radii(h.sim().particles(), fractions);
           },
           nb::arg("fractions"))
+      .def(
+          "use_block_steps",
+          [](Handle& h, const std::string& criterion, double eta, double dt_min) {
+            if (criterion != "softening" && criterion != "dynamical")
+              throw InputError("criterion = '" + criterion + "'; accepted: one of: softening, dynamical");
+            const auto kind = criterion == "softening" ? integrate::StepCriterion::softening
+                                                       : integrate::StepCriterion::dynamical;
+            const auto claim = h.claim();
+            h.sim().use_block_steps({.rule = {kind, eta, h.gravity().softening}, .dt_min = dt_min});
+          },
+          nb::arg("criterion"), nb::arg("eta"), nb::arg("dt_min"),
+          "Block time steps from now on (integration.kind = \"block\"), dt the longest step.")
+      .def_prop_ro("block_steps", [](const Handle& h) { return h.sim().block_steps() != nullptr; })
+      .def(
+          "restore_time_bins",
+          [](Handle& h, const python::Column<std::int8_t>& bins) {
+            std::vector<integrate::TimeBin> b(bins.data(), bins.data() + bins.shape(0));
+            const auto claim = h.claim();
+            h.sim().restore_time_bins(std::move(b));
+          },
+          nb::arg("bins"), "Sets every particle's time bin (a checkpoint's).")
+      .def("time_bins",
+                   [](const Handle& h) {
+                     auto bins = h.sim().time_bins();
+                     const std::size_t n = bins.size();
+                     return to_numpy(std::move(bins), {n});
+                   })
+      .def("time_bin_histogram",
+                   [](const Handle& h) {
+                     auto counts = h.sim().block_steps() ? h.sim().block_steps()->histogram() : std::vector<std::int64_t>{};
+                     const std::size_t n = counts.size();
+                     return to_numpy(std::move(counts), {n});
+                   })
       .def("save_snapshot", &save_snapshot<Real>, nb::arg("path"), nb::arg("config"), nb::arg("fields"),
            nb::arg("types"))
       .def("save_checkpoint", &save_checkpoint<Real>, nb::arg("path"), nb::arg("config"), nb::arg("counters"));

@@ -58,6 +58,7 @@ void expect_run_like_one_process(const std::vector<std::string>& settings) {
   EXPECT_TRUE(io::testing::same_bits(a.accelerations.ay, b.accelerations.ay));
   EXPECT_TRUE(io::testing::same_bits(a.accelerations.az, b.accelerations.az));
   EXPECT_EQ(a.state.step, b.state.step);
+  EXPECT_EQ(a.time_bins, b.time_bins);  // block steps: the same bins on every rank count
   EXPECT_EQ(a.state.initial_energy, b.state.initial_energy);
   EXPECT_EQ(physical_columns(s.run.diagnostics), physical_columns(o.run.diagnostics));
   EXPECT_EQ(s.snapshots, o.snapshots);

@@ -15,9 +15,11 @@ namespace orrery::driver {
 
 template <class Real>
 integrate::Simulation<Real> make_simulation(Particles<Real> particles, const gravity::GravityConfig& gravity,
-                                            const integrate::SimulationState& state) {
+                                            const integrate::SimulationState& state, bool block_steps) {
 #if defined(ORRERY_HAVE_CUDA)
-  if (auto device = gravity::make_device_solver<Real>(gravity)) {
+  std::unique_ptr<gravity::DeviceForceSolver<Real>> device;
+  if (!block_steps) device = gravity::make_device_solver<Real>(gravity);
+  if (device) {
     // Refused before the upload, as the host refuses a count that cannot fit: what the device
     // certainly holds per particle (7 values, an ID, accelerations and potentials; the tree adds more).
     require_fits(static_cast<double>(particles.size()) * (11 * sizeof(Real) + 8),
@@ -32,8 +34,8 @@ integrate::Simulation<Real> make_simulation(Particles<Real> particles, const gra
 }
 
 template integrate::Simulation<float> make_simulation(Particles<float>, const gravity::GravityConfig&,
-                                                      const integrate::SimulationState&);
+                                                      const integrate::SimulationState&, bool);
 template integrate::Simulation<double> make_simulation(Particles<double>, const gravity::GravityConfig&,
-                                                       const integrate::SimulationState&);
+                                                       const integrate::SimulationState&, bool);
 
 }  // namespace orrery::driver

@@ -4,6 +4,9 @@
 // and a solver that has a device engine, the particles stay on the device for
 // the whole run and are downloaded only when an output or the caller reads
 // them; otherwise the host Simulation with the configured ForceSolver.
+// Block time steps (`block_steps`) run on the host Simulation, whose
+// substeps solve their active particles through the solver's TargetSet
+// overload (the GPU tree solver's host overload with backend = "cuda").
 #include "orrery/core/particles.hpp"
 #include "orrery/gravity/gravity_config.hpp"
 #include "orrery/integrate/simulation.hpp"
@@ -14,11 +17,11 @@ namespace orrery::driver {
 /// RuntimeFailure when the device cannot be used.
 template <class Real>
 integrate::Simulation<Real> make_simulation(Particles<Real> particles, const gravity::GravityConfig& gravity,
-                                            const integrate::SimulationState& state);
+                                            const integrate::SimulationState& state, bool block_steps = false);
 
 extern template integrate::Simulation<float> make_simulation(Particles<float>, const gravity::GravityConfig&,
-                                                             const integrate::SimulationState&);
+                                                             const integrate::SimulationState&, bool);
 extern template integrate::Simulation<double> make_simulation(Particles<double>, const gravity::GravityConfig&,
-                                                              const integrate::SimulationState&);
+                                                              const integrate::SimulationState&, bool);
 
 }  // namespace orrery::driver

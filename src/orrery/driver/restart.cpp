@@ -22,7 +22,8 @@ void require_same_physics(const integrate::RunConfig& saved, const integrate::Ru
   for (const char* key : {"gravity.solver", "gravity.backend", "gravity.precision", "gravity.softening",
                           "gravity.softening_kernel", "gravity.math", "gravity.theta", "gravity.leaf_capacity",
                           "gravity.multipole", "gravity.opening", "gravity.tolerance", "integration.dt",
-                          "units.system"}) {
+                          "integration.kind", "integration.dt_max", "integration.dt_min", "integration.criterion",
+                          "integration.eta", "units.system"}) {
     if (a.get(key) == b.get(key)) continue;
     throw InputError("checkpoint '" + checkpoint.string() + "': " + key + " is " + io::to_toml(a.get(key)) +
                      " in the checkpoint but " + io::to_toml(b.get(key)) +

@@ -21,6 +21,7 @@
 #include "orrery/gravity/dispatch.hpp"
 #include "orrery/gravity/solver_factory.hpp"
 #include "orrery/ic/initial_conditions.hpp"
+#include "orrery/integrate/block_step_logs.hpp"
 #include "orrery/integrate/diagnostics_output.hpp"
 #include "orrery/integrate/step_count.hpp"
 #include "orrery/io/checkpoint.hpp"
@@ -119,8 +120,9 @@ RunSummary run_in(const RunConfig& config, const RunOptions& options,
   // Everything that can be refused is checked before the first output.
   Particles<Real> particles;
   integrate::SimulationState state;
-  state.dt = config.integration.dt;
+  state.dt = config.integration.step();
   Accelerations<Real> accelerations;  // a checkpoint's, when it stores them
+  std::vector<integrate::TimeBin> time_bins;  // a checkpoint's, with block steps
   std::map<std::string, std::int64_t> counters{{io::kRunIdCounter, ranks.from_writer(new_run_id())}, {kNextSnapshot, 0}};
   io::ParticleTypes types;            // PartType0..5 counts, kept from the initial snapshot to the last output
   if (!options.restart.empty()) {
@@ -136,6 +138,7 @@ RunSummary run_in(const RunConfig& config, const RunOptions& options,
     particles = std::move(c.particles);
     state = c.state;
     accelerations = std::move(c.accelerations);
+    time_bins = std::move(c.time_bins);
     // A checkpoint of an earlier version has no run identity: the restart then starts a new one.
     for (const auto& [name, value] : c.counters)
       if (counters.contains(name)) counters[name] = value;
@@ -154,8 +157,11 @@ RunSummary run_in(const RunConfig& config, const RunOptions& options,
   }
   Simulation<Real> sim = ranks.distributed()
                              ? Simulation<Real>(std::move(particles), ranks.solver<Real>(config.gravity), state)
-                             : make_simulation<Real>(std::move(particles), config.gravity, state);
+                             : make_simulation<Real>(std::move(particles), config.gravity, state,
+                                                     config.integration.block());
+  integrate::configure_steps(sim, config);
   if (!accelerations.ax.empty()) sim.restore_accelerations(std::exchange(accelerations, {}));  // sim keeps a copy
+  if (!time_bins.empty()) sim.restore_time_bins(std::move(time_bins));
   summary.first_step = sim.step_count();
   summary.run.solver = sim.solver_name();
   // Rank 0 keeps the clocks and looks for the STOP file; every rank sees its own signals (agreed after each step).
@@ -178,6 +184,19 @@ RunSummary run_in(const RunConfig& config, const RunOptions& options,
         summary.run.relative_energy_error = d.relative_energy_error;
         summary.worst_relative_energy_error = std::max(summary.worst_relative_energy_error, std::abs(d.relative_energy_error));
       }));
+  // Block steps: the substep and time-bin logs (integrate/block_step_logs.hpp), named like the diagnostics log.
+  std::vector<std::shared_ptr<diag::CsvFile>> block_logs;
+  if (sim.block_steps() && ranks.writes()) {
+    const auto name = [&](const char* stem) {
+      return dir / (options.restart.empty() ? fmt::format("{}.csv", stem)
+                                            : fmt::format("{}_from_{}.csv", stem, sim.step_count()));
+    };
+    block_logs.push_back(std::make_shared<diag::CsvFile>(name("substeps"), integrate::substep_header(), "substep log"));
+    block_logs.push_back(std::make_shared<diag::CsvFile>(
+        name("time_bins"), integrate::time_bins_header(sim.block_steps()->deepest()), "time-bin log"));
+    integrate::log_substeps(sim, block_logs[0]);
+    sim.add_output(integrate::time_bins_output<Real>(block_logs[1], config.output.diagnostics_interval));
+  }
   if (config.output.snapshot_interval > 0) {
     auto info = snapshot_info(config, summary.run.solver, options.config_toml);
     info.types = types;
@@ -231,6 +250,7 @@ RunSummary run_in(const RunConfig& config, const RunOptions& options,
                                                : "; the last checkpoint is '" + summary.checkpoint.string() + "'"));
   }
   if (log) log->close();
+  for (const auto& file : block_logs) file->close();
   summary.run.steps = sim.step_count();
   summary.run.time = sim.time();
   summary.run.wall_seconds = seconds();

@@ -5,6 +5,10 @@
 // under output.directory:
 //   diagnostics.csv            every output.diagnostics_interval (a restarted
 //                              run writes diagnostics_from_<step>.csv)
+//   substeps.csv, time_bins.csv  integration.kind = "block": a row per substep,
+//                              and the time-bin histogram at each diagnostics
+//                              row (integrate/block_step_logs.hpp; _from_<step>
+//                              after a restart, as the diagnostics log)
 //   snapshot_<index>.h5        every output.snapshot_interval (index = the
 //                              number of intervals elapsed: the same after a restart)
 //   checkpoint_<step>.orrck    every output.checkpoint_minutes of wall time, when

@@ -29,6 +29,14 @@ TEST(MpiRun, SinglePrecisionIsBitIdenticalToOneProcess) {
   expect_run_like_one_process<float>({"initial_conditions.count=800", "gravity.solver=tree", "gravity.precision=single"});
 }
 
+// Every rank runs the block integrator on the replicated particles; each substep's
+// solve of the active particles is split over the ranks like a whole solve.
+TEST(MpiRun, BlockStepsAreBitIdenticalToOneProcess) {
+  expect_run_like_one_process({"initial_conditions.count=800", "gravity.solver=tree", "gravity.opening=relative",
+                               "gravity.theta=1.0", "gravity.softening=0.005", "integration.kind=block",
+                               "integration.dt_max=0.0625"});
+}
+
 /// The steps each rank ran: equal on every rank (the smallest equals the largest).
 void expect_same_steps_everywhere(const RunSummary& s) {
   long long steps = s.run.steps, fewest = 0, most = 0;

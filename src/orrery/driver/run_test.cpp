@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "orrery/driver/setup.hpp"
 #include "orrery/driver/test_runs.hpp"
 #include "orrery/io/checkpoint.hpp"
@@ -218,6 +220,41 @@ TEST(DriverSetup, PhysicalUnitsTakeMsunAndKpcAndTheSnapshotSaysSo) {
   EXPECT_EQ(info.units.velocity_cm_per_s, 1e5);
   c.units.system = "cgs";
   io::testing::expect_input_error([&] { initial_state(c); }, {"units.system", "cgs", "henon, physical"});
+}
+
+// Block steps through the whole product: the bins in the checkpoint, the
+// substep and time-bin logs, and a restart that continues bit for bit.
+TEST(DriverRun, BlockStepsRestartFromTheirCheckpointBitIdentically) {
+  const std::vector<std::string> block = {"integration.kind=block", "integration.dt_max=0.0625",
+                                          "gravity.softening=0.005", "gravity.solver=tree"};
+  ScratchDir straight_dir, split_dir;
+  auto straight = small_run(straight_dir.path(), 0.5, block);
+  const auto whole = run(straight.config, straight.options);
+  EXPECT_EQ(whole.run.steps, 8);  // block steps of dt_max
+  const auto checkpoint = io::read_checkpoint<double>(whole.checkpoint);
+  ASSERT_EQ(checkpoint.time_bins.size(), 64u);
+  EXPECT_GT(*std::max_element(checkpoint.time_bins.begin(), checkpoint.time_bins.end()), 0);  // several bins
+  for (const char* log : {"substeps.csv", "time_bins.csv"}) EXPECT_TRUE(std::filesystem::exists(straight_dir / log)) << log;
+
+  auto first = small_run(split_dir.path(), 0.25, block);
+  const auto half = run(first.config, first.options);
+  auto second = small_run(split_dir.path(), 0.5, block);
+  second.options.restart = half.checkpoint;
+  const auto rest = run(second.config, second.options);
+  EXPECT_EQ(rest.first_step, 4);
+  io::testing::expect_same_particles(final_particles(whole), final_particles(rest));
+  EXPECT_EQ(io::read_checkpoint<double>(rest.checkpoint).time_bins, checkpoint.time_bins);
+  EXPECT_TRUE(std::filesystem::exists(split_dir / "substeps_from_4.csv"));
+
+  // A restart may not switch to the global step.
+  auto global = small_run(split_dir.path(), 0.5, {"gravity.softening=0.005", "gravity.solver=tree"});
+  global.options.restart = half.checkpoint;
+  try {
+    run(global.config, global.options);
+    ADD_FAILURE() << "a restart with another integration.kind was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("integration.kind is \"block\" in the checkpoint"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

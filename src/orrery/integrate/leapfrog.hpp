@@ -28,6 +28,23 @@ void kick(Particles<Real>& p, const Accelerations<Real>& a, Real h) {
   }
 }
 
+/// v += a * half[bin[i]] for the particles i listed in list[0..m): the half
+/// kicks of block steps (block_leapfrog.hpp), each with its own bin's dt/2.
+/// Per element the arithmetic of kick(), so a particle kicked here with h
+/// gets the bits kick() would give it.
+template <class Real>
+void kick_listed(Particles<Real>& p, const Accelerations<Real>& a, const std::int64_t* list, std::int64_t m,
+                 const std::int8_t* bin, const Real* half) {
+#pragma omp parallel for schedule(static) if (m >= kParallelFrom)
+  for (std::int64_t k = 0; k < m; ++k) {
+    const std::int64_t i = list[k];
+    const Real h = half[bin[i]];
+    p.vx[i] = xm::fma(a.ax[i], h, p.vx[i]);
+    p.vy[i] = xm::fma(a.ay[i], h, p.vy[i]);
+    p.vz[i] = xm::fma(a.az[i], h, p.vz[i]);
+  }
+}
+
 /// x += v * dt for every particle.
 template <class Real>
 void drift(Particles<Real>& p, Real dt) {

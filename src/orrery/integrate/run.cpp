@@ -14,6 +14,10 @@
 
 namespace orrery::integrate {
 
+BlockStepConfig block_step_config(const RunConfig& c) {
+  return {.rule = {c.integration.criterion, c.integration.eta, c.gravity.softening}, .dt_min = c.integration.dt_min};
+}
+
 void check_run_config(const RunConfig& c) {
   const auto fail = [](const std::string& key, double v, const std::string& accepted) {
     char value[32];
@@ -24,7 +28,12 @@ void check_run_config(const RunConfig& c) {
   if (!(c.integration.t_end >= 0) || !std::isfinite(c.integration.t_end)) {
     fail("integration.t_end", c.integration.t_end, "a finite number >= 0");
   }
-  step_count(c.integration.t_end, c.integration.dt);  // refuses a step count that does not fit
+  if (c.integration.block()) {
+    if (!(c.integration.dt_max > 0) || !std::isfinite(c.integration.dt_max))
+      fail("integration.dt_max", c.integration.dt_max, "a finite number > 0");
+    check_block_steps(block_step_config(c), c.integration.dt_max);
+  }
+  step_count(c.integration.t_end, c.integration.step());  // refuses a step count that does not fit
   if (!(c.output.diagnostics_interval > 0)) {
     fail("output.diagnostics_interval", c.output.diagnostics_interval, "a number > 0");
   }
@@ -41,8 +50,9 @@ RunSummary run_in(const RunConfig& c, const std::function<void(const Progress&)>
   auto solver = gravity::make_solver<Real>(c.gravity);
   auto particles = ic::to_precision<Real>(ic::make_initial_conditions(c.initial_conditions));
   SimulationState state;
-  state.dt = c.integration.dt;
+  state.dt = c.integration.step();
   Simulation<Real> sim(std::move(particles), std::move(solver), state);
+  configure_steps(sim, c);
 
   RunSummary summary;
   summary.solver = sim.solver().name();

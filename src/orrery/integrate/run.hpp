@@ -6,7 +6,9 @@
 #include <functional>
 #include <string>
 
+#include "orrery/integrate/block_leapfrog.hpp"
 #include "orrery/integrate/run_config.hpp"
+#include "orrery/integrate/simulation.hpp"
 
 namespace orrery::integrate {
 
@@ -25,6 +27,15 @@ struct RunSummary {
   double wall_seconds = 0;
   std::filesystem::path diagnostics;  // the CSV log
 };
+
+/// The block steps of a configuration (integration.kind = "block").
+BlockStepConfig block_step_config(const RunConfig& config);
+
+/// Switches `sim` to block steps when the configuration asks for them.
+template <class Real>
+void configure_steps(Simulation<Real>& sim, const RunConfig& config) {
+  if (config.integration.block()) sim.use_block_steps(block_step_config(config));
+}
 
 /// Throws InputError naming the first invalid key of [integration] and [output].
 void check_run_config(const RunConfig& config);

@@ -8,13 +8,24 @@
 
 #include "orrery/gravity/gravity_config.hpp"
 #include "orrery/ic/initial_conditions.hpp"
+#include "orrery/integrate/step_criterion.hpp"
 
 namespace orrery::integrate {
 
 struct IntegrationConfig {
-  double dt = 0.0078125;  // fixed step, > 0
+  std::string kind = "global";  // global (one step dt for every particle) | block (time bins, block_leapfrog.hpp)
+  double dt = 0.0078125;  // kind = global: the fixed step, > 0
   double t_end = 10.0;    // >= 0; the run stops at the first step with time >= t_end
   double wall_limit_minutes = 0;  // >= 0; checkpoint and stop after this much wall time (0: no limit)
+  // kind = block: bin k steps by dt_max / 2^k, down to dt_min; each particle
+  // takes the longest step its criterion allows (step_criterion.hpp).
+  double dt_max = 0.0625;  // > 0; also the interval of the synchronisation points
+  double dt_min = 1e-6;    // > 0, <= dt_max
+  StepCriterion criterion = StepCriterion::softening;
+  double eta = 0.025;  // > 0
+  bool block() const { return kind == "block"; }
+  /// The Simulation's dt: the global step, or the block steps' longest.
+  double step() const { return block() ? dt_max : dt; }
 };
 
 struct OutputConfig {

@@ -118,6 +118,48 @@ const std::vector<Real>& Simulation<Real>::potentials() {
 }
 
 template <class Real>
+void Simulation<Real>::use_block_steps(const BlockStepConfig& config) {
+  if (device_)
+    throw InputError("integration.kind = \"block\" with the device-resident " + device_->solver_name() +
+                     "; accepted: integration.kind = \"global\" there, or gravity.backend = \"cpu\"");
+  block_ = std::make_unique<BlockLeapfrog<Real>>(config, state_.dt, particles_.size());
+}
+
+template <class Real>
+void Simulation<Real>::restore_time_bins(std::vector<TimeBin> bins) {
+  if (!block_)
+    throw InputError("simulation: time bins given to a run with the global step; accepted: integration.kind = "
+                     "\"block\" (the run that wrote them)");
+  block_->restore_bins(std::move(bins));
+}
+
+template <class Real>
+bool Simulation<Real>::potential_wanted_at(std::int64_t step, bool last) const {
+  bool wanted = false;
+  for (const auto& o : outputs_) wanted |= o.needs_potential & (last | o.schedule.due(step, state_.dt));
+  return wanted;
+}
+
+template <class Real>
+void Simulation<Real>::advance_block(bool last) {
+  // The first block step assigns the bins from the evaluation at the start,
+  // which the dynamical criterion needs with the potentials.
+  if (block_->needs_potential() && !block_->has_bins())
+    potentials();
+  else
+    accelerations();
+  const bool potential = potential_wanted_at(state_.step + 1, last);
+  have_forces_ = false;  // while the substeps run, accelerations_ belong to no single time
+  interactions_ += block_->step(particles_, accelerations_, *solver_, potential, time(), state_.step, timers_);
+  ++state_.step;
+  // The last substep solved every particle: accelerations_ are at the new positions.
+  have_forces_ = true;
+  have_potential_ = potential || block_->needs_potential();
+  have_previous_ = true;
+  run_outputs(last);
+}
+
+template <class Real>
 void Simulation<Real>::step() {
   advance(false);
 }
@@ -125,9 +167,7 @@ void Simulation<Real>::step() {
 template <class Real>
 void Simulation<Real>::advance(bool last) {
   if (device_) {
-    bool potential_wanted = false;
-    const auto next = state_.step + 1;
-    for (const auto& o : outputs_) potential_wanted |= o.needs_potential & (last | o.schedule.due(next, state_.dt));
+    const bool potential_wanted = potential_wanted_at(state_.step + 1, last);
     {
       // The kicks and drift are kernels on the solver's stream, timed with the forces.
       auto timer = timers_.scope("force");
@@ -139,6 +179,10 @@ void Simulation<Real>::advance(bool last) {
     have_forces_ = false;
     have_potential_ = false;
     run_outputs(last);
+    return;
+  }
+  if (block_) {
+    advance_block(last);
     return;
   }
   accelerations();
@@ -154,9 +198,7 @@ void Simulation<Real>::advance(bool last) {
   have_forces_ = false;  // accelerations_ now belong to the positions before the drift
   have_potential_ = false;
   ++state_.step;
-  bool potential_wanted = false;
-  for (const auto& o : outputs_) potential_wanted |= o.needs_potential & (last | o.schedule.due(state_.step, state_.dt));
-  compute_forces(potential_wanted);
+  compute_forces(potential_wanted_at(state_.step, last));
   {
     auto timer = timers_.scope("kick");
     kick(particles_, accelerations_, half);

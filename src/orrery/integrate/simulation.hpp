@@ -14,6 +14,12 @@
 // Time is time_origin + step * dt, never accumulated, so it has no drift and
 // is the same in a restarted run.
 //
+// Block time steps (use_block_steps, block_leapfrog.hpp): dt is then the
+// longest step dt_max and one step() is one block step, from one
+// synchronisation point to the next; outputs run only there, where every
+// particle's position and velocity are at time(). The time bins are state
+// (time_bins(), restore_time_bins()).
+//
 // Two engines, one interface. Host: the particles live in particles() and a
 // ForceSolver evaluates them. Device-resident (gravity.backend = "cuda"): a
 // DeviceStepper holds the particles and steps them on the device; the host
@@ -31,6 +37,7 @@
 
 #include "orrery/core/particles.hpp"
 #include "orrery/gravity/force_solver.hpp"
+#include "orrery/integrate/block_leapfrog.hpp"
 #include "orrery/integrate/device_stepper.hpp"
 #include "orrery/integrate/phase_timers.hpp"
 #include "orrery/integrate/schedule.hpp"
@@ -70,7 +77,19 @@ class Simulation {
   /// dt > 0 (InputError naming integration.dt otherwise); a null device is an InputError.
   Simulation(Particles<Real> particles, std::unique_ptr<DeviceStepper<Real>> device, SimulationState state);
 
-  /// One kick-drift-kick step of size dt. Runs the outputs due after it.
+  /// Integrates with block time steps from now on, state().dt the longest
+  /// (InputError for invalid parameters, naming the key, and for a
+  /// device-resident simulation, which does not have them yet).
+  void use_block_steps(const BlockStepConfig& config);
+  /// The block integrator; null with the global step.
+  const BlockLeapfrog<Real>* block_steps() const { return block_.get(); }
+  BlockLeapfrog<Real>* block_steps() { return block_.get(); }
+  /// Every particle's time bin (empty with the global step, or before the first block step).
+  std::vector<TimeBin> time_bins() const { return block_ ? block_->bins() : std::vector<TimeBin>{}; }
+  /// Sets the bins (a checkpoint's; see BlockLeapfrog::restore_bins). InputError with the global step.
+  void restore_time_bins(std::vector<TimeBin> bins);
+
+  /// One kick-drift-kick step of size dt (a block step with block steps). Runs the outputs due after it.
   void step();
   /// Steps until time() >= t_end (within 1e-9 dt) and runs the outputs due,
   /// including all of them at the first step (if none has run yet) and the
@@ -114,6 +133,8 @@ class Simulation {
  private:
   void compute_forces(bool with_potential);
   void advance(bool last);
+  void advance_block(bool last);
+  bool potential_wanted_at(std::int64_t step, bool last) const;
   void run_outputs(bool force_all);
 
   void check_dt() const;
@@ -123,6 +144,7 @@ class Simulation {
   Accelerations<Real> accelerations_;
   std::unique_ptr<gravity::ForceSolver<Real>> solver_;  // null when device_ is set
   std::unique_ptr<DeviceStepper<Real>> device_;         // null for a host simulation
+  std::unique_ptr<BlockLeapfrog<Real>> block_;          // null with the global step
   mutable bool host_particles_current_ = true;
   SimulationState state_;
   std::vector<Output<Real>> outputs_;

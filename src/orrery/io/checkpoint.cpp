@@ -26,8 +26,8 @@ static_assert(std::endian::native == std::endian::little, "checkpoints are writt
 static_assert(sizeof(integrate::SimulationState) == 3 * 8 + 8 + 4 * 8, "SimulationState changed: update checkpoint.cpp");
 
 constexpr char kMagic[8] = {'O', 'R', 'R', 'E', 'R', 'Y', 'C', 'K'};
-// 1: without accelerations; 2: with them (Checkpoint::accelerations).
-constexpr std::uint32_t kFormat = 2;
+// 1: without accelerations; 2: with them (Checkpoint::accelerations); 3: and the time bins.
+constexpr std::uint32_t kFormat = 3;
 constexpr std::uint32_t kOldestFormat = 1;
 const std::string kPrefix = "checkpoint_";
 const std::string kSuffix = ".orrck";
@@ -203,6 +203,7 @@ Checkpoint<Real> checkpoint_of(integrate::Simulation<Real>& sim, std::string con
   c.accelerations.ax = a.ax;
   c.accelerations.ay = a.ay;
   c.accelerations.az = a.az;
+  c.time_bins = sim.time_bins();
   return c;
 }
 
@@ -243,6 +244,11 @@ void write_checkpoint(const std::filesystem::path& path, const Checkpoint<Real>&
   w.put(p.id);
   w.put(static_cast<std::uint64_t>(a.ax.size()));
   for (const auto* v : {&a.ax, &a.ay, &a.az}) w.put(*v);
+  if (!c.time_bins.empty() && c.time_bins.size() != n)
+    throw InputError(fmt::format("checkpoint '{}': {} time bins for {} particles; accepted: none, or one per particle",
+                                 path.string(), c.time_bins.size(), n));
+  w.put(static_cast<std::uint64_t>(c.time_bins.size()));
+  w.put(c.time_bins);
   const std::uint64_t crc = crc64(w.bytes());
   w.put(crc);
   write_file_atomically(path, w.bytes());
@@ -278,7 +284,10 @@ Checkpoint<Real> read_checkpoint(const std::filesystem::path& path) {
   r.get_array(p.id, n, "particles.id");
   if (format >= 2) {
     const auto m = r.get<std::uint64_t>("accelerations.count");
-    if ((m != 0 && m != n) || 3 * m * sizeof(Real) != r.remaining())
+    // Version 3 ends with time_bins.count and 0 or n bins.
+    const std::size_t bins_after = format >= 3 ? sizeof(std::uint64_t) : 0;
+    if ((m != 0 && m != n) || 3 * m * sizeof(Real) + bins_after > r.remaining() ||
+        (format < 3 && 3 * m * sizeof(Real) != r.remaining()))
       r.fail("accelerations.count", fmt::format("{} for {} particles, with {} bytes left; accepted: 0 or {}", m, n,
                                                 r.remaining(), n));
     const auto read_column = [&](std::vector<Real>& v, const char* field) {
@@ -289,6 +298,17 @@ Checkpoint<Real> read_checkpoint(const std::filesystem::path& path) {
     read_column(c.accelerations.ax, "accelerations.ax");
     read_column(c.accelerations.ay, "accelerations.ay");
     read_column(c.accelerations.az, "accelerations.az");
+  }
+  if (format >= 3) {
+    const auto b = r.get<std::uint64_t>("time_bins.count");
+    if ((b != 0 && b != n) || b * sizeof(integrate::TimeBin) != r.remaining())
+      r.fail("time_bins.count", fmt::format("{} for {} particles, with {} bytes left; accepted: 0 or {}", b, n,
+                                            r.remaining(), n));
+    r.get_array(c.time_bins, b, "time_bins");
+    for (std::size_t i = 0; i < c.time_bins.size(); ++i)
+      if (c.time_bins[i] < 0 || c.time_bins[i] > integrate::kMaxTimeBins)
+        r.fail("time_bins", fmt::format("row {} is {}; accepted: a bin in [0, {}]", i, int(c.time_bins[i]),
+                                        integrate::kMaxTimeBins));
   }
   validate_particles(p, "file '" + path.string() + "'", {"particles.position", "particles.velocity", "particles.mass", "particles.id"});
   return c;

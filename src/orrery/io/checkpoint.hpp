@@ -11,7 +11,8 @@
 // the fields below, then a CRC-64/XZ of every preceding byte. The whole file
 // is read and its checksum verified before anything is parsed. Written
 // through a temporary file, flushed and renamed (atomic_file.hpp). Version 2
-// added the accelerations; version 1 files (without them) are still read.
+// added the accelerations, version 3 the time bins of block steps; files of
+// versions 1 and 2 (without them) are still read.
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -48,6 +49,10 @@ struct Checkpoint {
   /// integrates with (potential unused); empty when not stored (a version 1
   /// file, or a run that had not evaluated forces yet).
   Accelerations<Real> accelerations;
+  /// Each particle's time bin (integration.kind = "block": the bin of the
+  /// step it starts at this synchronisation point); empty with the global
+  /// step and in files of versions 1 and 2.
+  std::vector<integrate::TimeBin> time_bins;
 };
 
 /// A checkpoint of `sim` now, with the run's TOML `config` and `counters`:

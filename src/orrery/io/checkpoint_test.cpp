@@ -37,6 +37,8 @@ Checkpoint<Real> sample_checkpoint(std::size_t n, std::uint64_t seed) {
   c.accelerations.ax = std::move(a.x);
   c.accelerations.ay = std::move(a.y);
   c.accelerations.az = std::move(a.z);
+  c.time_bins.resize(n);
+  for (std::size_t i = 0; i < n; ++i) c.time_bins[i] = static_cast<integrate::TimeBin>((i * 7 + seed) % 12);
   return c;
 }
 
@@ -54,6 +56,7 @@ void expect_same(const Checkpoint<Real>& a, const Checkpoint<Real>& b) {
   EXPECT_TRUE(testing::same_bits(a.accelerations.ax, b.accelerations.ax));
   EXPECT_TRUE(testing::same_bits(a.accelerations.ay, b.accelerations.ay));
   EXPECT_TRUE(testing::same_bits(a.accelerations.az, b.accelerations.az));
+  EXPECT_EQ(a.time_bins, b.time_bins);
 }
 
 TEST(Crc64, KnownCheckValue) {
@@ -108,27 +111,34 @@ TEST(Checkpoint, FormatOneFilesAreStillRead) {
   ScratchDir dir;
   auto c = sample_checkpoint<double>(40, 3);
   c.accelerations = {};
+  c.time_bins = {};
   write_checkpoint(dir / "c.orrck", c);
-  testing::write_bytes(dir / "v1.orrck", with_format(dir / "c.orrck", 1, sizeof(std::uint64_t)));
+  // Versions 1 and 2 end before the counts of the accelerations (1) and of the time bins (1 and 2).
+  testing::write_bytes(dir / "v1.orrck", with_format(dir / "c.orrck", 1, 2 * sizeof(std::uint64_t)));
   const auto old = read_checkpoint<double>(dir / "v1.orrck");
   expect_same(c, old);
   EXPECT_TRUE(old.accelerations.ax.empty());
-  testing::write_bytes(dir / "v3.orrck", with_format(dir / "c.orrck", 3, 0));
-  expect_input_error([&] { read_checkpoint<double>(dir / "v3.orrck"); },
-                     {"v3.orrck", "format", "version 3 (this build reads versions 1 to 2)"});
-  expect_input_error([&] { checkpoint_precision(dir / "v3.orrck"); }, {"v3.orrck", "version 3"});
+  testing::write_bytes(dir / "v2.orrck", with_format(dir / "c.orrck", 2, sizeof(std::uint64_t)));
+  expect_same(c, read_checkpoint<double>(dir / "v2.orrck"));
+  testing::write_bytes(dir / "v4.orrck", with_format(dir / "c.orrck", 4, 0));
+  expect_input_error([&] { read_checkpoint<double>(dir / "v4.orrck"); },
+                     {"v4.orrck", "format", "version 4 (this build reads versions 1 to 3)"});
+  expect_input_error([&] { checkpoint_precision(dir / "v4.orrck"); }, {"v4.orrck", "version 4"});
 }
 
 TEST(Checkpoint, AccelerationsOfAnotherCountOrNotFiniteAreRefused) {
   ScratchDir dir;
   auto c = sample_checkpoint<double>(30, 4);
-  // A format 2 file whose accelerations.count is 29: the last 3 * 8 bytes cut and the count patched.
+  c.time_bins = {};
+  // A file whose accelerations.count is 29: the last 3 * 8 bytes of them cut (before the time bins'
+  // count of 0 and the checksum) and the count patched.
   write_checkpoint(dir / "c.orrck", c);
   auto bytes = testing::read_bytes(dir / "c.orrck");
-  const std::size_t count_at = bytes.size() - 8 - 3 * 30 * sizeof(double) - 8;
+  const std::size_t count_at = bytes.size() - 8 - 8 - 3 * 30 * sizeof(double) - 8;
   const std::uint64_t m = 29;
   std::memcpy(bytes.data() + count_at, &m, sizeof m);
-  bytes.resize(bytes.size() - 8 - 3 * sizeof(double));
+  bytes.erase(bytes.size() - 8 - 8 - 3 * sizeof(double), 3 * sizeof(double));
+  bytes.resize(bytes.size() - 8);
   const std::uint64_t crc = crc64(std::as_bytes(std::span(bytes.data(), bytes.size())));
   bytes.append(reinterpret_cast<const char*>(&crc), sizeof crc);
   testing::write_bytes(dir / "m.orrck", bytes);

@@ -172,8 +172,38 @@ std::vector<KeySpec> build_schema() {
                "or 64 (two warps).",
                {}, 8.0, false, ORRERY_FIELD(gravity.group_width)});
   // [integration]
-  s.push_back({"integration.dt", ValueType::real, 0.0078125, "Fixed time step of the kick-drift-kick leapfrog.", {},
-               0.0, true, ORRERY_FIELD(integration.dt)});
+  s.push_back({"integration.kind", ValueType::string, std::string("global"),
+               "How particles are stepped by the kick-drift-kick leapfrog. global: every particle by integration.dt. "
+               "block: individual power-of-two time steps (GADGET-4's time bins): each particle takes the longest "
+               "step integration.dt_max / 2^k that its integration.criterion allows, down to integration.dt_min; "
+               "only particles whose step ends are kicked and have their forces computed, against every particle. "
+               "Outputs fall on the synchronisation points, every integration.dt_max (docs/block_steps.md).",
+               {"global", "block"}, {}, false, ORRERY_FIELD(integration.kind)});
+  s.push_back({"integration.dt", ValueType::real, 0.0078125,
+               "kind = \"global\": the fixed time step of the kick-drift-kick leapfrog.", {}, 0.0, true,
+               ORRERY_FIELD(integration.dt)});
+  s.push_back({"integration.dt_max", ValueType::real, 0.0625,
+               "kind = \"block\": the longest step (time bin 0), and the interval between synchronisation points, "
+               "where every particle's step ends and the outputs are written.",
+               {}, 0.0, true, ORRERY_FIELD(integration.dt_max)});
+  s.push_back({"integration.dt_min", ValueType::real, 1e-6,
+               "kind = \"block\": the shortest step allowed (<= dt_max; the deepest bin is the last dt_max / 2^k "
+               ">= dt_min). A particle whose criterion asks for less stops the run with an error naming it.",
+               {}, 0.0, true, ORRERY_FIELD(integration.dt_min)});
+  s.push_back({"integration.criterion", ValueType::string, std::string("softening"),
+               "kind = \"block\": each particle's step. softening: dt = sqrt(2 eta eps / |a|), GADGET-4's (eps = "
+               "gravity.softening, which must be > 0). dynamical: dt = eta / sqrt(G rho), rho the mean density "
+               "inside the particle's radius about the point mass that gives it its acceleration and potential "
+               "(Zemp et al. 2007): defined without softening, exact for Kepler orbits; costs a potential with "
+               "every force evaluation.",
+               {"softening", "dynamical"}, {}, false,
+               ORRERY_NAMED(integration.criterion, integrate::StepCriterion::softening,
+                            integrate::StepCriterion::dynamical)});
+  s.push_back({"integration.eta", ValueType::real, 0.025,
+               "kind = \"block\": the criterion's accuracy parameter (smaller: shorter steps). 0.025 is GADGET-4's "
+               "documented ErrTolIntAccuracy for the softening criterion; for the dynamical one a Kepler orbit of "
+               "eccentricity 0.99 needs 5e-4 for |dE/E| < 1e-4 over 10 orbits.",
+               {}, 0.0, true, ORRERY_FIELD(integration.eta)});
   s.push_back({"integration.t_end", ValueType::real, 10.0,
                "Simulated time to run to; the run stops at the first step at or past it.", {}, 0.0, false,
                ORRERY_FIELD(integration.t_end)});

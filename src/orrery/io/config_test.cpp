@@ -77,7 +77,12 @@ math = "exact"
 traversal = "independent"
 group_width = 16
 [integration]
+kind = "block"
 dt = 0.001
+dt_max = 0.125
+dt_min = 1e-5
+criterion = "dynamical"
+eta = 0.01
 t_end = 2.5
 wall_limit_minutes = 5.0
 [output]
