@@ -24,6 +24,8 @@ void check_run_config(const RunConfig& c) {
   if (!(c.integration.t_end >= 0) || !std::isfinite(c.integration.t_end)) {
     fail("integration.t_end", c.integration.t_end, "a finite number >= 0");
   }
+  if (!(c.integration.max_energy_error >= 0) || !std::isfinite(c.integration.max_energy_error))
+    fail("integration.max_energy_error", c.integration.max_energy_error, "a finite number >= 0 (0: no limit)");
   step_count(c.integration.t_end, c.integration.dt);  // refuses a step count that does not fit
   if (!(c.output.diagnostics_interval > 0)) {
     fail("output.diagnostics_interval", c.output.diagnostics_interval, "a number > 0");

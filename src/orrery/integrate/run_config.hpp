@@ -15,6 +15,7 @@ struct IntegrationConfig {
   double dt = 0.0078125;  // fixed step, > 0
   double t_end = 10.0;    // >= 0; the run stops at the first step with time >= t_end
   double wall_limit_minutes = 0;  // >= 0; checkpoint and stop after this much wall time (0: no limit)
+  double max_energy_error = 1e-2;  // >= 0; stop (checkpoint, error) when a diagnostics row's |dE/E| passes it (0: no limit)
 };
 
 struct OutputConfig {

@@ -80,6 +80,7 @@ group_width = 16
 dt = 0.001
 t_end = 2.5
 wall_limit_minutes = 5.0
+max_energy_error = 0.05
 [output]
 directory = "out"
 diagnostics_interval = 0.5
