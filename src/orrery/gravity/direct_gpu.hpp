@@ -14,7 +14,11 @@
 // of the sources by index, or points), whose target positions are gathered
 // on the device before the same kernels run (direct_gpu_launch.hpp): each
 // target's result is bit-identical to the one it gets when every source is
-// a target, in both modes.
+// a target, in both modes (the fast kernel keeps the plan of the source
+// count: a target's slices and order do not depend on how many targets
+// there are). Cost: k N interactions for k targets at the all-targets rate
+// once k fills the device; a smaller subset pays one thread's pass over the
+// N sources per target (docs/performance/gpu_direct.md).
 //  - solve(): host arrays in and out (ForceSolver). Uploads, computes,
 //    downloads; the report's phases are "upload", "direct", "download".
 //  - solve_device(): device arrays in and out, enqueued on a stream, for
