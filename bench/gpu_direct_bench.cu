@@ -5,11 +5,16 @@
 //            float and double, with and without the potential
 //   host     DirectGpuSolver::solve (upload + kernel + download) and the CPU
 //            DirectSolver at small N: the crossover
+//   targets  DirectGpuSolver::solve_device at a random subset of 0.1-100 % of
+//            N = 1M sources (the gather and the kernels, both modes' fast one
+//            and exact at 1 %), against the all-targets row of the same N:
+//            a subset should cost its share (k N interactions), no more
 //   canary   a fixed workload timed before every row; drift against the first
 // Protocol (DESIGN contract 5): warm-up launch, `trials` timed trials (CUDA
 // events; a trial repeats the launch until it lasts >= 20 ms), median, min,
 // max, spread = (max - min) / median, a 100 ms rest between rows.
-// Interactions per launch are N^2 pair evaluations (the self pair is masked).
+// Interactions per launch are N^2 pair evaluations (the self pair is masked),
+// k N for a subset of k targets.
 //
 // Compiled -ftz=true like direct_gpu_fast.cu, since it instantiates its kernels.
 #include <algorithm>
@@ -21,12 +26,14 @@
 #include <functional>
 #include <iostream>
 #include <map>
+#include <span>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "bench_stats.hpp"
+#include "support/random_subset.hpp"
 #include "orrery/cuda/device.hpp"
 #include "orrery/cuda/event_timer.hpp"
 #include "orrery/cuda/memory.hpp"
@@ -128,6 +135,7 @@ struct Row {
   double slots = 0;     // issue slots per interaction (0: not applicable)
   double canary = 0;    // canary drift before this row
   int slices = 1;       // source slices (direct_gpu_tuning.hpp)
+  std::int64_t targets = 0;  // a subset's size (0: every source)
 };
 
 class Bench {
@@ -135,7 +143,8 @@ class Bench {
   Bench(std::ostream& out, int trials, double issue_rate, std::map<std::string, double> slots, int sms)
       : out_(out), trials_(trials), issue_rate_(issue_rate), slots_(std::move(slots)), sms_(sms), canary_(65536) {
     out_ << "section,precision,softening,form,K,tile,potential,n,median_s,min_s,max_s,spread,"
-            "interactions_per_s,slots_per_interaction,issue_bound_per_s,fraction_of_bound,canary_drift,slices\n";
+            "interactions_per_s,slots_per_interaction,issue_bound_per_s,fraction_of_bound,canary_drift,slices,"
+            "targets\n";
   }
 
   double canary_drift() {
@@ -149,14 +158,15 @@ class Bench {
   }
 
   void emit(const Row& r) {
-    const double inter = double(r.n) * double(r.n);
+    const double inter = double(r.n) * double(r.targets > 0 ? r.targets : r.n);
     const double rate = r.s.median > 0 ? inter / r.s.median : 0;
     const double bound = r.slots > 0 ? issue_rate_ / r.slots : 0;
     char line[512];
-    std::snprintf(line, sizeof line, "%s,%s,%s,%s,%d,%d,%d,%lld,%.6e,%.6e,%.6e,%.4f,%.4e,%.3f,%.4e,%.4f,%.4f,%d\n",
+    std::snprintf(line, sizeof line, "%s,%s,%s,%s,%d,%d,%d,%lld,%.6e,%.6e,%.6e,%.4f,%.4e,%.3f,%.4e,%.4f,%.4f,%d,%lld\n",
                   r.section.c_str(), r.precision.c_str(), r.softening.c_str(), r.form.c_str(), r.k, r.tile,
                   int(r.potential), static_cast<long long>(r.n), r.s.median, r.s.min, r.s.max, r.s.spread(), rate,
-                  r.slots, bound, bound > 0 ? rate / bound : 0.0, r.canary, r.slices);
+                  r.slots, bound, bound > 0 ? rate / bound : 0.0, r.canary, r.slices,
+                  static_cast<long long>(r.targets));
     out_ << line << std::flush;
     std::fprintf(stderr, "%-8s %-6s %-7s %-10s K=%d T=%d S=%-2d pot=%d n=%8lld  %9.3f ms  %.3e int/s  spread %.3f%s\n",
                  r.section.c_str(), r.precision.c_str(), r.softening.c_str(), r.form.c_str(), r.k, r.tile, r.slices,
@@ -208,6 +218,28 @@ class Bench {
                             std::to_string(c.targets_per_thread) + "_T" + std::to_string(c.tile) + (pot ? "_pot" : "_nopot");
     emit({"library", sizeof(Real) == 4 ? "single" : "double", soft, "fast", c.targets_per_thread, c.tile, pot, n, s,
           sizeof(Real) == 4 ? slots(key) : 0, drift, static_cast<int>(plan.slices())});
+  }
+
+  /// solve_device at k random targets of n float sources (device indices), with the potential.
+  void subset(std::int64_t n, std::int64_t k, MathMode mode, int trials) {
+    const double drift = canary_drift();
+    rest();
+    DeviceParticles<float> p(n);
+    const auto idx = testing::random_subset(n, k, 5);
+    cuda::DeviceBuffer<std::int64_t> index(idx.size());
+    index.upload(std::span<const std::int64_t>(idx));
+    const auto size = static_cast<std::size_t>(k);
+    cuda::DeviceBuffer<float> ax(size), ay(size), az(size), pot(size);
+    const AccelerationsView<float> results{k, ax.data(), ay.data(), az.data(), pot.data()};
+    gravity::DirectGpuSolver<float, PlummerSoftening<float>> solver(0.01f, mode);
+    const auto set = gravity::TargetSet<float>::of_sources(k, index.data());
+    const Stats s = time_device([&] { solver.solve_device(p.sources(), set, results, {.potential = true}); },
+                                trials);
+    const auto plan = gravity::gpu::choose_fast_plan<float>(n, sms_);
+    Row r{"targets", "single", "plummer", std::string(to_string(mode)), plan.config.targets_per_thread,
+          plan.config.tile, true, n, s, 0, drift, static_cast<int>(plan.slices())};
+    r.targets = k;
+    emit(r);
   }
 
   /// GPU with staging against the CPU DirectSolver, both from host arrays.
@@ -327,6 +359,13 @@ int main(int argc, char** argv) {
   bench.library<float, SplineSoftening<float>>(262144, true, trials);
   bench.library<double, SplineSoftening<double>>(65536, true, trials);
   for (const std::int64_t n : {256, 512, 1024, 2048, 4096, 8192, 16384}) bench.crossover(n);
+  {
+    const std::int64_t n = quick ? 262144 : 1048576;
+    bench.library<float, PlummerSoftening<float>>(n, true, 3);  // the all-targets row the subsets compare with
+    for (const double share : {0.001, 0.01, 0.1, 0.5, 1.0})
+      bench.subset(n, std::max<std::int64_t>(1, static_cast<std::int64_t>(share * double(n))), MathMode::fast, 3);
+    bench.subset(n, n / 100, MathMode::exact, 3);
+  }
   bench.canary_drift();
   std::fprintf(stderr, "worst canary drift %.2f %%\n", 100 * bench.worst_drift());
   return 0;

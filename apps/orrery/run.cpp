@@ -31,6 +31,10 @@ void run_command(const RunOptions& o) {
   options.config_toml = config.to_toml();
   options.restart = o.restart;
   ProgressLine progress;
+  options.on_warning = [&](const std::string& w) {
+    progress.finish();  // the warning gets a line of its own; the progress line starts again after it
+    std::fprintf(stderr, "orrery: warning: %s\n", w.c_str());
+  };
   const auto s = driver::run(config.run_config(), options, [&](const integrate::Progress& p) {
     progress.update(p.step, p.total_steps, p.time, p.wall_seconds);
   });

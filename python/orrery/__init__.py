@@ -18,6 +18,7 @@ orrery.plot holds matplotlib helpers (matplotlib is imported only there).
 
 from . import _core, diagnostics, plot
 from ._driver import run
+from .errors import EnergyErrorExceeded, TimeStepWarning
 from .diagnostics import LAGRANGIAN_FRACTIONS
 from .forces import Forces, forces
 from .simulation import Simulation
@@ -25,8 +26,9 @@ from .units import Units
 
 __version__ = _core.__version__
 
-__all__ = ["Forces", "LAGRANGIAN_FRACTIONS", "Simulation", "available_solvers", "cuda_compiled", "diagnostics",
-           "forces", "initial_condition_kinds", "plot", "read_snapshot", "run", "Units", "version_info"]
+__all__ = ["EnergyErrorExceeded", "Forces", "LAGRANGIAN_FRACTIONS", "Simulation", "TimeStepWarning", "Units",
+           "available_solvers", "cuda_compiled", "diagnostics", "forces", "initial_condition_kinds", "plot",
+           "read_snapshot", "run", "version_info"]
 
 
 def version_info():

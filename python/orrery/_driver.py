@@ -2,8 +2,10 @@
 
 import signal
 import threading
+import warnings
 
 from . import _core
+from .errors import TimeStepWarning
 
 
 def run(config=None, *, overrides=None, restart=None, on_progress=None):
@@ -18,7 +20,11 @@ def run(config=None, *, overrides=None, restart=None, on_progress=None):
     As in the CLI, SIGINT (Ctrl-C) or SIGTERM during the run writes a
     checkpoint and stops (when called from the main thread; Python's own
     handlers are restored afterwards), and so do a STOP file in the output
-    directory and integration.wall_limit_minutes. Returns a dict: solver,
+    directory and integration.wall_limit_minutes. As in the CLI, the run warns
+    (orrery.TimeStepWarning) when integration.dt is larger than the time-step
+    criterion's step for the fastest particle, and raises
+    orrery.EnergyErrorExceeded, after writing a checkpoint, when a diagnostics
+    row's |dE/E| passes integration.max_energy_error. Returns a dict: solver,
     steps, first_step, time, relative_energy_error (the last row's),
     worst_relative_energy_error (the largest |dE/E| of this run), wall_seconds,
     diagnostics (the CSV path), stopped_by ("" when t_end was reached),
@@ -29,9 +35,12 @@ def run(config=None, *, overrides=None, restart=None, on_progress=None):
     overrides = [str(o) for o in (overrides or [])]
     main = threading.current_thread() is threading.main_thread()
     saved = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)} if main else {}
+    said = []  # the run's warnings, warned here, where Python may raise them as errors
     try:
-        return _core.run(str(config or ""), overrides, str(restart or ""), main, on_progress)
+        return _core.run(str(config or ""), overrides, str(restart or ""), main, on_progress, said.append)
     finally:
+        for message in said:
+            warnings.warn(message, TimeStepWarning, stacklevel=2)
         for sig, handler in saved.items():
             if handler is not None:
                 signal.signal(sig, handler)

@@ -1,15 +1,30 @@
 """orrery.Simulation: particles, a force solver and the leapfrog, from Python."""
 
+import math
 import operator
+import warnings
 
 import numpy as np
 
 from . import _arrays, _core, _gravity, _stepping
 from . import diagnostics as _diag
+from .errors import EnergyErrorExceeded, TimeStepWarning
 from .units import Units
 
 #: Time step when none is given (an exact binary fraction of the Henon time unit).
 DEFAULT_DT = 1.0 / 128
+#: Simulation.run's energy-error limit when none is given: integration.max_energy_error's default.
+DEFAULT_MAX_ENERGY_ERROR = 1e-2
+
+
+def _max_energy_error(value):
+    try:
+        limit = float(value)
+    except (TypeError, ValueError):
+        limit = math.nan
+    if not (math.isfinite(limit) and limit >= 0):
+        raise ValueError(f"max_energy_error = {value!r}; accepted: a finite number >= 0 (0: no limit)")
+    return limit
 
 
 class Simulation:
@@ -301,16 +316,38 @@ class Simulation:
         _stepping.advance(self, t, every=every, at_every=() if callback is None else (callback,), progress=progress)
         return self
 
-    def run(self, t_end, *, every, callback=None, progress=None):
+    def run(self, t_end, *, every, callback=None, progress=None, max_energy_error=DEFAULT_MAX_ENERGY_ERROR):
         """Integrates to t_end, measuring diagnostics() now and after every
         `every` of simulated time; returns the rows as a numpy record array
         (orrery.diagnostics.DTYPE), ready for orrery.plot. callback and
         progress as for integrate: the callback is called after each row;
-        returning False stops the run (the rows so far are returned)."""
+        returning False stops the run (the rows so far are returned).
+
+        The run watches itself as the CLI's does (docs/time_steps.md): it
+        warns (orrery.TimeStepWarning) when dt is larger than the time-step
+        criterion's step for the fastest particle, at the first row where it
+        is, and raises orrery.EnergyErrorExceeded at the first row whose
+        |relative_energy_error| passes max_energy_error (a number >= 0; 0: no
+        limit), the simulation left at that row's step (save_checkpoint keeps it)."""
         t_end = float(self._units.to_code(t_end, "time", "t_end"))
         every = self._every(every)
-        rows = [self.diagnostics()]
-        at_every = [lambda sim: rows.append(sim.diagnostics())]
+        limit = _max_energy_error(max_energy_error)
+        rows, warned = [], []
+
+        def measure(sim, caller=4):  # stack levels up to the caller of run: from advance, or from run itself
+            rows.append(sim.diagnostics())
+            row = rows[-1]
+            if not warned:
+                message = sim._sim.step_warning()
+                if message is not None:
+                    warned.append(message)
+                    warnings.warn(message, TimeStepWarning, stacklevel=caller)
+            excess = _core.energy_error_excess(row["step"], row["time"], row["relative_energy_error"], limit)
+            if excess is not None:
+                raise EnergyErrorExceeded(excess)
+
+        measure(self, caller=3)
+        at_every = [measure]
         if callback is not None:
             at_every.append(callback)
         _stepping.advance(self, t_end, every=every, at_every=at_every, progress=progress)

@@ -1,7 +1,8 @@
 // orrery.run(): `orrery run` from Python, through the same driver
 // (driver/run.hpp): the configuration file and overrides, or a checkpoint
 // to continue, and every output the CLI writes. Python's on_progress is
-// called at most about twice a second (it needs the GIL; steps do not).
+// called at most about twice a second (it needs the GIL; steps do not);
+// on_warning with each warning of the run (orrery/_driver.py collects them).
 #include <chrono>
 #include <string>
 #include <vector>
@@ -18,12 +19,17 @@ namespace orrery::python {
 namespace {
 
 nb::dict run(const std::string& file, const std::vector<std::string>& overrides, const std::string& restart,
-             bool handle_signals, const nb::object& on_progress) {
+             bool handle_signals, const nb::object& on_progress, const nb::object& on_warning) {
   const io::Config config = driver::run_configuration(file, overrides, restart);
   driver::RunOptions options;
   options.config_toml = config.to_toml();
   options.restart = restart;
   options.handle_signals = handle_signals;
+  options.on_warning = [&](const std::string& w) {
+    if (on_warning.is_none()) return;
+    nb::gil_scoped_acquire acquire;
+    on_warning(w);
+  };
   using Clock = std::chrono::steady_clock;
   auto next_report = Clock::now();
   driver::RunSummary s;
@@ -61,7 +67,7 @@ nb::dict run(const std::string& file, const std::vector<std::string>& overrides,
 
 void bind_driver(nb::module_& m) {
   m.def("run", &run, nb::arg("file"), nb::arg("overrides"), nb::arg("restart"), nb::arg("handle_signals"),
-        nb::arg("on_progress").none());
+        nb::arg("on_progress").none(), nb::arg("on_warning").none());
 }
 
 }  // namespace orrery::python

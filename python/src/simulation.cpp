@@ -22,6 +22,7 @@
 #include "files.hpp"
 #include "orrery/core/error.hpp"
 #include "orrery/integrate/diagnostics_output.hpp"
+#include "orrery/integrate/run_watch.hpp"
 #include "orrery/diag/lagrangian_radii.hpp"
 #include "orrery/io/validate_particles.hpp"
 #include "simulation_handle.hpp"
@@ -215,6 +216,18 @@ void bind_simulation_of(nb::module_& m) {
            "the next evaluation reads them as the previous one's.")
       .def("diagnostics", &diagnostics<Real>)
       .def(
+          "step_warning",
+          [](Handle& h) -> std::optional<std::string> {
+            const auto claim = h.claim();
+            nb::gil_scoped_release release;
+            auto& sim = h.sim();
+            const auto rule = integrate::watched_rule(h.gravity().softening);
+            const auto smallest = integrate::smallest_step(rule, sim.accelerations(), sim.potentials());
+            return integrate::step_warning(sim.state().dt, rule, smallest, sim.time(), sim.step_count());
+          },
+          "The run watch's warning (integrate/run_watch.hpp) when dt is larger than the time-step criterion's "
+          "step for the fastest particle now, else None.")
+      .def(
           "lagrangian_radii",
           [](const Handle& h, const std::vector<double>& fractions) {
             return diag::lagrangian_radii(h.sim().particles(), fractions);
@@ -270,6 +283,17 @@ void bind_simulation(nb::module_& m) {
       .def_rw("rng_state", &SimulationState::rng_state);
   bind_simulation_of<float>(m);
   bind_simulation_of<double>(m);
+  m.def(
+      "energy_error_excess",
+      [](std::int64_t step, double time, double relative_energy_error, double limit) {
+        diag::Diagnostics row;
+        row.step = step;
+        row.time = time;
+        row.relative_energy_error = relative_energy_error;
+        return integrate::energy_error_excess(row, limit);
+      },
+      nb::arg("step"), nb::arg("time"), nb::arg("relative_energy_error"), nb::arg("limit"),
+      "The run watch's message for a diagnostics row past the limit (the CLI's words), else None.");
 }
 
 }  // namespace orrery::python

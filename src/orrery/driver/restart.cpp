@@ -9,7 +9,8 @@ namespace orrery::driver {
 namespace {
 
 constexpr const char* kMayChange =
-    "a restart may change integration.t_end, integration.wall_limit_minutes and output.*";
+    "a restart may change integration.t_end, integration.wall_limit_minutes, integration.max_energy_error and "
+    "output.*";
 
 }  // namespace
 

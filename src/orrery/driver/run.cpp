@@ -8,10 +8,12 @@
 #include <map>
 #include <memory>
 #include <new>
+#include <optional>
 #include <random>
 #include <stdexcept>
 #include <utility>
 
+#include "orrery/core/energy_error_exceeded.hpp"
 #include "orrery/core/error.hpp"
 #include "orrery/core/os_error.hpp"
 #include "orrery/driver/make_simulation.hpp"
@@ -23,6 +25,7 @@
 #include "orrery/ic/initial_conditions.hpp"
 #include "orrery/integrate/block_step_logs.hpp"
 #include "orrery/integrate/diagnostics_output.hpp"
+#include "orrery/integrate/run_watch.hpp"
 #include "orrery/integrate/step_count.hpp"
 #include "orrery/io/checkpoint.hpp"
 #include "orrery/io/config.hpp"
@@ -69,6 +72,8 @@ std::int64_t new_run_id() {
 [[noreturn]] void rethrow_noting(const std::string& note) {
   try {
     throw;
+  } catch (const EnergyErrorExceeded& e) {
+    throw EnergyErrorExceeded(e.what() + note);
   } catch (const InputError& e) {
     throw InputError(e.what() + note);
   } catch (const EnvironmentError& e) {
@@ -178,11 +183,24 @@ RunSummary run_in(const RunConfig& config, const RunOptions& options,
       dir / (options.restart.empty() ? std::string("diagnostics.csv") : fmt::format("diagnostics_from_{}.csv", sim.step_count()));
   auto log = ranks.writes() ? std::make_shared<diag::CsvLog>(summary.run.diagnostics, integrate::diagnostics_phases())
                             : nullptr;
+  // The run watch (integrate/run_watch.hpp), at every diagnostics row: the accelerations and
+  // potentials of the row's step are at hand there, so it costs no force evaluation. Every rank
+  // sees the same rows, so every rank stops at the same step.
+  std::optional<std::string> energy_stop;
+  bool warned = false;
+  const integrate::StepRule watch = integrate::watched_rule(config.gravity.softening);
   sim.add_output(integrate::diagnostics_output<Real>(
       log, config.output.diagnostics_interval,
       [&](const diag::Diagnostics& d) {
         summary.run.relative_energy_error = d.relative_energy_error;
         summary.worst_relative_energy_error = std::max(summary.worst_relative_energy_error, std::abs(d.relative_energy_error));
+        if (!energy_stop) energy_stop = integrate::energy_error_excess(d, config.integration.max_energy_error);
+        if (warned) return;  // once a run: the first time says it
+        const auto smallest = integrate::smallest_step(watch, sim.accelerations(), sim.potentials());
+        if (const auto w = integrate::step_warning(sim.state().dt, watch, smallest, d.time, d.step)) {
+          warned = true;
+          if (options.on_warning && ranks.writes()) options.on_warning(*w);
+        }
       }));
   // Block steps: the substep and time-bin logs (integrate/block_step_logs.hpp), named like the diagnostics log.
   std::vector<std::shared_ptr<diag::CsvFile>> block_logs;
@@ -214,6 +232,12 @@ RunSummary run_in(const RunConfig& config, const RunOptions& options,
     io::RunControl::set_signal_flag(false);  // a signal that stopped an earlier run in this process is spent
     io::RunControl::install_signal_handlers();
   }
+  // A row past integration.max_energy_error: the state it is in is checkpointed, then the run fails.
+  const auto stop_if_energy_exceeded = [&] {
+    if (!energy_stop) return;
+    write_checkpoint();
+    throw EnergyErrorExceeded(*energy_stop);
+  };
   const auto start = std::chrono::steady_clock::now();
   const auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   integrate::Progress progress;
@@ -224,6 +248,7 @@ RunSummary run_in(const RunConfig& config, const RunOptions& options,
     for (std::int64_t k = 0; k < progress.total_steps; ++k) {
       sim.step();
       ranks.fail_if_injected(sim.step_count());
+      stop_if_energy_exceeded();
       if (on_progress && ranks.writes()) {
         progress.step = k + 1;
         progress.time = sim.time();
@@ -241,6 +266,7 @@ RunSummary run_in(const RunConfig& config, const RunOptions& options,
     }
     if (summary.stopped_by.empty()) {
       sim.write_all_outputs();
+      stop_if_energy_exceeded();
       write_checkpoint();
     }
   } catch (const std::exception&) {

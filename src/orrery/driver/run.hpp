@@ -16,6 +16,14 @@
 //                              in the directory, SIGINT/SIGTERM) and at the end;
 //                              the newest output.checkpoint_keep of this run
 //                              (the same run identity, kept across restarts) are kept
+// It watches itself (integrate/run_watch.hpp): a warning (RunOptions::on_warning)
+// when integration.dt is larger than the time-step criterion's step for the
+// fastest particle, at the start or at the first diagnostics row where it is;
+// and, when a diagnostics row's |dE/E| passes integration.max_energy_error, a
+// final checkpoint and an EnergyErrorExceeded (core/energy_error_exceeded.hpp)
+// naming the step, the time and the error; the diagnostics log stays
+// diagnostics.csv.partial, as after any failure, so an earlier
+// diagnostics.csv is kept.
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -35,6 +43,8 @@ struct RunOptions {
   // collective: every rank calls run with the same arguments). Rank 0 writes
   // the files; the results are bit-identical to one process (docs/adr/0013).
   bool mpi = false;
+  // Called with each warning of the run (on the process that writes the files), e.g. to print it.
+  std::function<void(const std::string&)> on_warning;
 };
 
 struct RunSummary {
@@ -59,7 +69,9 @@ std::string checkpoint_toml(const std::filesystem::path& checkpoint);
 
 /// Runs to integration.t_end or until stopped. InputError for invalid
 /// configuration (naming the key) or a checkpoint that does not fit this
-/// build or configuration (naming the field), before any output is written.
+/// build or configuration (naming the field), before any output is written;
+/// EnergyErrorExceeded (an InputError) after the checkpoint of a run whose
+/// energy error passed integration.max_energy_error.
 RunSummary run(const integrate::RunConfig& config, const RunOptions& options,
                const std::function<void(const integrate::Progress&)>& on_progress = {});
 

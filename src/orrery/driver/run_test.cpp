@@ -3,6 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "orrery/core/energy_error_exceeded.hpp"
+#include "orrery/core/error.hpp"
 
 #include "orrery/driver/setup.hpp"
 #include "orrery/driver/test_runs.hpp"
@@ -18,6 +25,7 @@ using io::testing::ScratchDir;
 
 using testing::final_particles;
 using testing::small_run;
+using testing::TestRun;
 
 TEST(DriverRun, WritesDiagnosticsSnapshotsAndAFinalCheckpoint) {
   ScratchDir dir;
@@ -255,6 +263,95 @@ TEST(DriverRun, BlockStepsRestartFromTheirCheckpointBitIdentically) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("integration.kind is \"block\" in the checkpoint"), std::string::npos) << e.what();
   }
+}
+
+// A run that notices (issue 17): the Kepler orbit of eccentricity 0.99
+// without softening at the default step (it used to end at |dE/E| = 331)
+// warns that dt is larger than the criterion's step, then stops at the first
+// row past integration.max_energy_error with a checkpoint of that step; an
+// earlier diagnostics.csv is kept. With the limit at 0 it runs to the end.
+TestRun kepler_099(const std::filesystem::path& dir) {
+  io::Config c = io::Config::defaults();
+  c.set("initial_conditions.kind=kepler");
+  c.set("initial_conditions.kepler.eccentricity=0.99");
+  c.set("gravity.softening=0");
+  c.set("output.directory=" + dir.string());
+  TestRun r{c.run_config(), {}};
+  r.options.config_toml = c.to_toml();
+  r.options.handle_signals = false;
+  return r;
+}
+
+TEST(DriverRunWatch, KeplerAtEccentricity099WarnsThenStopsWithAFinalCheckpoint) {
+  ScratchDir dir;
+  io::testing::write_bytes(dir / "diagnostics.csv", "an earlier run's log\n");
+  auto r = kepler_099(dir.path());
+  std::vector<std::string> warnings;
+  r.options.on_warning = [&](const std::string& w) { warnings.push_back(w); };
+  std::string message;
+  try {
+    run(r.config, r.options);
+    FAIL() << "the run did not stop";
+  } catch (const EnergyErrorExceeded& e) {
+    message = e.what();
+  }
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0].rfind("integration.dt = 0.0078125 is larger than the step ", 0), 0u) << warnings[0];
+  EXPECT_NE(warnings[0].find("dynamical criterion"), std::string::npos) << warnings[0];
+  EXPECT_NE(message.find("exceeds integration.max_energy_error = 0.01: the run stopped there"), std::string::npos)
+      << message;
+  const auto at = message.find(" at step ");
+  ASSERT_NE(at, std::string::npos) << message;
+  const long long step = std::stoll(message.substr(at + 9));
+  EXPECT_GT(step, 0);
+  EXPECT_LT(step, 1280) << "it stops where the error passes the limit, not at the end";
+  char name[64];
+  std::snprintf(name, sizeof name, "checkpoint_%012lld.orrck", step);
+  EXPECT_NE(message.find(std::string("the last checkpoint is '") + (dir / name).string() + "'"), std::string::npos)
+      << message;
+  EXPECT_EQ(io::read_checkpoint<float>(dir / name).state.step, step);
+  EXPECT_EQ(io::testing::read_bytes(dir / "diagnostics.csv"), "an earlier run's log\n");
+  EXPECT_TRUE(std::filesystem::exists(dir / "diagnostics.csv.partial"));
+}
+
+TEST(DriverRunWatch, WithoutALimitTheSameRunEndsAsItUsedTo) {
+  ScratchDir dir;
+  auto r = kepler_099(dir.path());
+  r.config.integration.max_energy_error = 0;
+  const auto s = run(r.config, r.options);
+  EXPECT_EQ(s.run.steps, 1280);
+  EXPECT_GT(s.worst_relative_energy_error, 100.0);
+}
+
+// The default demo's first half time unit (the CLI test, tests/cli/run_watch.sh, runs all of it).
+TEST(DriverRunWatch, TheDemoNeitherWarnsNorStops) {
+  ScratchDir dir;
+  io::Config c = io::Config::defaults();
+  c.set("integration.t_end=0.5");
+  c.set("output.directory=" + dir.path().string());
+  TestRun r{c.run_config(), {}};
+  r.options.handle_signals = false;
+  std::vector<std::string> warnings;
+  r.options.on_warning = [&](const std::string& w) { warnings.push_back(w); };
+  const auto s = run(r.config, r.options);
+  EXPECT_TRUE(warnings.empty()) << (warnings.empty() ? "" : warnings.front());
+  EXPECT_LT(s.worst_relative_energy_error, r.config.integration.max_energy_error);
+}
+
+TEST(DriverRunWatch, ANegativeOrNonFiniteLimitIsRefusedNamingTheKey) {
+  ScratchDir dir;
+  auto r = small_run(dir.path(), 0.1);
+  for (const double bad : {-0.1, std::nan("")}) {
+    r.config.integration.max_energy_error = bad;
+    try {
+      run(r.config, r.options);
+      ADD_FAILURE() << bad << " was accepted";
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()).rfind("integration.max_energy_error = ", 0), 0u) << e.what();
+      EXPECT_NE(std::string(e.what()).find("accepted: a finite number >= 0 (0: no limit)"), std::string::npos);
+    }
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir / "diagnostics.csv.partial")) << "refused after writing";
 }
 
 }  // namespace

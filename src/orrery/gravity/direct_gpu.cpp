@@ -37,52 +37,121 @@ std::string DirectGpuSolver<Real, Softening>::name() const {
          std::string(to_string(Softening::kind)) + "/" + std::string(to_string(mode_));
 }
 
+namespace {
+/// The counts a device solve takes: the kernels index with 32-bit integers.
+void check_device_counts(const std::string& solver, std::int64_t sources, std::int64_t targets, std::int64_t outputs) {
+  constexpr std::int64_t most = std::numeric_limits<std::int32_t>::max();
+  if (outputs != targets || sources > most || targets > most) {
+    throw InputError(solver + ": " + std::to_string(sources) + " sources, " + std::to_string(targets) +
+                     " targets and " + std::to_string(outputs) +
+                     " outputs; accepted: as many outputs as targets, each count below 2^31");
+  }
+}
+}  // namespace
+
 template <class Real, class Softening>
 void DirectGpuSolver<Real, Softening>::solve_device(const SourcesView<Real>& sources,
                                                     const AccelerationsView<Real>& out,
                                                     const SolveOptions& options, cuda::StreamHandle stream) {
-  const bool potential = options.potential;
-  if (out.count != sources.count || sources.count > std::numeric_limits<std::int32_t>::max()) {
-    throw InputError(name() + ": " + std::to_string(sources.count) + " sources and " + std::to_string(out.count) +
-                     " outputs; accepted: equal counts below 2^31");
-  }
+  check_device_counts(name(), sources.count, sources.count, out.count);
   cuda::select_device(device_);
-  with_math_mode(mode_, [&](auto mode) { gpu::direct_field(mode, sources, out, softening_, potential, scratch_, stream); });
+  with_math_mode(mode_, [&](auto mode) {
+    gpu::direct_field(mode, sources, out, softening_, options.potential, scratch_, stream);
+  });
+}
+
+template <class Real, class Softening>
+void DirectGpuSolver<Real, Softening>::solve_device(const SourcesView<Real>& sources, const TargetSet<Real>& targets,
+                                                    const AccelerationsView<Real>& out, const SolveOptions& options,
+                                                    cuda::StreamHandle stream) {
+  if (targets.all()) return solve_device(sources, out, options, stream);
+  check_device_counts(name(), sources.count, targets.count, out.count);
+  cuda::select_device(device_);
+  if (sources.count == 0) {  // no source: a field of zero at every point, which no kernel writes
+    const auto bytes = static_cast<std::size_t>(out.count) * sizeof(Real);
+    for (Real* p : {out.ax, out.ay, out.az, options.potential ? out.potential : nullptr})
+      if (p != nullptr) cuda::zero_device_bytes(p, bytes, stream);
+    return;
+  }
+  const gpu::GatheredTargets<Real> gathered = gpu::gather_targets(sources, targets, scratch_, stream);
+  with_math_mode(mode_, [&](auto mode) {
+    gpu::direct_field(mode, sources, gathered, out, softening_, options.potential, scratch_, stream);
+  });
+}
+
+template <class Real, class Softening>
+SourcesView<Real> DirectGpuSolver<Real, Softening>::upload_sources(const SourcesView<Real>& host) {
+  const std::int64_t n = host.count;
+  for (auto* b : {&x_, &y_, &z_, &m_}) b->resize(static_cast<std::size_t>(n));
+  x_.upload(host_span(host.x, n));
+  y_.upload(host_span(host.y, n));
+  z_.upload(host_span(host.z, n));
+  m_.upload(host_span(host.mass, n));
+  return {n, x_.data(), y_.data(), z_.data(), m_.data()};
+}
+
+template <class Real, class Softening>
+AccelerationsView<Real> DirectGpuSolver<Real, Softening>::result_buffers(std::int64_t count, bool potential) {
+  for (auto* b : {&ax_, &ay_, &az_}) b->resize(static_cast<std::size_t>(count));
+  pot_.resize(potential ? static_cast<std::size_t>(count) : 0);
+  return {count, ax_.data(), ay_.data(), az_.data(), potential ? pot_.data() : nullptr};
+}
+
+template <class Real, class Softening>
+void DirectGpuSolver<Real, Softening>::download_results(const AccelerationsView<Real>& out, bool potential) {
+  const auto size = static_cast<std::size_t>(out.count);
+  ax_.download({out.ax, size});
+  ay_.download({out.ay, size});
+  az_.download({out.az, size});
+  if (potential) pot_.download({out.potential, size});
 }
 
 template <class Real, class Softening>
 SolverReport DirectGpuSolver<Real, Softening>::solve(const SourcesView<Real>& sources,
                                                      const AccelerationsView<Real>& out, const SolveOptions& options) {
-  check_solve_arguments(name(), sources, out);
+  return solve(sources, TargetSet<Real>{}, out, options);
+}
+
+template <class Real, class Softening>
+SolverReport DirectGpuSolver<Real, Softening>::solve(const SourcesView<Real>& sources, const TargetSet<Real>& targets,
+                                                     const AccelerationsView<Real>& out, const SolveOptions& options) {
+  const bool every = targets.all();
+  if (every) {
+    check_solve_arguments(name(), sources, out);
+  } else {
+    check_target_set(name(), sources, targets, out);
+  }
   cuda::select_device(device_);
-  const std::int64_t n = sources.count;
   const bool potential = options.potential && out.potential != nullptr;
   const auto upload_start = std::chrono::steady_clock::now();
-  for (auto* b : {&x_, &y_, &z_, &m_, &ax_, &ay_, &az_}) b->resize(static_cast<std::size_t>(n));
-  pot_.resize(potential ? static_cast<std::size_t>(n) : 0);
-  x_.upload(host_span(sources.x, n));
-  y_.upload(host_span(sources.y, n));
-  z_.upload(host_span(sources.z, n));
-  m_.upload(host_span(sources.mass, n));
+  const SourcesView<Real> on_device = upload_sources(sources);
+  TargetSet<Real> device_targets;  // every source, or the targets uploaded
+  if (targets.index != nullptr) {
+    index_.resize(static_cast<std::size_t>(targets.count));
+    index_.upload(host_span(targets.index, targets.count));
+    device_targets = TargetSet<Real>::of_sources(targets.count, index_.data());
+  } else if (!every) {
+    for (auto* b : {&px_, &py_, &pz_}) b->resize(static_cast<std::size_t>(targets.count));
+    px_.upload(host_span(targets.x, targets.count));
+    py_.upload(host_span(targets.y, targets.count));
+    pz_.upload(host_span(targets.z, targets.count));
+    device_targets = TargetSet<Real>::of_points(targets.count, px_.data(), py_.data(), pz_.data());
+  }
+  const AccelerationsView<Real> results = result_buffers(out.count, potential);
   const double upload_s = seconds_since(upload_start);
 
   cuda::EventTimer timer;
   timer.start();
-  solve_device({n, x_.data(), y_.data(), z_.data(), m_.data()},
-               {n, ax_.data(), ay_.data(), az_.data(), potential ? pot_.data() : nullptr},
-               SolveOptions{.potential = potential});
+  solve_device(on_device, device_targets, results, SolveOptions{.potential = potential});
   timer.stop();
   const double kernel_s = timer.seconds();
 
   const auto download_start = std::chrono::steady_clock::now();
-  const auto size = static_cast<std::size_t>(n);
-  ax_.download({out.ax, size});
-  ay_.download({out.ay, size});
-  az_.download({out.az, size});
-  if (potential) pot_.download({out.potential, size});
+  download_results(out, potential);
   const double download_s = seconds_since(download_start);
 
-  SolverReport report = all_pairs_report(n, options.per_target_counts, "upload", upload_s);
+  SolverReport report = every ? all_pairs_report(sources.count, options.per_target_counts, "upload", upload_s)
+                              : all_pairs_report(sources.count, targets, options.per_target_counts, "upload", upload_s);
   report.add_phase("direct", kernel_s);
   report.add_phase("download", download_s);
   return report;

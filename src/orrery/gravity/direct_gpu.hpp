@@ -10,7 +10,15 @@
 //         to DirectSolver<Real, Softening> on the same input.
 // Self-interaction is excluded; potentials only when asked for.
 //
-// Two ways in:
+// Two ways in, each for every source or a TargetSet (targets.hpp: a subset
+// of the sources by index, or points), whose target positions are gathered
+// on the device before the same kernels run (direct_gpu_launch.hpp): each
+// target's result is bit-identical to the one it gets when every source is
+// a target, in both modes (the fast kernel keeps the plan of the source
+// count: a target's slices and order do not depend on how many targets
+// there are). Cost: k N interactions for k targets at the all-targets rate
+// once k fills the device; a smaller subset pays one thread's pass over the
+// N sources per target (docs/performance/gpu_direct.md).
 //  - solve(): host arrays in and out (ForceSolver). Uploads, computes,
 //    downloads; the report's phases are "upload", "direct", "download".
 //  - solve_device(): device arrays in and out, enqueued on a stream, for
@@ -40,8 +48,12 @@ class DirectGpuSolver final : public ForceSolver<Real>, public DeviceForceSolver
   std::string name() const override;  // e.g. "direct/cuda/single/plummer/fast"
   SolverReport solve(const SourcesView<Real>& sources, const AccelerationsView<Real>& out,
                      const SolveOptions& options = {}) override;
-  /// Every source only (ForceSolver's refusal of the rest).
-  using ForceSolver<Real>::solve;
+  /// The field at `targets` (host arrays; each index excluding itself, points
+  /// excluding none); `out` holds targets.count entries in the targets'
+  /// order. InputError for an index out of range or listed twice, or a
+  /// point not finite (checked on the host before anything is uploaded).
+  SolverReport solve(const SourcesView<Real>& sources, const TargetSet<Real>& targets,
+                     const AccelerationsView<Real>& out, const SolveOptions& options = {}) override;
 
   /// sources and out hold device pointers (out must not alias sources, and
   /// out.potential must be non-null when options.potential). Enqueued on
@@ -49,6 +61,14 @@ class DirectGpuSolver final : public ForceSolver<Real>, public DeviceForceSolver
   /// exceed 2^31 - 1.
   void solve_device(const SourcesView<Real>& sources, const AccelerationsView<Real>& out,
                     const SolveOptions& options, cuda::StreamHandle stream = nullptr) override;
+  /// As above at `targets` (device arrays; out holds targets.count entries in
+  /// their order). The indices are not checked on the device (the data stay
+  /// there): they must be in range and distinct, as targets.hpp says; one
+  /// out of range is clamped, never read past the sources. InputError when a
+  /// count exceeds 2^31 - 1 or out.count differs from targets.count.
+  void solve_device(const SourcesView<Real>& sources, const TargetSet<Real>& targets,
+                    const AccelerationsView<Real>& out, const SolveOptions& options,
+                    cuda::StreamHandle stream = nullptr);
 
   MathMode mode() const { return mode_; }
   int device() const override { return device_; }
@@ -57,8 +77,16 @@ class DirectGpuSolver final : public ForceSolver<Real>, public DeviceForceSolver
   Softening softening_;
   MathMode mode_;
   int device_;
+  // solve()'s sources in device buffers (phase "upload").
+  SourcesView<Real> upload_sources(const SourcesView<Real>& host);
+  // solve()'s device results for `count` targets, and their download into `out`.
+  AccelerationsView<Real> result_buffers(std::int64_t count, bool potential);
+  void download_results(const AccelerationsView<Real>& out, bool potential);
+
   cuda::DeviceBuffer<Real> x_, y_, z_, m_, ax_, ay_, az_, pot_;  // staging for solve()
-  gpu::DirectScratch<Real> scratch_;                             // fast mode's working memory
+  cuda::DeviceBuffer<std::int64_t> index_;                      // solve()'s target indices
+  cuda::DeviceBuffer<Real> px_, py_, pz_;                        // solve()'s target points
+  gpu::DirectScratch<Real> scratch_;                             // the kernels' working memory
 };
 
 extern template class DirectGpuSolver<float, PlummerSoftening<float>>;

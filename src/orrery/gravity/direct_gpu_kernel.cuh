@@ -11,14 +11,25 @@
 //
 // The branch discipline (DESIGN §2): the softening, K, Tile and whether the
 // potential is summed are template parameters; the inner loop has no branch.
-// Self-interaction is masked with a select only in the K tiles that hold the
+// Self-interaction is masked with a select only in the tiles that hold the
 // block's own targets (a block-uniform branch picks the masked loop there);
 // sources past N are padding that contributes exactly zero.
+//
+// Targets: every source (a SourcesView, target i being source i: the block's
+// own targets are the K tiles at its first target) or a gathered set
+// (GatheredTargets, direct_gpu_launch.hpp: positions and the source each one
+// is, or none), whose masked tiles the block finds by a vote per tile. A
+// target sums the same sources in the same order and slices in both, so a
+// gathered target gets the bits of the all-targets solve.
 #include <cstdint>
+#include <type_traits>
 
+#include "orrery/core/exact_math.hpp"
 #include "orrery/core/math_mode.hpp"
 #include "orrery/core/particles.hpp"
 #include "orrery/core/softening.hpp"
+#include "orrery/gravity/direct_gpu_launch.hpp"
+#include "orrery/gravity/direct_gpu_targets.cuh"
 #include "orrery/gravity/direct_gpu_tuning.hpp"
 #include "orrery/cuda/check_cuda.cuh"
 #include "orrery/cuda/memory.hpp"
@@ -142,7 +153,9 @@ struct GenericPair {
     const Real dx = s.x - t.x, dy = s.y - t.y, dz = s.z - t.z;
     const auto ff = soft.template factors<MathMode::fast>(fma(dx, dx, fma(dy, dy, dz * dz)));
     Real w = s.w * ff.f;
-    Real p = s.w * ff.phi;
+    // Rounded on its own (never fused into the subtraction below), so the
+    // masked and the unmasked loop give the potential the same bits.
+    Real p = xm::mul(s.w, ff.phi);
     if constexpr (Masked) {
       w = valid ? w : Real(0);
       p = valid ? p : Real(0);
@@ -180,42 +193,45 @@ void pack_sources(const SourcesView<typename Pair::RealType>& s, const Pair& pai
   ORRERY_CUDA_CHECK_LAUNCH("pack_sources_kernel");
 }
 
-/// Sums tile[0..Tile) into the K targets' fields. Masked: the tile holds the
-/// block's own targets, and target k of this thread is source `self_row[k]`.
+/// Sums tile[0..Tile) into the K targets' fields. Masked: the tile holds
+/// some of the block's own targets, and target k of this thread is the
+/// tile's source self_column[k] (-1: none of them).
 template <int K, int Tile, bool Pot, bool Masked, class Pair>
 __device__ __forceinline__ void accumulate_tile(const typename Pair::Packed* tile, const Pair& pair,
                                                 const Point<typename Pair::RealType> (&t)[K],
-                                                Field<typename Pair::RealType> (&f)[K], const bool (&self_row)[K]) {
+                                                Field<typename Pair::RealType> (&f)[K], const int (&self_column)[K]) {
 #pragma unroll 8
   for (int s = 0; s < Tile; ++s) {
     const typename Pair::Packed src = tile[s];
-    const bool self_column = s == static_cast<int>(threadIdx.x);
 #pragma unroll
     for (int k = 0; k < K; ++k) {
-      pair.template interact<Pot, Masked>(src, t[k], f[k], !(self_row[k] & self_column));
+      pair.template interact<Pot, Masked>(src, t[k], f[k], s != self_column[k]);
     }
   }
 }
 
-/// Block (bx, by) sums source tiles [by * tiles_per_slice, ...) into targets
-/// [bx * Tile * K, ...). With one slice (gridDim.y == 1) it writes `out`;
-/// otherwise slice by's partial field goes to out + by * slice_stride.
-template <class Pair, int K, int Tile, bool Pot>
+/// Block (bx, by) sums source tiles [by * tiles_per_slice, ...) of the n
+/// packed sources into targets [bx * Tile * K, ...). With one slice
+/// (gridDim.y == 1) it writes `out`; otherwise slice by's partial field goes
+/// to out + by * slice_stride.
+template <class Pair, int K, int Tile, bool Pot, class Targets>
 __global__ void __launch_bounds__(Tile)
-    direct_fast_kernel(const typename Pair::Packed* __restrict__ sources, SourcesView<typename Pair::RealType> targets,
-                       Pair pair, AccelerationsView<typename Pair::RealType> out, int tiles_per_slice,
-                       std::int64_t slice_stride) {
+    direct_fast_kernel(const typename Pair::Packed* __restrict__ sources, int n, Targets targets, Pair pair,
+                       AccelerationsView<typename Pair::RealType> out, int tiles_per_slice, std::int64_t slice_stride) {
   using Real = typename Pair::RealType;
   using Packed = typename Pair::Packed;
+  constexpr bool every_source = std::is_same_v<Targets, SourcesView<Real>>;
   __shared__ Packed tile[Tile];
-  const int n = static_cast<int>(targets.count);
+  const int m = static_cast<int>(targets.count);
   const int first = static_cast<int>(blockIdx.x) * (Tile * K);
   Point<Real> t[K];
   Field<Real> f[K];
+  int self[K];  // the source each target is (-1: a point)
 #pragma unroll
   for (int k = 0; k < K; ++k) {
-    const int i = min(first + k * Tile + static_cast<int>(threadIdx.x), n - 1);
+    const int i = min(first + k * Tile + static_cast<int>(threadIdx.x), m - 1);
     t[k] = {targets.x[i], targets.y[i], targets.z[i]};
+    self[k] = source_of_target(targets, i);
   }
   const auto load = [&](int j) {
     const Packed v = sources[min(j, n - 1)];
@@ -229,23 +245,37 @@ __global__ void __launch_bounds__(Tile)
     tile[threadIdx.x] = next;
     __syncthreads();
     next = load((tt + 1) * Tile + static_cast<int>(threadIdx.x));  // in flight while this tile is summed
-    const int own = tt * Tile - first;  // this tile's offset among the block's targets
-    bool self_row[K];
+    int self_column[K];
+    bool own_tile = false;  // the tile holds one of this thread's targets
 #pragma unroll
-    for (int k = 0; k < K; ++k) self_row[k] = own == k * Tile;
-    // Block-uniform branch: only the K tiles that hold this block's own
-    // targets pay for the self-interaction mask.
-    if ((own >= 0) & (own < Tile * K)) {
-      accumulate_tile<K, Tile, Pot, true>(tile, pair, t, f, self_row);
+    for (int k = 0; k < K; ++k) {
+      const int column = self[k] - tt * Tile;
+      const bool here = (column >= 0) & (column < Tile);
+      self_column[k] = here ? column : -1;
+      own_tile |= here;
+    }
+    // Every source a target: the block's own targets are the K tiles at its
+    // first target, known without asking; a gathered set asks the block.
+    bool masked;
+    if constexpr (every_source) {
+      const int own = tt * Tile - first;
+      masked = (own >= 0) & (own < Tile * K);
     } else {
-      accumulate_tile<K, Tile, Pot, false>(tile, pair, t, f, self_row);
+      masked = __syncthreads_or(own_tile) != 0;
+    }
+    // Block-uniform branch: only the tiles that hold this block's own
+    // targets pay for the self-interaction mask.
+    if (masked) {
+      accumulate_tile<K, Tile, Pot, true>(tile, pair, t, f, self_column);
+    } else {
+      accumulate_tile<K, Tile, Pot, false>(tile, pair, t, f, self_column);
     }
   }
   const std::int64_t base = std::int64_t(blockIdx.y) * slice_stride;
 #pragma unroll
   for (int k = 0; k < K; ++k) {
     const int i = first + k * Tile + static_cast<int>(threadIdx.x);
-    if (i < n) {  // the last block's tail
+    if (i < m) {  // the last block's tail
       out.ax[base + i] = f[k].ax;
       out.ay[base + i] = f[k].ay;
       out.az[base + i] = f[k].az;
@@ -275,38 +305,51 @@ __global__ void sum_slices_kernel(AccelerationsView<Real> partial, std::int64_t 
   if constexpr (Pot) out.potential[i] = f.pot;
 }
 
-/// Launches the fast kernel: out (device arrays) = field of the packed
-/// sources at `targets` (the same particles, unpacked, device arrays), with
-/// the source tiles split into slices of `per_slice` tiles (plan_for). With
-/// more than one slice the partial fields go to `partials` (grown as needed)
-/// and are summed in slice order.
+/// Launches the fast kernel: out (device arrays, targets.count entries) =
+/// field of the n packed sources at `targets` (device arrays: every source,
+/// or a GatheredTargets), with the source tiles split into slices of
+/// `per_slice` tiles (plan_for). With more than one slice the partial fields
+/// go to `partials` (grown as needed) and are summed in slice order. The
+/// slices depend on n and per_slice only, so a target's sum does not depend
+/// on how many targets there are.
+template <class Pair, int K, int Tile, bool Pot, class Targets>
+void launch_direct_fast(const typename Pair::Packed* packed, std::int64_t n, const Targets& targets, const Pair& pair,
+                        const AccelerationsView<typename Pair::RealType>& out, std::int64_t per_slice,
+                        cuda::DeviceBuffer<typename Pair::RealType>& partials, cuda::StreamHandle stream) {
+  using Real = typename Pair::RealType;
+  const std::int64_t m = targets.count;
+  const std::int64_t blocks = ceil_div(m, Tile * K);
+  if (blocks == 0) return;
+  const std::int64_t slices = ceil_div(ceil_div(n, Tile), per_slice);
+  const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(slices));
+  const int tiles_per_slice = static_cast<int>(per_slice);
+  const int sources = static_cast<int>(n);
+  if (slices == 1) {
+    direct_fast_kernel<Pair, K, Tile, Pot>
+        <<<grid, Tile, 0, stream>>>(packed, sources, targets, pair, out, tiles_per_slice, 0);
+    ORRERY_CUDA_CHECK_LAUNCH("direct_fast_kernel");
+    return;
+  }
+  const auto need = static_cast<std::size_t>(4 * slices * m);
+  if (partials.size() < need) partials.resize(need);
+  Real* p = partials.data();
+  const std::int64_t stride = 4 * m;  // slice s: ax, ay, az, potential at p + s * 4m + {0, m, 2m, 3m}
+  const AccelerationsView<Real> part{m, p, p + m, p + 2 * m, p + 3 * m};
+  direct_fast_kernel<Pair, K, Tile, Pot>
+      <<<grid, Tile, 0, stream>>>(packed, sources, targets, pair, part, tiles_per_slice, stride);
+  ORRERY_CUDA_CHECK_LAUNCH("direct_fast_kernel");
+  sum_slices_kernel<Real, Pot><<<static_cast<unsigned>(ceil_div(m, 256)), 256, 0, stream>>>(part, stride,
+                                                                                          static_cast<int>(slices), out);
+  ORRERY_CUDA_CHECK_LAUNCH("sum_slices_kernel");
+}
+
+/// Every source a target (the benchmark's entry): n = targets.count.
 template <class Pair, int K, int Tile, bool Pot>
 void launch_direct_fast(const typename Pair::Packed* packed, const SourcesView<typename Pair::RealType>& targets,
                         const Pair& pair, const AccelerationsView<typename Pair::RealType>& out,
                         std::int64_t per_slice, cuda::DeviceBuffer<typename Pair::RealType>& partials,
                         cuda::StreamHandle stream) {
-  using Real = typename Pair::RealType;
-  const std::int64_t n = targets.count;
-  const std::int64_t blocks = ceil_div(n, Tile * K);
-  if (blocks == 0) return;
-  const std::int64_t slices = ceil_div(ceil_div(n, Tile), per_slice);
-  const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(slices));
-  const int tiles_per_slice = static_cast<int>(per_slice);
-  if (slices == 1) {
-    direct_fast_kernel<Pair, K, Tile, Pot><<<grid, Tile, 0, stream>>>(packed, targets, pair, out, tiles_per_slice, 0);
-    ORRERY_CUDA_CHECK_LAUNCH("direct_fast_kernel");
-    return;
-  }
-  const auto need = static_cast<std::size_t>(4 * slices * n);
-  if (partials.size() < need) partials.resize(need);
-  Real* p = partials.data();
-  const std::int64_t stride = 4 * n;  // slice s: ax, ay, az, potential at p + s * 4n + {0, n, 2n, 3n}
-  const AccelerationsView<Real> part{n, p, p + n, p + 2 * n, p + 3 * n};
-  direct_fast_kernel<Pair, K, Tile, Pot><<<grid, Tile, 0, stream>>>(packed, targets, pair, part, tiles_per_slice, stride);
-  ORRERY_CUDA_CHECK_LAUNCH("direct_fast_kernel");
-  sum_slices_kernel<Real, Pot><<<static_cast<unsigned>(ceil_div(n, 256)), 256, 0, stream>>>(part, stride,
-                                                                                          static_cast<int>(slices), out);
-  ORRERY_CUDA_CHECK_LAUNCH("sum_slices_kernel");
+  launch_direct_fast<Pair, K, Tile, Pot>(packed, targets.count, targets, pair, out, per_slice, partials, stream);
 }
 
 }  // namespace orrery::gravity::gpu

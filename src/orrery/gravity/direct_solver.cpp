@@ -73,18 +73,7 @@ template <class Real, class Softening>
 SolverReport DirectSolver<Real, Softening>::solve(const SourcesView<Real>& sources, const TargetSet<Real>& targets,
                                                   const AccelerationsView<Real>& out, const SolveOptions& options) {
   if (targets.all()) return solve(sources, out, options);
-  check_solve_arguments(name(), sources, AccelerationsView<Real>{sources.count});
-  if (out.count != targets.count)
-    throw InputError(name() + ": accelerations hold " + std::to_string(out.count) + " entries for " +
-                     std::to_string(targets.count) + " targets; they must be equal");
-  for (std::int64_t k = 0; k < targets.count; ++k) {
-    if (targets.index != nullptr) {
-      const std::int64_t j = targets.index[k];
-      if (j < 0 || j >= sources.count) throw InputError(target_out_of_range(k, j, sources.count));
-    } else if (!(std::isfinite(targets.x[k]) && std::isfinite(targets.y[k]) && std::isfinite(targets.z[k]))) {
-      throw InputError(name() + ": target point " + std::to_string(k) + " is not finite; positions must be finite");
-    }
-  }
+  check_target_set(name(), sources, targets, out);
   const auto start = std::chrono::steady_clock::now();
   if (options.potential && out.potential != nullptr) {
     direct_targets<Real, Softening, true>(sources, targets, out, softening_);
@@ -92,14 +81,7 @@ SolverReport DirectSolver<Real, Softening>::solve(const SourcesView<Real>& sourc
     direct_targets<Real, Softening, false>(sources, targets, out, softening_);
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  SolverReport report;
-  // Each source target meets the N - 1 others, each point all N.
-  const auto n = static_cast<std::uint64_t>(sources.count);
-  const InteractionCounts each{0, 0, targets.index != nullptr ? n - 1 : n};
-  report.total.particle_interactions = each.particle_interactions * static_cast<std::uint64_t>(targets.count);
-  if (options.per_target_counts) report.per_target.assign(static_cast<std::size_t>(targets.count), each);
-  report.add_phase("direct", seconds);
-  return report;
+  return all_pairs_report(sources.count, targets, options.per_target_counts, "direct", seconds);
 }
 
 template class DirectSolver<float, PlummerSoftening<float>>;

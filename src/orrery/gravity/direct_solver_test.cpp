@@ -8,6 +8,7 @@
 
 #include "orrery/gravity/direct_kernel.hpp"
 #include "orrery/gravity/reference_solver.hpp"
+#include "support/all_pairs_targets_checks.hpp"
 #include "support/test_particles.hpp"
 
 namespace orrery::gravity {
@@ -205,6 +206,23 @@ TEST(DirectSolverTargets, SubsetsHaveTheWholeSetsBitsAndAPointOnASourceItsAccele
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("target 1 names source 3001"), std::string::npos) << e.what();
   }
+}
+
+// The TargetSet contract on random subsets and points (support/all_pairs_targets_checks.hpp).
+TEST(DirectSolverTargets, RandomSubsetsAndPointsGetTheWholeSetsBitsAndCounters) {
+  DirectSolver<float, PlummerSoftening<float>> plummer_float(0.05f);
+  testing::expect_all_pairs_targets_contract<float>(plummer_float, plummer<float>(3001, 92), -1 / 0.05, "float plummer");
+  DirectSolver<double, PlummerSoftening<double>> plummer_double(0.05);
+  testing::expect_all_pairs_targets_contract<double>(plummer_double, plummer<double>(2003, 93), -1 / 0.05,
+                                                     "double plummer");
+  DirectSolver<float, SplineSoftening<float>> spline(0.05f);
+  const double spline_zero = -SplineSoftening<double>(0.05).factors<MathMode::exact>(0.0).phi;
+  testing::expect_all_pairs_targets_contract<float>(spline, plummer<float>(1501, 94), spline_zero, "float spline");
+}
+
+TEST(DirectSolverTargets, BadTargetSetsAreRefusedByName) {
+  DirectSolver<float, PlummerSoftening<float>> solver(0.05f);
+  testing::expect_bad_target_sets_refused<float>(solver, plummer<float>(100, 95));
 }
 
 }  // namespace

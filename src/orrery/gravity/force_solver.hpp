@@ -49,16 +49,16 @@ class ForceSolver {
                              const SolveOptions& options = {}) = 0;
   /// The field of `sources` at `targets` (host arrays): `out` holds
   /// targets.count entries in the targets' order, each bit-identical to the
-  /// one the target gets when every source is a target. The CPU tree and
-  /// direct solvers and the GPU tree solver take every kind of set; the
-  /// others take only the set of every source and refuse the rest with an
-  /// InputError naming the solvers that do.
+  /// one the target gets when every source is a target. Every solver of the
+  /// library takes every kind of set (reference, direct and tree, CPU and
+  /// CUDA); this default, for a solver that does not, takes only the set of
+  /// every source and refuses the rest with an InputError naming the solver.
   virtual SolverReport solve(const SourcesView<Real>& sources, const TargetSet<Real>& targets,
                              const AccelerationsView<Real>& out, const SolveOptions& options = {}) {
     if (targets.all()) return solve(sources, out, options);
     throw InputError("solver " + name() +
                      " evaluates the field at every source only, not at a subset or at other points; accepted: "
-                     "the tree solver (CPU or CUDA) or the CPU direct solver");
+                     "the reference, direct or tree solver (CPU or CUDA)");
   }
 };
 

@@ -35,14 +35,16 @@ struct DoubleField {
   double ax, ay, az, phi;
 };
 
-/// The field of all sources at source i (itself excluded), compensated.
+/// The field of all sources at (xi, yi, zi), source `self` excluded (-1: a
+/// point that is no source excludes none), compensated.
 template <class Softening>
-DoubleField reference_at(std::int64_t i, const DoubleSources& s, const Softening& soft) {
+DoubleField reference_at(double xi, double yi, double zi, std::int64_t self, const DoubleSources& s,
+                         const Softening& soft) {
   const std::int64_t n = static_cast<std::int64_t>(s.x.size());
   CompensatedSum ax, ay, az, phi;
   for (std::int64_t j = 0; j < n; ++j) {
-    if (j == i) continue;  // the yardstick favours clarity over speed
-    const double dx = s.x[j] - s.x[i], dy = s.y[j] - s.y[i], dz = s.z[j] - s.z[i];
+    if (j == self) continue;  // the yardstick favours clarity over speed
+    const double dx = s.x[j] - xi, dy = s.y[j] - yi, dz = s.z[j] - zi;
     const auto ff = soft.template factors<MathMode::exact>(xm::norm2(dx, dy, dz));
     const double mf = s.m[j] * ff.f;
     ax += mf * dx;
@@ -53,18 +55,25 @@ DoubleField reference_at(std::int64_t i, const DoubleSources& s, const Softening
   return {ax.value(), ay.value(), az.value(), phi.value()};
 }
 
-template <class Real, class Softening>
-void reference_sum(const SourcesView<Real>& sources, const AccelerationsView<Real>& out, bool potential,
-                   const Softening& soft) {
+/// The field at source i, itself excluded.
+template <class Softening>
+DoubleField reference_at(std::int64_t i, const DoubleSources& s, const Softening& soft) {
+  return reference_at(s.x[i], s.y[i], s.z[i], i, s, soft);
+}
+
+/// out[k] = the field at target k, for k < count; `at(k, s)` is its DoubleField.
+template <class Real, class At>
+void reference_sum(const SourcesView<Real>& sources, std::int64_t count, const AccelerationsView<Real>& out,
+                   bool potential, const At& at) {
   // Sources in double once, so the O(N^2) loop converts nothing.
   const DoubleSources s(sources);
 #pragma omp parallel for schedule(dynamic, 16)
-  for (std::int64_t i = 0; i < sources.count; ++i) {
-    const DoubleField f = reference_at(i, s, soft);
-    out.ax[i] = static_cast<Real>(f.ax);
-    out.ay[i] = static_cast<Real>(f.ay);
-    out.az[i] = static_cast<Real>(f.az);
-    if (potential) out.potential[i] = static_cast<Real>(f.phi);
+  for (std::int64_t k = 0; k < count; ++k) {
+    const DoubleField f = at(k, s);
+    out.ax[k] = static_cast<Real>(f.ax);
+    out.ay[k] = static_cast<Real>(f.ay);
+    out.az[k] = static_cast<Real>(f.az);
+    if (potential) out.potential[k] = static_cast<Real>(f.phi);
   }
 }
 
@@ -76,9 +85,31 @@ SolverReport ReferenceSolver<Real>::solve(const SourcesView<Real>& sources, cons
   check_solve_arguments(name(), sources, out);
   const auto start = std::chrono::steady_clock::now();
   const bool potential = options.potential && out.potential != nullptr;
-  with_softening<double>(kernel_, eps_, [&](const auto& soft) { reference_sum(sources, out, potential, soft); });
+  with_softening<double>(kernel_, eps_, [&](const auto& soft) {
+    reference_sum(sources, sources.count, out, potential,
+                  [&](std::int64_t i, const DoubleSources& s) { return reference_at(i, s, soft); });
+  });
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return all_pairs_report(sources.count, options.per_target_counts, "reference", seconds);
+}
+
+template <class Real>
+SolverReport ReferenceSolver<Real>::solve(const SourcesView<Real>& sources, const TargetSet<Real>& targets,
+                                          const AccelerationsView<Real>& out, const SolveOptions& options) {
+  if (targets.all()) return solve(sources, out, options);
+  check_target_set(name(), sources, targets, out);
+  const auto start = std::chrono::steady_clock::now();
+  const bool potential = options.potential && out.potential != nullptr;
+  with_softening<double>(kernel_, eps_, [&](const auto& soft) {
+    reference_sum(sources, targets.count, out, potential, [&](std::int64_t k, const DoubleSources& s) {
+      if (targets.index != nullptr) return reference_at(targets.index[k], s, soft);
+      // A point is converted to double as a source is, so one on a source gets its bits.
+      return reference_at(static_cast<double>(targets.x[k]), static_cast<double>(targets.y[k]),
+                          static_cast<double>(targets.z[k]), -1, s, soft);
+    });
+  });
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return all_pairs_report(sources.count, targets, options.per_target_counts, "reference", seconds);
 }
 
 template <class Real>

@@ -26,9 +26,14 @@ class ReferenceSolver final : public ForceSolver<Real> {
   std::string name() const override;
   SolverReport solve(const SourcesView<Real>& sources, const AccelerationsView<Real>& out,
                      const SolveOptions& options = {}) override;
-  /// Every source only (ForceSolver's refusal of the rest); for the reference
-  /// field at some sources, reference_accelerations_at.
-  using ForceSolver<Real>::solve;
+  /// The field at `targets` (targets.hpp: a subset of the sources by index,
+  /// each excluding itself, or points, which exclude none); `out` holds
+  /// targets.count entries in the targets' order, each bit-identical to the
+  /// one it gets when every source is a target (each target's sum is the
+  /// same loop on one thread). InputError for an index out of range or
+  /// listed twice, or a point not finite.
+  SolverReport solve(const SourcesView<Real>& sources, const TargetSet<Real>& targets,
+                     const AccelerationsView<Real>& out, const SolveOptions& options = {}) override;
 
  private:
   SofteningKind kernel_;

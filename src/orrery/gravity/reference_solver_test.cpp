@@ -10,6 +10,8 @@
 
 #include "orrery/core/error.hpp"
 #include "orrery/core/rng.hpp"
+#include "support/all_pairs_targets_checks.hpp"
+#include "support/test_particles.hpp"
 
 namespace orrery::gravity {
 namespace {
@@ -130,8 +132,9 @@ TEST(ReferenceSolver, RejectsBadInput) {
 }
 
 // ForceSolver's targets overload: the set of every source is the plain
-// solve; a subset is refused with a message naming the solvers that take one.
-TEST(ReferenceSolver, TakesEverySourceAsTargetsAndRefusesASubset) {
+// solve. A solver that does not take subsets (ForceSolver's default; none
+// of the library's) refuses one with a message naming it and those that do.
+TEST(ReferenceSolver, TakesEverySourceAsTargets) {
   Particles<double> p(3);
   p.x = {0.0, 1.0, 3.0};
   p.mass = {1.0, 2.0, 0.5};
@@ -142,16 +145,48 @@ TEST(ReferenceSolver, TakesEverySourceAsTargetsAndRefusesASubset) {
   as_interface.solve(p.sources(), TargetSet<double>{}, through_set.view());
   EXPECT_EQ(plain.ax, through_set.ax);
   EXPECT_EQ(plain.potential, through_set.potential);
+}
+
+class EverySourceOnly final : public ForceSolver<double> {
+ public:
+  std::string name() const override { return "every-source-only"; }
+  SolverReport solve(const SourcesView<double>&, const AccelerationsView<double>&, const SolveOptions&) override {
+    return {};
+  }
+  using ForceSolver<double>::solve;
+};
+
+TEST(ForceSolver, TheDefaultTargetsSolveRefusesASubsetNamingTheSolversThatTakeOne) {
+  Particles<double> p(3);
+  p.mass = {1.0, 2.0, 0.5};
+  EverySourceOnly solver;
   const std::vector<std::int64_t> one{1};
   Accelerations<double> a(1);
   try {
-    as_interface.solve(p.sources(), TargetSet<double>::of_sources(1, one.data()), a.view());
+    solver.solve(p.sources(), TargetSet<double>::of_sources(1, one.data()), a.view());
     ADD_FAILURE() << "a subset was not refused";
   } catch (const InputError& e) {
     const std::string m = e.what();
-    EXPECT_NE(m.find(solver.name()), std::string::npos) << m;
-    EXPECT_NE(m.find("accepted: the tree solver"), std::string::npos) << m;
+    EXPECT_NE(m.find("every-source-only"), std::string::npos) << m;
+    EXPECT_NE(m.find("accepted: the reference, direct or tree solver"), std::string::npos) << m;
   }
+}
+
+// The TargetSet contract on random subsets and points (support/all_pairs_targets_checks.hpp),
+// and a subset's refusals named as every solver names them.
+TEST(ReferenceSolverTargets, RandomSubsetsAndPointsGetTheWholeSetsBitsAndCounters) {
+  ReferenceSolver<double> plummer_double(SofteningKind::plummer, 0.05);
+  testing::expect_all_pairs_targets_contract<double>(plummer_double, testing::plummer<double>(1201, 96), -1 / 0.05,
+                                                     "double plummer");
+  ReferenceSolver<float> spline(SofteningKind::spline, 0.05);
+  const double spline_zero = -SplineSoftening<double>(0.05).factors<MathMode::exact>(0.0).phi;
+  testing::expect_all_pairs_targets_contract<float>(spline, testing::plummer<float>(801, 97), spline_zero,
+                                                    "float spline");
+}
+
+TEST(ReferenceSolverTargets, BadTargetSetsAreRefusedByName) {
+  ReferenceSolver<double> solver(SofteningKind::plummer, 0.05);
+  testing::expect_bad_target_sets_refused<double>(solver, testing::plummer<double>(100, 98));
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "orrery/bh/octree_build.hpp"
 #include "orrery/bh/walk.hpp"
 #include "orrery/bh/walk_all.hpp"
+#include "orrery/gravity/solve_arguments.hpp"
 
 namespace orrery::gravity {
 namespace {
@@ -78,14 +79,6 @@ SubsetOrder subset_order(std::int64_t count, const std::int64_t* index, const st
   return w;
 }
 
-template <class Real>
-void check_points(const TargetSet<Real>& t) {
-  for (std::int64_t k = 0; k < t.count; ++k)
-    if (!(std::isfinite(t.x[k]) && std::isfinite(t.y[k]) && std::isfinite(t.z[k])))
-      throw InputError("target point " + std::to_string(k) + " at (" + std::to_string(t.x[k]) + ", " +
-                       std::to_string(t.y[k]) + ", " + std::to_string(t.z[k]) + ") is not finite; positions must be finite");
-}
-
 }  // namespace
 
 bh::TreeSolverConfig tree_solver_config(const GravityConfig& g) {
@@ -139,7 +132,7 @@ SolverReport TreeSolver<Real>::solve(const SourcesView<Real>& s, const TargetSet
     walk = {static_cast<std::int32_t>(n), subset.source.data()};
     place = subset.place.data();
   } else if (targets.x != nullptr) {
-    check_points(targets);
+    check_target_points(targets);
     walk = {static_cast<std::int32_t>(n), nullptr, targets.x, targets.y, targets.z};
     place = nullptr;
   }

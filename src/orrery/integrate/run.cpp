@@ -33,6 +33,8 @@ void check_run_config(const RunConfig& c) {
       fail("integration.dt_max", c.integration.dt_max, "a finite number > 0");
     check_block_steps(block_step_config(c), c.integration.dt_max);
   }
+  if (!(c.integration.max_energy_error >= 0) || !std::isfinite(c.integration.max_energy_error))
+    fail("integration.max_energy_error", c.integration.max_energy_error, "a finite number >= 0 (0: no limit)");
   step_count(c.integration.t_end, c.integration.step());  // refuses a step count that does not fit
   if (!(c.output.diagnostics_interval > 0)) {
     fail("output.diagnostics_interval", c.output.diagnostics_interval, "a number > 0");

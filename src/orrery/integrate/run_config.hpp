@@ -17,6 +17,7 @@ struct IntegrationConfig {
   double dt = 0.0078125;  // kind = global: the fixed step, > 0
   double t_end = 10.0;    // >= 0; the run stops at the first step with time >= t_end
   double wall_limit_minutes = 0;  // >= 0; checkpoint and stop after this much wall time (0: no limit)
+  double max_energy_error = 1e-2;  // >= 0; stop (checkpoint, error) when a diagnostics row's |dE/E| passes it (0: no limit)
   // kind = block: bin k steps by dt_max / 2^k, down to dt_min; each particle
   // takes the longest step its criterion allows (step_criterion.hpp).
   double dt_max = 0.0625;  // > 0; also the interval of the synchronisation points

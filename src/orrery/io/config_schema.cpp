@@ -211,6 +211,13 @@ std::vector<KeySpec> build_schema() {
                "Wall-clock minutes after which the run writes a checkpoint and stops (0: no limit); continue it with "
                "orrery run --restart.",
                {}, 0.0, false, ORRERY_FIELD(integration.wall_limit_minutes)});
+  s.push_back({"integration.max_energy_error", ValueType::real, 1e-2,
+               "Largest relative energy error |dE/E| a diagnostics row may show: past it the run writes a checkpoint "
+               "and stops with an error naming the step, the time and the error (exit status 2), since its step "
+               "is too large for the system (0: no limit). The run also warns, at its start and at the first "
+               "diagnostics row where it happens, when integration.dt is larger than the step the time-step "
+               "criterion gives the fastest particle (docs/time_steps.md).",
+               {}, 0.0, false, ORRERY_FIELD(integration.max_energy_error)});
   // [output]
   s.push_back({"output.directory", ValueType::string, std::string("orrery-out"),
                "Directory for the outputs (created if missing); the diagnostics log is diagnostics.csv in it.", {}, {},

@@ -85,6 +85,7 @@ criterion = "dynamical"
 eta = 0.01
 t_end = 2.5
 wall_limit_minutes = 5.0
+max_energy_error = 0.05
 [output]
 directory = "out"
 diagnostics_interval = 0.5

@@ -75,8 +75,8 @@ ReplicatedSolver<Real>::ReplicatedSolver(std::unique_ptr<gravity::ForceSolver<Re
                   options);
   } catch (const InputError& e) {
     throw InputError(inner_->name() + " cannot split its targets over the ranks of an MPI run (" + e.what() +
-                     "); accepted under mpirun: gravity.solver = \"direct\" with gravity.backend = \"cpu\", or "
-                     "gravity.solver = \"tree\" (cpu or cuda)");
+                     "); accepted under mpirun: a solver that takes a subset of the targets, as every "
+                     "gravity.solver of the library does");
   }
 }
 

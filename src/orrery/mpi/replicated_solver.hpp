@@ -27,9 +27,8 @@ namespace orrery::mpi {
 template <class Real>
 class ReplicatedSolver final : public gravity::ForceSolver<Real> {
  public:
-  /// `inner` (non-null, else InputError) must take a TargetSet (the CPU tree
-  /// and direct solvers, the GPU tree solver): InputError naming it and the
-  /// accepted solvers otherwise (the reference and GPU direct solvers).
+  /// `inner` (non-null, else InputError) must take a TargetSet (every solver
+  /// of the library does): InputError naming it otherwise.
   ReplicatedSolver(std::unique_ptr<gravity::ForceSolver<Real>> inner, Communicator comm);
 
   /// The wrapped solver's name: snapshots and logs read the same for every K.
