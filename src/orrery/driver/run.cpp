@@ -195,7 +195,10 @@ RunSummary run_in(const RunConfig& config, const RunOptions& options,
         summary.run.relative_energy_error = d.relative_energy_error;
         summary.worst_relative_energy_error = std::max(summary.worst_relative_energy_error, std::abs(d.relative_energy_error));
         if (!energy_stop) energy_stop = integrate::energy_error_excess(d, config.integration.max_energy_error);
-        if (warned) return;  // once a run: the first time says it
+        // Once a run: the first time says it. Block steps take each particle's
+        // step from the criterion itself (dt_min reached is an error), so
+        // there is no global step to warn about.
+        if (warned || sim.block_steps()) return;
         const auto smallest = integrate::smallest_step(watch, sim.accelerations(), sim.potentials());
         if (const auto w = integrate::step_warning(sim.state().dt, watch, smallest, d.time, d.step)) {
           warned = true;

@@ -338,6 +338,37 @@ TEST(DriverRunWatch, TheDemoNeitherWarnsNorStops) {
   EXPECT_LT(s.worst_relative_energy_error, r.config.integration.max_energy_error);
 }
 
+// Block steps take each particle's step from the criterion, so the watch has
+// no global step to warn about: dt_max = 0.5 is far above the criterion's
+// step for this orbit (about 0.15 at apocentre, where it starts), which the
+// same orbit with a global step of 0.5 would be warned of.
+TEST(DriverRunWatch, BlockStepsDoNotWarnAboutAGlobalStep) {
+  ScratchDir dir;
+  io::Config c = io::Config::defaults();
+  for (const char* k : {"initial_conditions.kind=kepler", "initial_conditions.kepler.eccentricity=0.99",
+                        "gravity.softening=0", "integration.kind=block", "integration.criterion=dynamical",
+                        "integration.eta=0.002", "integration.dt_max=0.5", "integration.t_end=0.5"})
+    c.set(k);
+  c.set("output.directory=" + dir.path().string());
+  TestRun r{c.run_config(), {}};
+  r.options.config_toml = c.to_toml();
+  r.options.handle_signals = false;
+  std::vector<std::string> warnings;
+  r.options.on_warning = [&](const std::string& w) { warnings.push_back(w); };
+  const auto s = run(r.config, r.options);
+  EXPECT_TRUE(warnings.empty()) << (warnings.empty() ? "" : warnings.front());
+  EXPECT_EQ(s.run.steps, 1);
+  // The global step of dt_max is warned of at the start.
+  c.set("integration.kind=global");
+  c.set("integration.dt=0.5");
+  r.config = c.run_config();
+  r.config.integration.max_energy_error = 0;
+  ScratchDir other;
+  r.config.output.directory = other.path().string();
+  run(r.config, r.options);
+  EXPECT_EQ(warnings.size(), 1u);
+}
+
 TEST(DriverRunWatch, ANegativeOrNonFiniteLimitIsRefusedNamingTheKey) {
   ScratchDir dir;
   auto r = small_run(dir.path(), 0.1);
