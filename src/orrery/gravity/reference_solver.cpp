@@ -3,10 +3,12 @@
 #include <omp.h>
 
 #include <chrono>
+#include <type_traits>
 #include <vector>
 
 #include "orrery/core/compensated_sum.hpp"
 #include "orrery/core/error.hpp"
+#include "orrery/core/pair_softening.hpp"
 #include "orrery/gravity/dispatch.hpp"
 #include "orrery/gravity/all_pairs_report.hpp"
 #include "orrery/gravity/solve_arguments.hpp"
@@ -14,8 +16,10 @@
 namespace orrery::gravity {
 
 template <class Real>
-ReferenceSolver<Real>::ReferenceSolver(SofteningKind kernel, double eps)
-    : kernel_(kernel), eps_(validated_softening(eps)) {}
+ReferenceSolver<Real>::ReferenceSolver(SofteningKind kernel, double eps, const std::optional<SofteningClasses>& per_type)
+    : kernel_(kernel), eps_(validated_softening(eps)) {
+  if (per_type && !per_type->uniform()) per_type_ = validated_softening_classes(*per_type);
+}
 
 template <class Real>
 std::string ReferenceSolver<Real>::name() const {
@@ -36,6 +40,7 @@ struct DoubleField {
 };
 
 /// The field of all sources at source i (itself excluded), compensated.
+/// soft: the policy, or source i's TargetSoftenings (core/pair_softening.hpp).
 template <class Softening>
 DoubleField reference_at(std::int64_t i, const DoubleSources& s, const Softening& soft) {
   const std::int64_t n = static_cast<std::int64_t>(s.x.size());
@@ -43,7 +48,7 @@ DoubleField reference_at(std::int64_t i, const DoubleSources& s, const Softening
   for (std::int64_t j = 0; j < n; ++j) {
     if (j == i) continue;  // the yardstick favours clarity over speed
     const double dx = s.x[j] - s.x[i], dy = s.y[j] - s.y[i], dz = s.z[j] - s.z[i];
-    const auto ff = soft.template factors<MathMode::exact>(xm::norm2(dx, dy, dz));
+    const auto ff = source_softening(soft, j).template factors<MathMode::exact>(xm::norm2(dx, dy, dz));
     const double mf = s.m[j] * ff.f;
     ax += mf * dx;
     ay += mf * dy;
@@ -53,14 +58,15 @@ DoubleField reference_at(std::int64_t i, const DoubleSources& s, const Softening
   return {ax.value(), ay.value(), az.value(), phi.value()};
 }
 
-template <class Real, class Softening>
+// soft_of(i): the softening argument of source i's field.
+template <class Real, class SoftOf>
 void reference_sum(const SourcesView<Real>& sources, const AccelerationsView<Real>& out, bool potential,
-                   const Softening& soft) {
+                   const SoftOf& soft_of) {
   // Sources in double once, so the O(N^2) loop converts nothing.
   const DoubleSources s(sources);
 #pragma omp parallel for schedule(dynamic, 16)
   for (std::int64_t i = 0; i < sources.count; ++i) {
-    const DoubleField f = reference_at(i, s, soft);
+    const DoubleField f = reference_at(i, s, soft_of(i));
     out.ax[i] = static_cast<Real>(f.ax);
     out.ay[i] = static_cast<Real>(f.ay);
     out.az[i] = static_cast<Real>(f.az);
@@ -76,7 +82,19 @@ SolverReport ReferenceSolver<Real>::solve(const SourcesView<Real>& sources, cons
   check_solve_arguments(name(), sources, out);
   const auto start = std::chrono::steady_clock::now();
   const bool potential = options.potential && out.potential != nullptr;
-  with_softening<double>(kernel_, eps_, [&](const auto& soft) { reference_sum(sources, out, potential, soft); });
+  if (!per_type_) {
+    with_softening<double>(kernel_, eps_, [&](const auto& soft) {
+      reference_sum(sources, out, potential, [&](std::int64_t) { return soft; });
+    });
+  } else {
+    const std::vector<std::uint8_t> cls = per_type_->of_sources(sources.count, name());
+    with_softening<double>(kernel_, eps_, [&](const auto& soft) {
+      using Policy = std::decay_t<decltype(soft)>;
+      const auto pairs = PairSoftenings<Policy>::template of<double>(*per_type_);
+      reference_sum(sources, out, potential,
+                    [&](std::int64_t i) { return TargetSoftenings<Policy, double>{pairs.row(cls[i]), cls.data()}; });
+    });
+  }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return all_pairs_report(sources.count, options.per_target_counts, "reference", seconds);
 }
