@@ -3,69 +3,15 @@
 #include <chrono>
 #include <cmath>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include "orrery/core/error.hpp"
-#include "orrery/gravity/direct_kernel.hpp"
+#include "orrery/gravity/direct_loops.hpp"
+#include "orrery/gravity/direct_per_type.hpp"
 #include "orrery/gravity/all_pairs_report.hpp"
 #include "orrery/gravity/solve_arguments.hpp"
 
 namespace orrery::gravity {
-
-namespace {
-
-// Fewer targets than this (< ~50 us of work) run on one thread: starting a
-// parallel region costs more, and on a loaded machine much more. The result
-// does not depend on it (each target's sum is the same on any thread).
-constexpr std::int64_t kParallelTargets = 256;
-
-// soft_of(i): the softening argument of target i's field (the policy, or its
-// TargetSoftenings with a softening per type), chosen once per solve.
-template <class Real, bool WithPotential, class SoftOf>
-void direct_all(const SourcesView<Real>& s, const AccelerationsView<Real>& out, const SoftOf& soft_of) {
-#pragma omp parallel for schedule(static) if (s.count >= kParallelTargets)
-  for (std::int64_t i = 0; i < s.count; ++i) {
-    const auto soft = soft_of(i);
-    const TargetField<Real> f = direct_field_at<Real, std::decay_t<decltype(soft)>, WithPotential>(i, s, soft);
-    out.ax[i] = f.ax;
-    out.ay[i] = f.ay;
-    out.az[i] = f.az;
-    if constexpr (WithPotential) out.potential[i] = f.potential;
-  }
-}
-
-// soft_of(k): as direct_all's, for target k of the set.
-template <class Real, bool WithPotential, class SoftOf>
-void direct_targets(const SourcesView<Real>& s, const TargetSet<Real>& t, const AccelerationsView<Real>& out,
-                    const SoftOf& soft_of) {
-#pragma omp parallel for schedule(static) if (t.count >= kParallelTargets)
-  for (std::int64_t k = 0; k < t.count; ++k) {
-    const DirectTarget<Real> at = t.index != nullptr ? DirectTarget<Real>(t.index[k], s) : DirectTarget<Real>(t.x[k], t.y[k], t.z[k]);
-    const auto soft = soft_of(k);
-    const TargetField<Real> f = direct_field_at<Real, std::decay_t<decltype(soft)>, WithPotential>(at, s, soft);
-    out.ax[k] = f.ax;
-    out.ay[k] = f.ay;
-    out.az[k] = f.az;
-    if constexpr (WithPotential) out.potential[k] = f.potential;
-  }
-}
-
-// Calls run(soft_of) with soft_of(k) the softening of target k, whose class
-// is target_class(k) (PairSoftenings::kPointRow for a point): the one policy,
-// or with a softening per type the target's TargetSoftenings over the
-// sources' classes `cls`.
-template <class Real, class Softening, class TargetClass, class Run>
-void with_target_softening(const Softening& one, const PairSoftenings<Softening>* pairs, const std::uint8_t* cls,
-                           const TargetClass& target_class, const Run& run) {
-  if (pairs == nullptr) {
-    run([&](std::int64_t) { return one; });
-  } else {
-    run([&](std::int64_t k) { return TargetSoftenings<Softening, Real>{pairs->row(target_class(k)), cls}; });
-  }
-}
-
-}  // namespace
 
 template <class Real, class Softening>
 DirectSolver<Real, Softening>::DirectSolver(Real eps, const std::optional<SofteningClasses>& per_type)
@@ -87,15 +33,8 @@ SolverReport DirectSolver<Real, Softening>::solve(const SourcesView<Real>& sourc
                                                   const SolveOptions& options) {
   check_solve_arguments(name(), sources, out);
   const auto start = std::chrono::steady_clock::now();
-  const std::vector<std::uint8_t> cls = per_type_ ? per_type_->of_sources(sources.count, name()) : std::vector<std::uint8_t>{};
-  with_target_softening<Real>(softening_, per_type_ ? &pairs_ : nullptr, cls.data(), [&](std::int64_t i) { return cls[i]; },
-                        [&](const auto& soft_of) {
-                          if (options.potential && out.potential != nullptr) {
-                            direct_all<Real, true>(sources, out, soft_of);
-                          } else {
-                            direct_all<Real, false>(sources, out, soft_of);
-                          }
-                        });
+  const bool potential = options.potential && out.potential != nullptr;
+  field(sources, TargetSet<Real>{}, out, potential);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return all_pairs_report(sources.count, options.per_target_counts, "direct", seconds);
 }
@@ -117,17 +56,7 @@ SolverReport DirectSolver<Real, Softening>::solve(const SourcesView<Real>& sourc
     }
   }
   const auto start = std::chrono::steady_clock::now();
-  const std::vector<std::uint8_t> cls = per_type_ ? per_type_->of_sources(sources.count, name()) : std::vector<std::uint8_t>{};
-  const auto target_class = [&](std::int64_t k) {
-    return targets.index != nullptr ? int{cls[targets.index[k]]} : PairSoftenings<Softening>::kPointRow;
-  };
-  with_target_softening<Real>(softening_, per_type_ ? &pairs_ : nullptr, cls.data(), target_class, [&](const auto& soft_of) {
-    if (options.potential && out.potential != nullptr) {
-      direct_targets<Real, true>(sources, targets, out, soft_of);
-    } else {
-      direct_targets<Real, false>(sources, targets, out, soft_of);
-    }
-  });
+  field(sources, targets, out, options.potential && out.potential != nullptr);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   SolverReport report;
   // Each source target meets the N - 1 others, each point all N.
@@ -137,6 +66,16 @@ SolverReport DirectSolver<Real, Softening>::solve(const SourcesView<Real>& sourc
   if (options.per_target_counts) report.per_target.assign(static_cast<std::size_t>(targets.count), each);
   report.add_phase("direct", seconds);
   return report;
+}
+
+template <class Real, class Softening>
+void DirectSolver<Real, Softening>::field(const SourcesView<Real>& sources, const TargetSet<Real>& targets,
+                                          const AccelerationsView<Real>& out, bool potential) const {
+  if (per_type_) {
+    direct_field_per_type(sources, targets, out, potential, pairs_, per_type_->of_sources(sources.count, name()).data());
+  } else {
+    direct_loops::field(sources, targets, out, potential, [&](std::int64_t) -> const Softening& { return softening_; });
+  }
 }
 
 template class DirectSolver<float, PlummerSoftening<float>>;

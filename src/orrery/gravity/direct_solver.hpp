@@ -40,6 +40,10 @@ class DirectSolver final : public ForceSolver<Real> {
                      const AccelerationsView<Real>& out, const SolveOptions& options = {}) override;
 
  private:
+  /// The field at `targets` with one softening or a softening per type, chosen once per solve.
+  void field(const SourcesView<Real>& sources, const TargetSet<Real>& targets, const AccelerationsView<Real>& out,
+             bool potential) const;
+
   Softening softening_;
   std::optional<SofteningClasses> per_type_;  // set only when not uniform
   PairSoftenings<Softening> pairs_;           // of per_type_
