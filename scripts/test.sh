@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Quick start, command 2: set up, build everything (release preset), and run
 # the whole test suite: the C++ tests through CTest (GPU tests are reported as
-# skipped where there is no GPU), the Python tests through pytest, the file
+# skipped where there is no GPU), the Python tests through pytest, `pip
+# install .` into a fresh virtual environment (scripts/pip_test.sh), the file
 # readers' and writers' robustness tests under the sanitizers, then the skip
 # reasons and one closing line for all of them (scripts/test_summary.py).
 set -euo pipefail
@@ -17,6 +18,10 @@ status=0
 ctest --preset release -j "$jobs" || status=1
 rm -f build/release/pytest.xml
 scripts/python_test.sh --junitxml="$PWD/build/release/pytest.xml" || status=1
+# `pip install .` into a fresh virtual environment: the user's path (about
+# 2.5 CPU-minutes of compiling on the first run, build/pip-test kept after).
+rm -f build/release/pip.xml
+scripts/pip_test.sh --junitxml="$PWD/build/release/pip.xml" || status=1
 # The readers' mutation and fuzz tests and the data-safety CLI tests again
 # under ASan/UBSan (the debug-asan preset), building only what they need: a
 # bad file or a failed write must give one line, not a sanitizer report.
@@ -28,6 +33,6 @@ if ! { cmake --preset debug-asan &&
   status=1
 fi
 python3 scripts/test_summary.py --ctest build/release/Testing/Temporary/LastTest.log \
-  --pytest build/release/pytest.xml || status=1
+  --pytest build/release/pytest.xml --pip build/release/pip.xml || status=1
 echo "sanitizer tests (debug-asan): $sanitized"
 exit "$status"

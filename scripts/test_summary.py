@@ -3,11 +3,14 @@
 (grouped by reason: no GPU, no AVX-512, running as root, ...) and one line
 for the whole suite, C++ (CTest) and Python (pytest) together.
 
-    scripts/test_summary.py --ctest build/release/Testing/Temporary/LastTest.log --pytest build/release/pytest.xml
+    scripts/test_summary.py --ctest build/release/Testing/Temporary/LastTest.log --pytest build/release/pytest.xml \
+        [--pip build/release/pip.xml]
 
 Reads CTest's LastTest.log (the output of every test; a GoogleTest skip
 prints "file:line: Skipped" and its message on the next line) and pytest's
-JUnit XML. Either may be missing (that part did not run): it is said so.
+JUnit XML, and with --pip the JUnit XML of the `pip install .` test
+(scripts/pip_test.sh). A file given, or the two first, may be missing (that
+part did not run): it is said so, and the suite did not pass.
 """
 
 import argparse
@@ -61,9 +64,13 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--ctest", help="CTest's LastTest.log")
     parser.add_argument("--pytest", help="pytest's --junitxml file")
+    parser.add_argument("--pip", help="the --junitxml file of scripts/pip_test.sh (the pip install test)")
     args = parser.parse_args(argv)
     parts, failed = [], 0
-    for name, path, read in (("C++", args.ctest, ctest_results), ("Python", args.pytest, pytest_results)):
+    suites = [("C++", args.ctest, ctest_results), ("Python", args.pytest, pytest_results)]
+    if args.pip is not None:
+        suites.append(("pip install", args.pip, pytest_results))
+    for name, path, read in suites:
         if not path or not pathlib.Path(path).exists():
             parts.append(f"{name}: did not run")
             failed += 1

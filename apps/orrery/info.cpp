@@ -1,14 +1,17 @@
 // orrery info FILE [--config]: what a snapshot or a checkpoint holds.
 #include <CLI/CLI.hpp>
 
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "commands.hpp"
 #include "orrery/core/error.hpp"
 #include "orrery/io/checkpoint.hpp"
+#include "orrery/io/config.hpp"
 #include "orrery/io/snapshot.hpp"
 
 namespace orrery::cli {
@@ -43,6 +46,21 @@ std::string type_list(const io::ParticleTypes& t) {
   return out;
 }
 
+/// "PartType1 0.02, PartType2 0.15": the softening of each type present
+/// (docs/softening.md), or nothing when they have one softening.
+void print_softening_per_type(const std::optional<std::array<double, io::kParticleTypes>>& eps,
+                              const io::ParticleTypes& t) {
+  if (!eps) return;
+  std::string out;
+  for (int k = 0; k < io::kParticleTypes; ++k) {
+    if (t.count[k] == 0) continue;
+    char eps_text[32];
+    std::snprintf(eps_text, sizeof eps_text, "%g", (*eps)[k]);
+    out += (out.empty() ? "" : ", ") + io::type_group(k) + " " + eps_text;
+  }
+  std::printf("softening/type:   %s (a pair takes the larger)\n", out.c_str());
+}
+
 void print_snapshot(const InfoOptions& o) {
   const auto s = io::read_snapshot<double>(o.file);
   const auto& i = s.info;
@@ -55,6 +73,7 @@ void print_snapshot(const InfoOptions& o) {
   std::printf("solver:           %s, softening %g (%s), theta %g\n", i.solver.c_str(), i.softening,
               i.softening_kernel.c_str(), i.theta);
   std::printf("types:            %s\n", type_list(i.types).c_str());
+  print_softening_per_type(i.softening_per_type, i.types.resolved(static_cast<std::uint64_t>(s.particles.size()), o.file));
   std::printf("fields:           Coordinates Velocities Masses ParticleIDs%s%s\n", s.has_potential ? " Potential" : "",
               s.has_acceleration ? " Acceleration" : "");
   std::printf("written by:       orrery %s\n", i.version.empty() ? "(unknown)" : i.version.c_str());
@@ -71,8 +90,10 @@ void print_checkpoint(const InfoOptions& o) {
   std::printf("initial energy:   %.17g\n", c.state.initial_energy);
   std::printf("build:            orrery %s, %s, %s\n", c.build.version.c_str(), c.build.precision.c_str(),
               c.build.compiler.c_str());
-  std::printf("types:            %s\n",
-              type_list(io::types_from(c.counters).resolved(static_cast<std::uint64_t>(c.particles.size()), o.file)).c_str());
+  const auto types = io::types_from(c.counters).resolved(static_cast<std::uint64_t>(c.particles.size()), o.file);
+  std::printf("types:            %s\n", type_list(types).c_str());
+  const auto gravity = io::Config::from_string(c.config, "checkpoint " + o.file).run_config().gravity;
+  if (gravity.per_type_softening()) print_softening_per_type(gravity.softening_classes().eps, types);
   const auto now = io::BuildFingerprint::current<Real>();
   std::printf("restartable here: %s\n", c.build == now ? "yes" : "no (another build: see orrery run --restart)");
   print_particles(c.particles);

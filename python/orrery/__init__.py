@@ -60,7 +60,8 @@ def read_snapshot(path):
     first), and accelerations / potentials when stored; plus "info", a dict
     of the run metadata (time, step, softening, softening_kernel, theta,
     solver, precision, units (an orrery.Units), types ({"PartType1": n, ...}),
-    version, config)."""
+    softening_per_type ({"PartType0": eps0, ..., "PartType5": eps5} when the
+    types' softenings differ, else None; docs/softening.md), version, config)."""
     arrays, info = _core.read_snapshot(str(path))
     if info.precision == "float":
         arrays = {k: (v.astype("float32") if v.dtype.kind == "f" else v) for k, v in arrays.items()}
@@ -68,4 +69,6 @@ def read_snapshot(path):
                                                      "solver", "precision", "version", "config")}
     arrays["info"]["units"] = Units.of(info.units)
     arrays["info"]["types"] = {f"PartType{t}": int(c) for t, c in enumerate(info.types) if c}
+    per_type = info.softening_per_type
+    arrays["info"]["softening_per_type"] = None if per_type is None else {f"PartType{t}": e for t, e in enumerate(per_type)}
     return arrays

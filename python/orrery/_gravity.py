@@ -19,6 +19,42 @@ def keys():
     return tuple(_core.gravity_keys())
 
 
+TYPES = tuple(f"PartType{t}" for t in range(6))
+
+
+def type_counts(types, n):
+    """The PartType0..5 counts of {"PartType1": n1, ...} for n particles (None: all PartType1)."""
+    if types is None:
+        return [0, n, 0, 0, 0, 0]
+    unknown = set(types) - set(TYPES)
+    if unknown:
+        raise ValueError(f"types: {sorted(unknown)}; accepted: {', '.join(TYPES)} with a count each")
+    counts = [int(types.get(name, 0)) for name in TYPES]
+    if min(counts) < 0 or sum(counts) != n:
+        raise ValueError(f"types = {types}: the counts must be >= 0 and add up to the {n} particles")
+    return counts
+
+
+def _per_type(value):
+    """softening_per_type as the schema's keys: {"PartType2": 0.01} (or {2: 0.01}), or six values (None: unset)."""
+    if isinstance(value, dict):
+        items = value.items()
+    else:
+        value = list(value)
+        if len(value) != 6:
+            raise ValueError(f"softening_per_type = {value}: accepted: a dict {{'PartType2': eps, ...}} or six "
+                             "values (None: the type takes softening)")
+        items = enumerate(value)
+    out = {}
+    for key, eps in items:
+        name = f"PartType{key}" if isinstance(key, int) else key
+        if name not in TYPES:
+            raise ValueError(f"softening_per_type: {key!r} is not a particle type; accepted: {', '.join(TYPES)}")
+        if eps is not None:
+            out[f"softening_per_type.{name}"] = eps.item() if isinstance(eps, np.generic) else eps
+    return out
+
+
 def config(**settings):
     """A _core.GravityConfig from keyword settings (None: the default)."""
     unknown = set(settings) - set(keys())
@@ -27,6 +63,9 @@ def config(**settings):
     given = {}
     for key, value in settings.items():
         if value is None:
+            continue
+        if key == "softening_per_type":
+            given.update(_per_type(value))
             continue
         if isinstance(value, np.generic):
             value = value.item()  # numpy scalars as Python numbers

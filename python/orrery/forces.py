@@ -18,7 +18,8 @@ class Forces(NamedTuple):
 
 def forces(positions, masses, *, solver=None, backend=None, precision=None, theta=None, leaf_capacity=None,
            multipole=None, opening=None, tolerance=None, softening=None, softening_kernel=None, math=None,
-           traversal=None, group_width=None, potential=True, per_target=False, units=None):
+           traversal=None, group_width=None, potential=True, per_target=False, units=None, softening_per_type=None,
+           types=None):
     """Accelerations and potentials of N particles on each other (self excluded).
 
     positions: (N, 3) array; masses: (N,) array or a scalar (all equal).
@@ -44,6 +45,12 @@ def forces(positions, masses, *, solver=None, backend=None, precision=None, thet
     settings take its defaults, and invalid values raise ValueError with
     the schema's message.
 
+    softening_per_type: a softening per GADGET particle type ({"PartType2":
+    0.01, ...} or six values, None for a type that takes `softening`; CPU
+    solvers only, docs/softening.md): a pair takes the larger of its two,
+    a tree cell the largest of its particles'. types: the particles' types
+    in order, {"PartType1": n1, "PartType2": n2, ...} (None: all PartType1).
+
     units: None (code units, G = 1), or "henon" / "physical" / an
     orrery.Units: the system the results are in; positions, masses and
     softening may then be astropy quantities (converted to it). Quantities
@@ -68,6 +75,8 @@ def forces(positions, masses, *, solver=None, backend=None, precision=None, thet
         positions = units.to_code(positions, "length", "positions")
         masses = units.to_code(masses, "mass", "masses")
         softening = units.to_code(softening, "length", "softening")
+        if isinstance(softening_per_type, dict):
+            softening_per_type = {k: units.to_code(v, "length", "softening_per_type") for k, v in softening_per_type.items()}
     if precision is None:
         # The input's precision: a float64 caller gets float64 back, never a silently rounded float32.
         precision = "double" if np.asarray(positions).dtype == np.float64 else "single"
@@ -75,9 +84,10 @@ def forces(positions, masses, *, solver=None, backend=None, precision=None, thet
                              leaf_capacity=leaf_capacity, multipole=multipole, opening=opening,
                              tolerance=tolerance, softening=softening,
                              softening_kernel=softening_kernel, math=math, traversal=traversal,
-                             group_width=group_width)
+                             group_width=group_width, softening_per_type=softening_per_type)
     dtype = _gravity.dtype(config)
     pos = _arrays.rows3("positions", positions, dtype)
     mass = _arrays.column("masses", masses, dtype, pos.shape[0])
+    config.type_counts = _gravity.type_counts(types, pos.shape[0])
     acc, pot, report = _gravity.core("forces", config)(pos, mass, config, potential, per_target)
     return Forces(acc, pot, report)

@@ -84,19 +84,19 @@ class Simulation:
         arrays = {"positions": units.to_code(positions, "length", "positions"),
                   "velocities": units.to_code(velocities, "velocity", "velocities"),
                   "masses": units.to_code(masses, "mass", "masses"), "ids": ids}
-        self._create(arrays, state, settings, units)
-        if types is not None:
-            unknown = set(types) - set(self.TYPES)
-            if unknown:
-                raise ValueError(f"types: {sorted(unknown)}; accepted: {', '.join(self.TYPES)} with a count each")
-            counts = [int(types.get(name, 0)) for name in self.TYPES]
-            if min(counts) < 0 or sum(counts) != self.n:
-                raise ValueError(f"types = {types}: the counts must be >= 0 and add up to the {self.n} particles")
-            self._keep_types(counts)
+        self._create(arrays, state, settings, units, types)
 
-    def _create(self, arrays, state, settings, units):
+    def _create(self, arrays, state, settings, units, counts=None):
+        """counts: the types of the rows, which the softening per type applies to: a user's
+        {"PartType1": n1, ...}, or a file's PartType0..5 counts (None or all zero: all PartType1)."""
         if "softening" in settings:
             settings = {**settings, "softening": units.to_code(settings["softening"], "length", "softening")}
+        if settings.get("softening_per_type"):
+            per_type = settings["softening_per_type"]
+            convert = lambda eps: None if eps is None else units.to_code(eps, "length", "softening_per_type")
+            per_type = ({k: convert(v) for k, v in per_type.items()} if isinstance(per_type, dict)
+                        else [convert(v) for v in per_type])
+            settings = {**settings, "softening_per_type": per_type}
         config = _gravity.config(**settings)
         dtype = _gravity.dtype(config)
         pos = _arrays.rows3("positions", arrays["positions"], dtype)
@@ -104,24 +104,25 @@ class Simulation:
         vel = _arrays.rows3("velocities", arrays["velocities"], dtype)
         mass = _arrays.column("masses", arrays["masses"], dtype, n)
         ids = _arrays.ids(arrays["ids"], n)
+        types = (0, n, 0, 0, 0, 0)
+        if isinstance(counts, dict):
+            counts = _gravity.type_counts(counts, n)
+        if counts is not None and any(counts):
+            counts = tuple(int(c) for c in counts)
+            if sum(counts) != n:
+                raise ValueError(f"particle type counts {counts} add up to {sum(counts)}, not to the {n} particles")
+            types = counts
+        config.type_counts = types
         self._sim = _gravity.core("Simulation", config)(pos, vel, mass, ids, config, state)
         self._dtype = dtype
         self._units = units
-        self._types = (0, n, 0, 0, 0, 0)  # a file's counts replace these (_keep_types)
+        self._types = types
 
     @classmethod
-    def _from_state(cls, arrays, state, settings, units):
+    def _from_state(cls, arrays, state, settings, units, counts=None):
         self = cls.__new__(cls)
-        self._create(arrays, state, settings, units)
+        self._create(arrays, state, settings, units, counts)
         return self
-
-    def _keep_types(self, counts):
-        """The PartType0..5 counts of a file (all zero: an old file, all PartType1)."""
-        counts = tuple(int(c) for c in counts)
-        if any(counts):
-            if sum(counts) != self.n:
-                raise ValueError(f"particle type counts {counts} add up to {sum(counts)}, not to the {self.n} particles")
-            self._types = counts
 
     # ----- initial conditions (built in Henon units, G = M = 1, E = -1/4, then stretched)
 
@@ -206,9 +207,7 @@ class Simulation:
         state = _core.SimulationState()
         state.dt = file_dt if dt is None else units.to_code(dt, "time", "dt")
         state.time_origin = info.time
-        self = cls._from_state(arrays, state, {**recorded, **settings}, units)
-        self._keep_types(info.types)
-        return self
+        return cls._from_state(arrays, state, {**recorded, **settings}, units, info.types)
 
     def save_snapshot(self, path, *, fields=True):
         """Writes an HDF5 snapshot in the CLI's format (GADGET-4 layout) with
@@ -245,8 +244,7 @@ class Simulation:
         stored = _gravity.as_dict(gravity)
         settings = {**stored, **overrides}
         settings["precision"] = "single" if arrays["positions"].dtype == np.float32 else "double"
-        self = cls._from_state(arrays, state, settings, Units.of(units))
-        self._keep_types([counters.get(name, 0) for name in self.TYPES])
+        self = cls._from_state(arrays, state, settings, Units.of(units), [counters.get(name, 0) for name in cls.TYPES])
         if "accelerations" in arrays and self.settings == stored:
             # What the next step kicks with and, with opening="relative", what its evaluation reads.
             self._sim.restore_accelerations(_arrays.rows3("accelerations", arrays["accelerations"], self._dtype))

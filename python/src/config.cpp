@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include <nanobind/stl/array.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -57,13 +58,26 @@ GravityConfig gravity_config(const nb::dict& settings) {
   return run.gravity;
 }
 
-/// The keys of the [gravity] table, without the section.
+/// The keys of the [gravity] table, without the section; a sub-table's keys
+/// (softening_per_type.PartType0..5) as one key, its name.
 std::vector<std::string> gravity_keys() {
   std::vector<std::string> keys;
   for (const auto& spec : io::config_schema()) {
-    if (spec.section() == "gravity") keys.push_back(spec.key.substr(spec.key.find('.') + 1));
+    if (spec.section() != "gravity") continue;
+    std::string name = spec.key.substr(spec.key.find('.') + 1);
+    name = name.substr(0, name.find('.'));
+    if (keys.empty() || keys.back() != name) keys.push_back(name);
   }
   return keys;
+}
+
+/// The softening of each type that is set ({"PartType2": 0.01, ...}; unset types take `softening`).
+nb::dict softening_per_type(const GravityConfig& c) {
+  nb::dict out;
+  for (int t = 0; t < kSofteningClasses; ++t)
+    if (c.softening_per_type[t] != gravity::kUnsetSoftening)
+      out[("PartType" + std::to_string(t)).c_str()] = c.softening_per_type[t];
+  return out;
 }
 
 }  // namespace
@@ -83,7 +97,11 @@ void bind_config(nb::module_& m) {
       .def_prop_ro("opening", [](const GravityConfig& c) { return std::string(to_string(c.opening)); })
       .def_ro("tolerance", &GravityConfig::tolerance)
       .def_ro("traversal", &GravityConfig::traversal)
-      .def_ro("group_width", &GravityConfig::group_width);
+      .def_ro("group_width", &GravityConfig::group_width)
+      .def_prop_ro("softening_per_type", &softening_per_type)
+      .def_rw("type_counts", &GravityConfig::type_counts,
+              "PartType0..5 counts of the particles the softening per type applies to (all 0: every particle "
+              "PartType1); set by orrery.Simulation and orrery.forces from their types.");
   m.def("gravity_config", &gravity_config, nb::arg("settings"),
         "A GravityConfig from {key: value} of the [gravity] table (ValueError in the schema's words).");
   m.def("gravity_keys", &gravity_keys, "The keys of the [gravity] table.");

@@ -4,6 +4,7 @@
 
 #include <nanobind/stl/array.h>
 #include <nanobind/stl/map.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 
 #include "arrays.hpp"
@@ -126,7 +127,9 @@ void bind_files(nb::module_& m) {
       .def_rw("version", &io::SnapshotInfo::version)
       .def_rw("precision", &io::SnapshotInfo::precision)
       .def_ro("units", &io::SnapshotInfo::units)
-      .def_prop_ro("types", [](const io::SnapshotInfo& i) { return i.types.count; });
+      .def_prop_ro("types", [](const io::SnapshotInfo& i) { return i.types.count; })
+      .def_prop_ro("softening_per_type", [](const io::SnapshotInfo& i) { return i.softening_per_type; },
+                   "The softening of each of PartType0..5 when they differ (GADGET-4's softening classes), else None.");
   m.def("read_snapshot", &read_snapshot, nb::arg("path"),
         "(arrays dict in float64, SnapshotInfo); InputError (ValueError) for an invalid file.");
   m.def("read_checkpoint", &read_checkpoint, nb::arg("path"),

@@ -48,5 +48,10 @@ def test_the_summary_gives_each_skip_reason_and_one_closing_line(tmp_path, capsy
     assert "   1  no CUDA device" in out and "   1  no GPU here" in out
     assert out.splitlines()[-1] == ("tests: C++ 3 (1 passed, 1 skipped, 1 failed); "
                                     "Python 2 (1 passed, 1 skipped, 0 failed): FAILED")
+    # The pip install suite, when asked for, is one more part; missing, it did not run.
+    assert summary.main(["--ctest", str(log), "--pytest", str(xml), "--pip", str(xml)]) == 1
+    assert capsys.readouterr().out.splitlines()[-1].endswith("; pip install 2 (1 passed, 1 skipped, 0 failed): FAILED")
+    assert summary.main(["--ctest", str(log), "--pytest", str(xml), "--pip", str(tmp_path / "none.xml")]) == 1
+    assert "pip install: did not run" in capsys.readouterr().out
     assert summary.main(["--pytest", str(xml)]) == 1  # the C++ part did not run: not a pass
     assert capsys.readouterr().out.splitlines()[-1].startswith("tests: C++: did not run; Python 2")

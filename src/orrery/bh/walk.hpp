@@ -8,10 +8,14 @@
 // to next[n]), or descends to n + 1. The nodes visited and the order of the
 // terms depend only on the tree and the target: every backend and traversal
 // sums the same terms in the same order (contracts 1 and 2).
+// `soft` is the softening policy, or with a softening per type the target's
+// TargetSoftenings (core/pair_softening.hpp): a leaf's particle then takes
+// the pair's softening, a cell its largest particle's combined with the target's.
 #include <cstdint>
 
 #include "orrery/bh/interactions.hpp"
 #include "orrery/bh/opening.hpp"
+#include "orrery/core/pair_softening.hpp"
 #include "orrery/core/solver_report.hpp"
 
 namespace orrery::bh {
@@ -33,6 +37,19 @@ ORRERY_HDI bool accepts(const OctreeView<Real>& t, std::int32_t n, std::int32_t 
                                  ty, tz);
 }
 
+/// Whether the softening opens node n for the target at (tx, ty, tz): never
+/// with one softening (this overload compiles to nothing); with a softening
+/// per type GADGET-4's rule for cells of mixed softenings (softening_opens).
+template <class Real, class Softening>
+ORRERY_HDI bool opened_by_softening(const OctreeView<Real>&, const Softening&, std::int32_t, Real, Real, Real) {
+  return false;
+}
+template <class Real, class Policy>
+ORRERY_HDI bool opened_by_softening(const OctreeView<Real>& t, const TargetSoftenings<Policy, Real>& soft,
+                                    std::int32_t n, Real tx, Real ty, Real tz) {
+  return softening_opens(soft, n, xm::norm2(xm::sub(t.com_x[n], tx), xm::sub(t.com_y[n], ty), xm::sub(t.com_z[n], tz)));
+}
+
 /// The particle-cell interaction of target (tx, ty, tz) with node n.
 template <bool Pot, bool Quad, MathMode Mode, class Real, class Softening>
 ORRERY_HDI void add_cell(Accumulator<Real>& acc, const OctreeView<Real>& t, const Softening& soft,
@@ -43,7 +60,8 @@ ORRERY_HDI void add_cell(Accumulator<Real>& acc, const OctreeView<Real>& t, cons
     q = t.quad + std::int64_t(n) * kQuadComponents;
     trace = quadrupole_trace(q);
   }
-  add_cell_terms<Pot, Quad, Mode>(acc, soft, tx, ty, tz, t.com_x[n], t.com_y[n], t.com_z[n], t.mass[n], q, trace, true);
+  add_cell_terms<Pot, Quad, Mode>(acc, node_softening(soft, n), tx, ty, tz, t.com_x[n], t.com_y[n], t.com_z[n], t.mass[n], q,
+                                  trace, true);
 }
 
 /// The particle-particle interactions of sorted target i with the leaf n,
@@ -52,7 +70,8 @@ template <bool Pot, MathMode Mode, class Real, class Softening>
 ORRERY_HDI void add_leaf(Accumulator<Real>& acc, const OctreeView<Real>& t, const Softening& soft,
                          std::int32_t n, std::int32_t i, Real tx, Real ty, Real tz) {
   const std::int32_t f = t.first[n], e = f + t.count[n];
-  for (std::int32_t j = f; j < e; ++j) add_particle<Pot, Mode>(acc, soft, tx, ty, tz, t.x[j], t.y[j], t.z[j], t.m[j], j != i);
+  for (std::int32_t j = f; j < e; ++j)
+    add_particle<Pot, Mode>(acc, source_softening(soft, j), tx, ty, tz, t.x[j], t.y[j], t.z[j], t.m[j], j != i);
 }
 
 /// The walk of a target at (tx, ty, tz) whose sorted source index is i (-1
@@ -65,7 +84,7 @@ ORRERY_HDI Accumulator<Real> walk_point(const OctreeView<Real>& t, const Softeni
   std::int32_t n = 0;
   while (n < t.num_nodes) {
     ++counts.node_visits;
-    const bool accept = accepts<Criterion>(t, n, i, tx, ty, tz, scale);
+    const bool accept = accepts<Criterion>(t, n, i, tx, ty, tz, scale) & !opened_by_softening(t, soft, n, tx, ty, tz);
     const bool leaf = t.next[n] == n + 1;
     // The branch is the walk itself: accepting, summing a leaf and descending
     // are different work, not different values.

@@ -1,6 +1,7 @@
 #include "orrery/driver/restart.hpp"
 
 #include <string>
+#include <vector>
 
 #include "orrery/core/error.hpp"
 #include "orrery/io/config.hpp"
@@ -20,11 +21,14 @@ void require_same_physics(const integrate::RunConfig& saved, const integrate::Ru
                           const std::filesystem::path& checkpoint) {
   const io::Config a = io::Config::of(saved, "checkpoint '" + checkpoint.string() + "'");
   const io::Config b = io::Config::of(now);
-  for (const char* key : {"gravity.solver", "gravity.backend", "gravity.precision", "gravity.softening",
-                          "gravity.softening_kernel", "gravity.math", "gravity.theta", "gravity.leaf_capacity",
-                          "gravity.multipole", "gravity.opening", "gravity.tolerance", "integration.dt",
-                          "integration.kind", "integration.dt_max", "integration.dt_min", "integration.criterion",
-                          "integration.eta", "units.system"}) {
+  std::vector<std::string> keys = {"gravity.solver", "gravity.backend", "gravity.precision", "gravity.softening",
+                                   "gravity.softening_kernel", "gravity.math", "gravity.theta", "gravity.leaf_capacity",
+                                   "gravity.multipole", "gravity.opening", "gravity.tolerance", "integration.dt",
+                                   "integration.kind", "integration.dt_max", "integration.dt_min",
+                                   "integration.criterion", "integration.eta", "units.system"};
+  for (const auto& spec : io::config_schema())
+    if (spec.key.starts_with("gravity.softening_per_type.")) keys.push_back(spec.key);
+  for (const auto& key : keys) {
     if (a.get(key) == b.get(key)) continue;
     throw InputError("checkpoint '" + checkpoint.string() + "': " + key + " is " + io::to_toml(a.get(key)) +
                      " in the checkpoint but " + io::to_toml(b.get(key)) +

@@ -160,9 +160,12 @@ RunSummary run_in(const RunConfig& config, const RunOptions& options,
     state.time_origin = initial.time;
     types = initial.types;
   }
+  // The softening per type applies to the particles' types (gravity_config.hpp).
+  gravity::GravityConfig gravity = config.gravity;
+  gravity.type_counts = types.resolved(static_cast<std::uint64_t>(particles.size()), "run").count;
   Simulation<Real> sim = ranks.distributed()
-                             ? Simulation<Real>(std::move(particles), ranks.solver<Real>(config.gravity), state)
-                             : make_simulation<Real>(std::move(particles), config.gravity, state,
+                             ? Simulation<Real>(std::move(particles), ranks.solver<Real>(gravity), state)
+                             : make_simulation<Real>(std::move(particles), gravity, state,
                                                      config.integration.block());
   integrate::configure_steps(sim, config);
   if (!accelerations.ax.empty()) sim.restore_accelerations(std::exchange(accelerations, {}));  // sim keeps a copy

@@ -66,6 +66,7 @@ io::SnapshotInfo snapshot_info(const integrate::RunConfig& config, const std::st
   io::SnapshotInfo info;
   info.units = unit_system(config.units);
   info.softening = config.gravity.softening;
+  if (config.gravity.per_type_softening()) info.softening_per_type = config.gravity.softening_classes().eps;
   info.softening_kernel = std::string(to_string(config.gravity.softening_kernel));
   info.theta = config.gravity.solver == "tree" ? config.gravity.theta : 0.0;
   info.solver = solver_name;

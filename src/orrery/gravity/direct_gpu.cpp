@@ -10,6 +10,7 @@
 #include "orrery/cuda/event_timer.hpp"
 #include "orrery/gravity/all_pairs_report.hpp"
 #include "orrery/gravity/dispatch.hpp"
+#include "orrery/gravity/per_type_softening.hpp"
 #include "orrery/gravity/solve_arguments.hpp"
 
 namespace orrery::gravity {
@@ -166,6 +167,7 @@ namespace {
 /// The solver `c` asks for, as either of its interfaces (Base).
 template <class Real, class Base>
 std::unique_ptr<Base> make_direct_gpu(const GravityConfig& c) {
+  if (c.per_type_softening()) refuse_per_type_softening("direct/cuda");
   return make_softened<DirectGpuSolver, Base>(c.softening_kernel, static_cast<Real>(c.softening), c.math);
 }
 }  // namespace

@@ -7,10 +7,12 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <string>
 
 #include "orrery/core/error.hpp"
 #include "orrery/cuda/device.hpp"
 #include "orrery/gravity/direct_solver.hpp"
+#include "orrery/gravity/per_type_softening.hpp"
 #include "orrery/gravity/reference_solver.hpp"
 #include "orrery/gravity/solver_factory.hpp"
 #include "support/test_particles.hpp"
@@ -223,6 +225,23 @@ TEST(DirectGpuSolver, InvalidDeviceIsARuntimeFailureNamingTheIndex) {
     FAIL() << "no exception for device " << bad;
   } catch (const RuntimeFailure& e) {
     EXPECT_NE(std::string(e.what()).find("device index " + std::to_string(bad)), std::string::npos) << e.what();
+  }
+}
+
+TEST(DirectGpuSolver, RefusesASofteningPerTypeNamingTheSolversThatComputeIt) {
+  // Refused before a device is touched (docs/softening.md: the CPU solvers compute it).
+  GravityConfig c;
+  c.softening_per_type[2] = 0.15;
+  for (int device = 0; device < 2; ++device) {
+    try {
+      if (device)
+        make_direct_cuda_device<float>(c);
+      else
+        make_direct_cuda<float>(c);
+      FAIL() << "no InputError";
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()), per_type_softening_refusal("direct/cuda"));
+    }
   }
 }
 

@@ -10,11 +10,14 @@
 // order and gets the same bits.
 // The arithmetic is xm:: (IEEE, explicit fma, no contraction): the same bits
 // under any compiler honouring -ffp-contract=off.
+// `soft` is the softening policy, or with a softening per type the target's
+// TargetSoftenings (core/pair_softening.hpp), looked up per source.
 #include <algorithm>
 #include <cstdint>
 
 #include "orrery/core/exact_math.hpp"
 #include "orrery/core/math_mode.hpp"
+#include "orrery/core/pair_softening.hpp"
 #include "orrery/core/particles.hpp"
 
 namespace orrery::gravity {
@@ -83,7 +86,7 @@ struct DirectTarget {
     for (int l = 0; l < kDirectLanes<Real>; ++l) {
       const std::int64_t j = std::min<std::int64_t>(j0 + l, last);
       sums.add(l, xm::sub(s.x[j], xi), xm::sub(s.y[j], yi), xm::sub(s.z[j], zi), s.mass[j], (j0 + l <= last) & (j != i),
-               soft);
+               source_softening(soft, j));
     }
   }
 
@@ -117,7 +120,7 @@ struct DirectTarget {
 #pragma omp simd
       for (int l = 0; l < W; ++l) {
         const std::int64_t j = j0 + l;
-        sums.add(l, xm::sub(x[j], xi), xm::sub(y[j], yi), xm::sub(z[j], zi), m[j], true, soft);
+        sums.add(l, xm::sub(x[j], xi), xm::sub(y[j], yi), xm::sub(z[j], zi), m[j], true, source_softening(soft, j));
       }
     }
   }

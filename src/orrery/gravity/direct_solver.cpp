@@ -3,51 +3,24 @@
 #include <chrono>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "orrery/core/error.hpp"
-#include "orrery/gravity/direct_kernel.hpp"
+#include "orrery/gravity/direct_loops.hpp"
+#include "orrery/gravity/direct_per_type.hpp"
 #include "orrery/gravity/all_pairs_report.hpp"
 #include "orrery/gravity/solve_arguments.hpp"
 
 namespace orrery::gravity {
 
-namespace {
-
-// Fewer targets than this (< ~50 us of work) run on one thread: starting a
-// parallel region costs more, and on a loaded machine much more. The result
-// does not depend on it (each target's sum is the same on any thread).
-constexpr std::int64_t kParallelTargets = 256;
-
-template <class Real, class Softening, bool WithPotential>
-void direct_all(const SourcesView<Real>& s, const AccelerationsView<Real>& out, const Softening& soft) {
-#pragma omp parallel for schedule(static) if (s.count >= kParallelTargets)
-  for (std::int64_t i = 0; i < s.count; ++i) {
-    const TargetField<Real> f = direct_field_at<Real, Softening, WithPotential>(i, s, soft);
-    out.ax[i] = f.ax;
-    out.ay[i] = f.ay;
-    out.az[i] = f.az;
-    if constexpr (WithPotential) out.potential[i] = f.potential;
-  }
-}
-
-template <class Real, class Softening, bool WithPotential>
-void direct_targets(const SourcesView<Real>& s, const TargetSet<Real>& t, const AccelerationsView<Real>& out,
-                    const Softening& soft) {
-#pragma omp parallel for schedule(static) if (t.count >= kParallelTargets)
-  for (std::int64_t k = 0; k < t.count; ++k) {
-    const DirectTarget<Real> at = t.index != nullptr ? DirectTarget<Real>(t.index[k], s) : DirectTarget<Real>(t.x[k], t.y[k], t.z[k]);
-    const TargetField<Real> f = direct_field_at<Real, Softening, WithPotential>(at, s, soft);
-    out.ax[k] = f.ax;
-    out.ay[k] = f.ay;
-    out.az[k] = f.az;
-    if constexpr (WithPotential) out.potential[k] = f.potential;
-  }
-}
-
-}  // namespace
-
 template <class Real, class Softening>
-DirectSolver<Real, Softening>::DirectSolver(Real eps) : softening_(validated_softening(eps)) {}
+DirectSolver<Real, Softening>::DirectSolver(Real eps, const std::optional<SofteningClasses>& per_type)
+    : softening_(validated_softening(eps)) {
+  if (per_type && !per_type->uniform()) {
+    per_type_ = validated_softening_classes(*per_type);
+    pairs_ = PairSoftenings<Softening>::template of<Real>(*per_type_);
+  }
+}
 
 template <class Real, class Softening>
 std::string DirectSolver<Real, Softening>::name() const {
@@ -60,11 +33,8 @@ SolverReport DirectSolver<Real, Softening>::solve(const SourcesView<Real>& sourc
                                                   const SolveOptions& options) {
   check_solve_arguments(name(), sources, out);
   const auto start = std::chrono::steady_clock::now();
-  if (options.potential && out.potential != nullptr) {
-    direct_all<Real, Softening, true>(sources, out, softening_);
-  } else {
-    direct_all<Real, Softening, false>(sources, out, softening_);
-  }
+  const bool potential = options.potential && out.potential != nullptr;
+  field(sources, TargetSet<Real>{}, out, potential);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return all_pairs_report(sources.count, options.per_target_counts, "direct", seconds);
 }
@@ -75,13 +45,19 @@ SolverReport DirectSolver<Real, Softening>::solve(const SourcesView<Real>& sourc
   if (targets.all()) return solve(sources, out, options);
   check_target_set(name(), sources, targets, out);
   const auto start = std::chrono::steady_clock::now();
-  if (options.potential && out.potential != nullptr) {
-    direct_targets<Real, Softening, true>(sources, targets, out, softening_);
-  } else {
-    direct_targets<Real, Softening, false>(sources, targets, out, softening_);
-  }
+  field(sources, targets, out, options.potential && out.potential != nullptr);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return all_pairs_report(sources.count, targets, options.per_target_counts, "direct", seconds);
+}
+
+template <class Real, class Softening>
+void DirectSolver<Real, Softening>::field(const SourcesView<Real>& sources, const TargetSet<Real>& targets,
+                                          const AccelerationsView<Real>& out, bool potential) const {
+  if (per_type_) {
+    direct_field_per_type(sources, targets, out, potential, pairs_, per_type_->of_sources(sources.count, name()).data());
+  } else {
+    direct_loops::field(sources, targets, out, potential, [&](std::int64_t) -> const Softening& { return softening_; });
+  }
 }
 
 template class DirectSolver<float, PlummerSoftening<float>>;

@@ -8,9 +8,14 @@
 // SolveOptions::potential and out.potential != nullptr (it costs ~10 %).
 // Determinism: bit-identical results for any number of threads, and for any
 // alignment of the input arrays.
+// With a softening per type (core/softening_classes.hpp) each pair takes the
+// policy of the larger of its two softenings, looked up per source; with
+// one softening for every type the solver runs the one-policy loops.
+#include <optional>
 #include <string>
 
 #include "orrery/core/softening.hpp"
+#include "orrery/core/softening_classes.hpp"
 #include "orrery/gravity/force_solver.hpp"
 #include "orrery/gravity/targets.hpp"
 
@@ -19,8 +24,10 @@ namespace orrery::gravity {
 template <class Real, class Softening>
 class DirectSolver final : public ForceSolver<Real> {
  public:
-  /// eps >= 0 is the Plummer-equivalent softening length.
-  explicit DirectSolver(Real eps);
+  /// eps >= 0 is the Plummer-equivalent softening length; per_type, when
+  /// given and not uniform, the softening of each type and the types'
+  /// counts, which every solve's sources must add up to (else InputError).
+  explicit DirectSolver(Real eps, const std::optional<SofteningClasses>& per_type = {});
   std::string name() const override;
   SolverReport solve(const SourcesView<Real>& sources, const AccelerationsView<Real>& out,
                      const SolveOptions& options = {}) override;
@@ -33,7 +40,13 @@ class DirectSolver final : public ForceSolver<Real> {
                      const AccelerationsView<Real>& out, const SolveOptions& options = {}) override;
 
  private:
+  /// The field at `targets` with one softening or a softening per type, chosen once per solve.
+  void field(const SourcesView<Real>& sources, const TargetSet<Real>& targets, const AccelerationsView<Real>& out,
+             bool potential) const;
+
   Softening softening_;
+  std::optional<SofteningClasses> per_type_;  // set only when not uniform
+  PairSoftenings<Softening> pairs_;           // of per_type_
 };
 
 extern template class DirectSolver<float, PlummerSoftening<float>>;

@@ -2,12 +2,14 @@
 // The parameters of a force evaluation, independent of where they came from
 // (a TOML file, Python, a test). io/config fills it from the [gravity] table;
 // make_solver() (solver_factory.hpp) turns it into a ForceSolver.
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
 
 #include "orrery/core/math_mode.hpp"
 #include "orrery/core/softening.hpp"
+#include "orrery/core/softening_classes.hpp"
 #include "orrery/bh/tree_params.hpp"
 
 namespace orrery::gravity {
@@ -16,12 +18,25 @@ enum class Precision : std::uint8_t { single, double_ };
 
 constexpr std::string_view to_string(Precision p) { return p == Precision::single ? "single" : "double"; }
 
+/// A type's softening that is not set: the type takes gravity.softening.
+inline constexpr double kUnsetSoftening = -1.0;
+
 struct GravityConfig {
   std::string solver = "direct";  // reference | direct | tree (solver_factory.cpp lists what is built)
   std::string backend = "cpu";    // cpu | cuda | auto
   Precision precision = Precision::single;
   double softening = 0.05;  // Plummer-equivalent softening length eps, >= 0 (code units)
   SofteningKind softening_kernel = SofteningKind::plummer;
+  // A softening per particle type (docs/softening.md): PartTypeN's eps, or
+  // kUnsetSoftening (the default) for gravity.softening. Any set makes the
+  // solvers apply GADGET-4's rule for a pair (the larger eps) unless every
+  // type ends up with the same eps.
+  std::array<double, kSofteningClasses> softening_per_type = {kUnsetSoftening, kUnsetSoftening, kUnsetSoftening,
+                                                               kUnsetSoftening, kUnsetSoftening, kUnsetSoftening};
+  // The particles' type counts (PartType0 first, contiguous), which the
+  // softening per type applies to: filled by whoever holds the particles (the
+  // run from its snapshot or checkpoint); all 0: every particle PartType1.
+  std::array<std::uint64_t, kSofteningClasses> type_counts{};
   MathMode math = MathMode::fast;  // device force kernels only; the host is always IEEE
   // Tree parameters (used by the tree solvers only).
   double theta = 0.5;          // opening angle, > 0
@@ -34,6 +49,16 @@ struct GravityConfig {
   // GPU tree walk (backend cuda, solver tree): tree_walk_gpu.hpp.
   std::string traversal = "coherent";  // coherent | independent
   int group_width = 32;                // coherent walk: lanes sharing a node index, 8 | 16 | 32 | 64
+
+  /// Each type's softening (softening_per_type, unset ones gravity.softening) and the type counts.
+  SofteningClasses softening_classes() const {
+    SofteningClasses c;
+    for (int t = 0; t < kSofteningClasses; ++t) c.eps[t] = softening_per_type[t] == kUnsetSoftening ? softening : softening_per_type[t];
+    c.count = type_counts;
+    return c;
+  }
+  /// Whether the solvers take a softening per type: the types' softenings differ.
+  bool per_type_softening() const { return !softening_classes().uniform(); }
 };
 
 }  // namespace orrery::gravity

@@ -3,10 +3,14 @@
 #include <omp.h>
 
 #include <chrono>
+#include <optional>
+#include <string>
+#include <type_traits>
 #include <vector>
 
 #include "orrery/core/compensated_sum.hpp"
 #include "orrery/core/error.hpp"
+#include "orrery/core/pair_softening.hpp"
 #include "orrery/gravity/dispatch.hpp"
 #include "orrery/gravity/all_pairs_report.hpp"
 #include "orrery/gravity/solve_arguments.hpp"
@@ -14,8 +18,10 @@
 namespace orrery::gravity {
 
 template <class Real>
-ReferenceSolver<Real>::ReferenceSolver(SofteningKind kernel, double eps)
-    : kernel_(kernel), eps_(validated_softening(eps)) {}
+ReferenceSolver<Real>::ReferenceSolver(SofteningKind kernel, double eps, const std::optional<SofteningClasses>& per_type)
+    : kernel_(kernel), eps_(validated_softening(eps)) {
+  if (per_type && !per_type->uniform()) per_type_ = validated_softening_classes(*per_type);
+}
 
 template <class Real>
 std::string ReferenceSolver<Real>::name() const {
@@ -36,7 +42,8 @@ struct DoubleField {
 };
 
 /// The field of all sources at (xi, yi, zi), source `self` excluded (-1: a
-/// point that is no source excludes none), compensated.
+/// point that is no source excludes none), compensated. soft: the policy, or
+/// the target's TargetSoftenings (core/pair_softening.hpp).
 template <class Softening>
 DoubleField reference_at(double xi, double yi, double zi, std::int64_t self, const DoubleSources& s,
                          const Softening& soft) {
@@ -45,7 +52,7 @@ DoubleField reference_at(double xi, double yi, double zi, std::int64_t self, con
   for (std::int64_t j = 0; j < n; ++j) {
     if (j == self) continue;  // the yardstick favours clarity over speed
     const double dx = s.x[j] - xi, dy = s.y[j] - yi, dz = s.z[j] - zi;
-    const auto ff = soft.template factors<MathMode::exact>(xm::norm2(dx, dy, dz));
+    const auto ff = source_softening(soft, j).template factors<MathMode::exact>(xm::norm2(dx, dy, dz));
     const double mf = s.m[j] * ff.f;
     ax += mf * dx;
     ay += mf * dy;
@@ -77,6 +84,28 @@ void reference_sum(const SourcesView<Real>& sources, std::int64_t count, const A
   }
 }
 
+/// Calls f(soft_of), soft_of(i) the softening argument of reference_at for
+/// a target that is source i (-1: a point, which has no softening of its
+/// own): the one policy, or with a softening per type the target's row of
+/// pair softenings (GADGET-4's larger of the two, core/softening_classes.hpp).
+template <class F>
+void with_targets_softening(SofteningKind kernel, double eps, const std::optional<SofteningClasses>& per_type,
+                            std::int64_t sources, const std::string& solver, const F& f) {
+  if (!per_type) {
+    with_softening<double>(kernel, eps, [&](const auto& soft) { f([&](std::int64_t) { return soft; }); });
+    return;
+  }
+  const std::vector<std::uint8_t> cls = per_type->of_sources(sources, solver);
+  with_softening<double>(kernel, eps, [&](const auto& soft) {
+    using Policy = std::decay_t<decltype(soft)>;
+    const auto pairs = PairSoftenings<Policy>::template of<double>(*per_type);
+    f([&](std::int64_t i) {
+      return TargetSoftenings<Policy, double>{pairs.row(i < 0 ? PairSoftenings<Policy>::kPointRow : int{cls[i]}),
+                                              cls.data()};
+    });
+  });
+}
+
 }  // namespace
 
 template <class Real>
@@ -85,9 +114,11 @@ SolverReport ReferenceSolver<Real>::solve(const SourcesView<Real>& sources, cons
   check_solve_arguments(name(), sources, out);
   const auto start = std::chrono::steady_clock::now();
   const bool potential = options.potential && out.potential != nullptr;
-  with_softening<double>(kernel_, eps_, [&](const auto& soft) {
-    reference_sum(sources, sources.count, out, potential,
-                  [&](std::int64_t i, const DoubleSources& s) { return reference_at(i, s, soft); });
+  // soft_of(c): the softening argument of a target of class c (kPointRow: a point).
+  with_targets_softening(kernel_, eps_, per_type_, sources.count, name(), [&](const auto& soft_of) {
+    reference_sum(sources, sources.count, out, potential, [&](std::int64_t i, const DoubleSources& s) {
+      return reference_at(i, s, soft_of(i));
+    });
   });
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return all_pairs_report(sources.count, options.per_target_counts, "reference", seconds);
@@ -100,12 +131,12 @@ SolverReport ReferenceSolver<Real>::solve(const SourcesView<Real>& sources, cons
   check_target_set(name(), sources, targets, out);
   const auto start = std::chrono::steady_clock::now();
   const bool potential = options.potential && out.potential != nullptr;
-  with_softening<double>(kernel_, eps_, [&](const auto& soft) {
+  with_targets_softening(kernel_, eps_, per_type_, sources.count, name(), [&](const auto& soft_of) {
     reference_sum(sources, targets.count, out, potential, [&](std::int64_t k, const DoubleSources& s) {
-      if (targets.index != nullptr) return reference_at(targets.index[k], s, soft);
+      if (targets.index != nullptr) return reference_at(targets.index[k], s, soft_of(targets.index[k]));
       // A point is converted to double as a source is, so one on a source gets its bits.
       return reference_at(static_cast<double>(targets.x[k]), static_cast<double>(targets.y[k]),
-                          static_cast<double>(targets.z[k]), -1, s, soft);
+                          static_cast<double>(targets.z[k]), -1, s, soft_of(-1));
     });
   });
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

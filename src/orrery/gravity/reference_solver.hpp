@@ -10,10 +10,12 @@
 // thread, so the result is bit-identical for any number of OpenMP threads.
 // Cost: O(N^2) with ~3x the work of DirectSolver<double>; for checks, not runs.
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 
 #include "orrery/core/softening.hpp"
+#include "orrery/core/softening_classes.hpp"
 #include "orrery/gravity/force_solver.hpp"
 
 namespace orrery::gravity {
@@ -21,8 +23,10 @@ namespace orrery::gravity {
 template <class Real>
 class ReferenceSolver final : public ForceSolver<Real> {
  public:
-  /// eps >= 0 is the Plummer-equivalent softening length of `kernel`.
-  ReferenceSolver(SofteningKind kernel, double eps);
+  /// eps >= 0 is the Plummer-equivalent softening length of `kernel`;
+  /// per_type, when given and not uniform, the softening of each type and
+  /// the types' counts (GADGET-4's rule: a pair takes the larger softening).
+  ReferenceSolver(SofteningKind kernel, double eps, const std::optional<SofteningClasses>& per_type = {});
   std::string name() const override;
   SolverReport solve(const SourcesView<Real>& sources, const AccelerationsView<Real>& out,
                      const SolveOptions& options = {}) override;
@@ -38,6 +42,7 @@ class ReferenceSolver final : public ForceSolver<Real> {
  private:
   SofteningKind kernel_;
   double eps_;
+  std::optional<SofteningClasses> per_type_;  // set only when not uniform
 };
 
 /// The reference accelerations at some of the sources only: for each k,

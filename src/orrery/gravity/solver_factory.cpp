@@ -1,11 +1,13 @@
 #include "orrery/gravity/solver_factory.hpp"
 
+#include <optional>
 #include <span>
 #include <string_view>
 
 #include "orrery/core/error.hpp"
 #include "orrery/gravity/direct_solver.hpp"
 #include "orrery/gravity/dispatch.hpp"
+#include "orrery/gravity/per_type_softening.hpp"
 #include "orrery/gravity/reference_solver.hpp"
 #include "orrery/gravity/tree_solver.hpp"
 #if defined(ORRERY_HAVE_CUDA)
@@ -52,9 +54,15 @@ struct SolverEntry {
   bool usable() const { return available == nullptr || available(); }
 };
 
+/// The softening per type a CPU solver takes: none when every type has gravity.softening.
+std::optional<SofteningClasses> per_type(const GravityConfig& c) {
+  if (!c.per_type_softening()) return std::nullopt;
+  return c.softening_classes();
+}
+
 template <class Real>
 std::unique_ptr<ForceSolver<Real>> make_reference(const GravityConfig& c) {
-  return std::make_unique<ReferenceSolver<Real>>(c.softening_kernel, c.softening);
+  return std::make_unique<ReferenceSolver<Real>>(c.softening_kernel, c.softening, per_type(c));
 }
 
 template <class Real>
@@ -76,8 +84,11 @@ std::unique_ptr<DeviceForceSolver<Real>> make_tree_cuda_device(const GravityConf
 
 template <class Real>
 std::unique_ptr<ForceSolver<Real>> make_direct_cpu(const GravityConfig& c) {
-  return make_softened<DirectSolver, ForceSolver<Real>>(c.softening_kernel, static_cast<Real>(c.softening));
+  return make_softened<DirectSolver, ForceSolver<Real>>(c.softening_kernel, static_cast<Real>(c.softening), per_type(c));
 }
+
+// The backends that compute a softening per type (docs/softening.md).
+constexpr std::string_view kPerTypeBackend = "cpu";
 
 // What this build provides, in order of preference within a backend.
 // To add a solver: one line {"name", "backend", &make<float>, &make<double>[, &available]}.
@@ -121,8 +132,12 @@ const SolverEntry* find(std::string_view solver, std::string_view backend) {
 }
 
 const SolverEntry& choose(const GravityConfig& c) {
+  const bool per_type = c.per_type_softening();
+  if (per_type && c.backend != "auto" && c.backend != kPerTypeBackend) refuse_per_type_softening(c.solver + "/" + c.backend);
   if (c.backend == "auto") {
     for (auto backend : kAutoOrder) {
+      // auto picks a backend that computes what was asked for.
+      if (per_type && backend != kPerTypeBackend) continue;
       const SolverEntry* e = find(c.solver, backend);
       if (e != nullptr && e->usable()) return *e;
     }

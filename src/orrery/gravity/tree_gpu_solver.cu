@@ -20,6 +20,7 @@
 #include "orrery/bh/walk.hpp"
 #include "orrery/bh/octree_build.hpp"
 #include "orrery/bh/octree_gpu.hpp"
+#include "orrery/gravity/per_type_softening.hpp"
 
 namespace orrery::gravity {
 namespace {
@@ -196,6 +197,7 @@ GpuTreeSolver<Real>::GpuTreeSolver(const GpuTreeSolverConfig& config) : config_(
     throw InputError("gravity.group_width = " + std::to_string(config.group_width) +
                      " is not supported; accepted: 8, 16, 32, 64");
   validated_softening(config.tree.softening);
+  if (config.tree.per_type && !config.tree.per_type->uniform()) refuse_per_type_softening("tree/cuda");
   device_ = cuda::current_device();
   state_ = std::make_unique<State>();
 }

@@ -12,6 +12,7 @@
 #include "orrery/core/error.hpp"
 #include "orrery/cuda/device.hpp"
 #include "orrery/gravity/tree_gpu_solver.hpp"
+#include "orrery/gravity/per_type_softening.hpp"
 #include "support/tree_gpu_test_support.hpp"
 
 namespace orrery::gravity {
@@ -274,6 +275,21 @@ TEST(GpuTreeSolver, RejectsInvalidConfigurationNamingTheKey) {
   Accelerations<float> out(3);
   const auto p = testing::uniform_cube(4, 35);
   EXPECT_THROW(s.solve(p.sources(), out.view()), InputError);  // 4 sources, 3 outputs
+}
+
+TEST(GpuTreeSolver, RefusesASofteningPerTypeNamingTheSolversThatComputeIt) {
+  // Refused before the solver touches a device (docs/softening.md: the CPU solvers compute it).
+  GpuTreeSolverConfig g;
+  g.tree.per_type = SofteningClasses{{0.5, 0.02, 0.15, 0.5, 0.5, 0.5}, {0, 10, 5, 0, 0, 0}};
+  try {
+    GpuTreeSolver<float> s(g);
+    FAIL() << "no InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), per_type_softening_refusal("tree/cuda"));
+  }
+  GravityConfig c;
+  c.softening_per_type[2] = 0.15;
+  EXPECT_THROW(GpuTreeSolver<double>{gpu_tree_config(c)}, InputError);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "orrery/bh/octree_build.hpp"
 #include "orrery/bh/walk.hpp"
 #include "orrery/bh/walk_all.hpp"
+#include "orrery/bh/walk_per_type.hpp"
 #include "orrery/gravity/solve_arguments.hpp"
 
 namespace orrery::gravity {
@@ -91,12 +92,15 @@ bh::TreeSolverConfig tree_solver_config(const GravityConfig& g) {
   c.softening = g.softening;
   c.softening_kind = g.softening_kernel;
   c.math = g.math;
+  if (g.per_type_softening()) c.per_type = g.softening_classes();
   return c;
 }
 
 template <class Real>
 TreeSolver<Real>::TreeSolver(const bh::TreeSolverConfig& config) : config_(config) {
   validated_softening(config.softening);
+  if (config_.per_type && config_.per_type->uniform()) config_.per_type.reset();  // the one-softening walk
+  if (config_.per_type) validated_softening_classes(*config_.per_type);
 }
 
 template <class Real>
@@ -138,6 +142,17 @@ SolverReport TreeSolver<Real>::solve(const SourcesView<Real>& s, const TargetSet
   }
   std::vector<Real> ax(n), ay(n), az(n), pot(options.potential ? n : 0);
   std::vector<InteractionCounts> counts(n);
+  // The walk of a set of targets: with one softening, or with a softening
+  // per type (bh/walk_per_type.hpp), chosen once per solve.
+  const std::vector<std::uint8_t> source_class =
+      config_.per_type ? config_.per_type->of_sources(s.count, name()) : std::vector<std::uint8_t>{};
+  const auto walk_set = [&](const bh::WalkTargets<Real>& w, bool potential, Real* wx, Real* wy, Real* wz, Real* wp,
+                            InteractionCounts* wc, const Real* ws) {
+    if (config_.per_type)
+      bh::walk_targets_per_type(tree_, w, config_, source_class.data(), potential, wx, wy, wz, wp, wc, ws);
+    else
+      bh::walk_targets(tree_, w, config_, potential, wx, wy, wz, wp, wc, ws);
+  };
   // The relative opening's scales, in walk order (see the class comment).
   std::vector<Real> scale;
   if (config_.tree.opening == bh::Opening::relative) {
@@ -157,18 +172,16 @@ SolverReport TreeSolver<Real>::solve(const SourcesView<Real>& s, const TargetSet
       const std::int64_t m = points ? n : s.count;
       std::vector<Real> bx(m), by(m), bz(m);
       std::vector<InteractionCounts> bc(m);
-      if (points)
-        bh::walk_targets(tree_, walk, config_, false, bx.data(), by.data(), bz.data(), static_cast<Real*>(nullptr), bc.data());
-      else
-        bh::walk_all(tree_, config_, false, bx.data(), by.data(), bz.data(), static_cast<Real*>(nullptr), bc.data());
+      walk_set(points ? walk : bh::every_source(tree_.view()), false, bx.data(), by.data(), bz.data(), nullptr, bc.data(),
+               nullptr);
       const double largest = given >= 0 ? given : largest_magnitude(m, bx.data(), by.data(), bz.data());
       relative_scales(n, points ? nullptr : walk.source, bx.data(), by.data(), bz.data(), largest, scale.data());
       report.add_phase("bootstrap walk", seconds_since(tb));
     }
   }
   const auto t0 = std::chrono::steady_clock::now();
-  bh::walk_targets(tree_, walk, config_, options.potential, ax.data(), ay.data(), az.data(), pot.data(), counts.data(),
-                   scale.empty() ? nullptr : scale.data());
+  walk_set(walk, options.potential, ax.data(), ay.data(), az.data(), pot.data(), counts.data(),
+           scale.empty() ? nullptr : scale.data());
   const auto t1 = std::chrono::steady_clock::now();
   report.add_phase("walk", std::chrono::duration<double>(t1 - t0).count());
   if (options.per_target_counts) report.per_target.resize(n);

@@ -5,6 +5,7 @@
 #include <charconv>
 #include <initializer_list>
 #include <type_traits>
+#include <utility>
 
 namespace orrery::io {
 
@@ -126,6 +127,23 @@ std::vector<KeySpec> build_schema() {
                "Newtonian beyond 2.8 eps).",
                {"plummer", "spline"}, {}, false,
                ORRERY_NAMED(gravity.softening_kernel, SofteningKind::plummer, SofteningKind::spline)});
+  // GADGET-4's softening classes, one per type (docs/softening.md).
+  constexpr auto per_type = [](auto type) {
+    constexpr int t = decltype(type)::value;
+    return KeySpec{"gravity.softening_per_type.PartType" + std::to_string(t), ValueType::real, gravity::kUnsetSoftening,
+                   "Softening length of particle type " + std::to_string(t) +
+                       " (PartType" + std::to_string(t) + ", in length units; GADGET-4's SofteningComovingClass" +
+                       std::to_string(t) + "). A pair is softened with the larger of its two softenings, a tree cell "
+                       "with the largest among its particles (docs/softening.md). Setting any type's softening works "
+                       "with the CPU solvers only.",
+                   {}, 0.0, false,
+                   [](const Value& v, RunConfig& c) { c.gravity.softening_per_type[t] = std::get<double>(v); },
+                   [](const RunConfig& c) { return Value(c.gravity.softening_per_type[t]); }, gravity::kUnsetSoftening,
+                   "unset: gravity.softening"};
+  };
+  [&]<int... T>(std::integer_sequence<int, T...>) {
+    (s.push_back(per_type(std::integral_constant<int, T>{})), ...);
+  }(std::make_integer_sequence<int, kSofteningClasses>{});
   s.push_back({"gravity.theta", ValueType::real, 0.5,
                "Opening angle of the tree solver: a cell is used as a whole when the target is farther from its "
                "centre of mass than size/theta + delta (Barnes' criterion, delta = centre of mass to cell centre). "
@@ -308,6 +326,7 @@ std::string KeySpec::accepted() const {
   }
   std::string out = type == ValueType::integer ? "an integer" : (type == ValueType::real ? "a number" : "a " + std::string(to_string(type)));
   if (min) out += (min_exclusive ? " > " : " >= ") + number(*min);
+  if (unset) out += ", or " + number(*unset) + " (" + unset_means + ")";
   return out;
 }
 
@@ -322,7 +341,7 @@ bool KeySpec::accepts(const Value& v) const {
   } else {
     return true;
   }
-  if (!min) return true;
+  if (!min || (unset && x == *unset)) return true;
   return min_exclusive ? x > *min : x >= *min;
 }
 

@@ -42,6 +42,9 @@ struct KeySpec {
   /// The value the run configuration holds for this key: the inverse of apply
   /// (read(c) applied to c changes nothing).
   Value (*read)(const integrate::RunConfig&) = nullptr;
+  /// Numbers: a value below min accepted as "not set" (the default), and what it means.
+  std::optional<double> unset = {};
+  std::string unset_means = {};
 
   /// What the key accepts, in words: "a number > 0", "one of: single, double".
   std::string accepted() const;

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <filesystem>
 #include <functional>
 #include <fstream>
@@ -76,6 +77,13 @@ tolerance = 0.005
 math = "exact"
 traversal = "independent"
 group_width = 16
+[gravity.softening_per_type]
+PartType0 = 0.0
+PartType1 = 0.01
+PartType2 = 0.02
+PartType3 = 0.03
+PartType4 = 0.04
+PartType5 = 0.05
 [integration]
 kind = "block"
 dt = 0.001
@@ -156,6 +164,28 @@ TEST(Config, WrongTypesNameKeyValueAndType) {
   EXPECT_CONTAINS(error_of([] { Config::defaults().set("integration.dt=fast"); }),
                   "integration.dt = fast has the wrong type; accepted: a number > 0");
   EXPECT_CONTAINS(error_of([] { Config::from_string("[gravity]\nsoftening = [1, 2]\n"); }), "gravity.softening = an array");
+}
+
+TEST(Config, SofteningPerTypeKeys) {
+  // A table of its own, or dotted keys, or --set; unset types take gravity.softening.
+  const Config c = Config::from_string("[gravity]\nsoftening = 0.05\n[gravity.softening_per_type]\nPartType2 = 0.01\n");
+  const auto g = c.run_config().gravity;
+  EXPECT_EQ(g.softening_classes().eps, (std::array<double, 6>{0.05, 0.05, 0.01, 0.05, 0.05, 0.05}));
+  EXPECT_TRUE(g.per_type_softening());
+  Config d = Config::defaults();
+  d.set("gravity.softening_per_type.PartType4=0.2");
+  EXPECT_EQ(d.run_config().gravity.softening_per_type[4], 0.2);
+  EXPECT_FALSE(Config::defaults().run_config().gravity.per_type_softening());
+  // Set to the one softening for every type: one softening.
+  d.set("gravity.softening_per_type.PartType4=0.05");
+  EXPECT_FALSE(d.run_config().gravity.per_type_softening());
+  // The dump writes them and reads back.
+  EXPECT_EQ(Config::from_string(c.to_toml()).run_config().gravity.softening_per_type, g.softening_per_type);
+  EXPECT_CONTAINS(error_of([] { Config::defaults().set("gravity.softening_per_type.PartType1=-0.5"); }),
+                  "gravity.softening_per_type.PartType1 = -0.5 is not accepted; accepted: a number >= 0, or -1 "
+                  "(unset: gravity.softening)");
+  EXPECT_CONTAINS(error_of([] { Config::from_string("[gravity.softening_per_type]\nPartType6 = 0.1\n"); }),
+                  "unknown key gravity.softening_per_type.PartType6 = 0.1; did you mean gravity.softening_per_type.PartType0?");
 }
 
 TEST(Config, OutOfRangeValuesNameKeyValueAndRange) {

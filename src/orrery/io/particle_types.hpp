@@ -5,7 +5,8 @@
 // reorders them), so a type is a contiguous range: PartType0 first, then 1,
 // ... 5. The six counts say where each type's range is; they travel with the
 // particles from the initial snapshot into every snapshot and checkpoint. All
-// types feel and make the same gravity (one softening for all).
+// types feel and make the same gravity, with one softening or a softening
+// per type (core/softening_classes.hpp, docs/softening.md).
 #include <array>
 #include <cstdint>
 #include <map>

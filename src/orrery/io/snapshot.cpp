@@ -12,6 +12,7 @@
 #include "orrery/io/atomic_file.hpp"
 #include "orrery/io/bounding_cube.hpp"
 #include "orrery/io/hdf5_util.hpp"
+#include "orrery/io/snapshot_softening.hpp"
 #include "orrery/io/snapshot_units.hpp"
 #include "orrery/io/validate_particles.hpp"
 
@@ -89,11 +90,7 @@ void write_parameters(const h5::Where& w, hid_t file, const SnapshotInfo& info, 
   h5::write_attr(w, g, "Time_GYR", info.units.time_gyr(info.time));
   h5::write_attr(w, g, "unit_system", info.units.name);
   h5::write_attr(w, g, "softening", info.softening);
-  // GADGET-4's softening classes, which pynbody reads as each particle's eps: one class for every type.
-  h5::write_attr(w, g, "SofteningComovingClass0", info.softening);
-  h5::write_attr(w, g, "SofteningMaxPhysClass0", info.softening);
-  for (int t = 0; t < kTypes; ++t)
-    h5::write_attr(w, g, ("SofteningClassOfPartType" + std::to_string(t)).c_str(), std::int32_t{0});
+  write_softening_classes(w, g, info.softening, info.softening_per_type);
   h5::write_attr(w, g, "softening_kernel", info.softening_kernel);
   h5::write_attr(w, g, "theta", info.theta);
   h5::write_attr(w, g, "solver", info.solver);
@@ -193,6 +190,7 @@ void read_parameters(const h5::Where& w, hid_t file, SnapshotInfo& info) {
   number("UnitVelocity_in_cm_per_s", u.velocity_cm_per_s);
   text("unit_system", unit_system);
   number("softening", info.softening);
+  info.softening_per_type = read_softening_classes(w, g);
   text("softening_kernel", info.softening_kernel);
   number("theta", info.theta);
   text("solver", info.solver);

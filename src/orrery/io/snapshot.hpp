@@ -13,16 +13,18 @@
 //                its units as pynbody and GADGET-4 state them (snapshot_units.hpp)
 //   /Parameters  UnitLength_in_cm, UnitMass_in_g, UnitVelocity_in_cm_per_s,
 //                GravityConstantInternal, Time_GYR, unit_system, BoundingBox
-//                (bounding_cube.hpp), softening,
-//                softening_kernel, theta, solver, precision, step, version, config
+//                (bounding_cube.hpp), softening, GADGET-4's softening classes
+//                (snapshot_softening.hpp), softening_kernel, theta, solver, precision, step, version, config
 //                (the full TOML text); strings fixed-length ASCII. No HubbleParam
 //                or OmegaLambda: pynbody would treat the run as cosmological.
 //
 // Writing goes through a temporary file renamed into place (atomic_file.hpp):
 // an existing file is never damaged. Reading validates everything and throws
 // InputError naming the file, the dataset and the problem.
+#include <array>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include "orrery/core/particles.hpp"
@@ -37,6 +39,8 @@ struct SnapshotInfo {
   std::int64_t step = 0;
   UnitSystem units;
   double softening = 0;  // code units
+  // The softening of each type PartType0..5 when they differ (docs/softening.md); none: `softening` for all.
+  std::optional<std::array<double, kParticleTypes>> softening_per_type;
   std::string softening_kernel = "plummer";
   double theta = 0;  // opening angle (0 for direct summation)
   std::string solver;

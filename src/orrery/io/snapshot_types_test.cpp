@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 #include <hdf5.h>
 
+#include <array>
+#include <optional>
+
 #include "orrery/io/snapshot.hpp"
 #include "orrery/io/snapshot_units.hpp"
 #include "orrery/io/test_files.hpp"
@@ -58,6 +61,52 @@ TEST(SnapshotTypes, CountsThatDoNotAddUpAreRefused) {
   info.types.count = {0, 5, 5, 0, 0, 0};
   expect_input_error([&] { write_snapshot(dir.path() / "s.h5", random_particles<double>(12, 5), info); },
                      {"s.h5", "add up to 10", "12 particles"});
+}
+
+double double_attr(const std::filesystem::path& path, const char* name) {
+  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  const hid_t o = H5Oopen(f, "Parameters", H5P_DEFAULT);
+  const hid_t a = H5Aopen(o, name, H5P_DEFAULT);
+  double v = -1;
+  H5Aread(a, H5T_NATIVE_DOUBLE, &v);
+  H5Aclose(a), H5Oclose(o), H5Fclose(f);
+  return v;
+}
+
+void set_double_attr(const std::filesystem::path& path, const char* name, double v) {
+  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  const hid_t o = H5Oopen(f, "Parameters", H5P_DEFAULT);
+  if (H5Aexists(o, name) > 0) H5Adelete(o, name);
+  const hid_t space = H5Screate(H5S_SCALAR);
+  const hid_t a = H5Acreate2(o, name, H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT);
+  H5Awrite(a, H5T_NATIVE_DOUBLE, &v);
+  H5Aclose(a), H5Sclose(space), H5Oclose(o), H5Fclose(f);
+}
+
+TEST(SnapshotTypes, ASofteningPerTypeIsWrittenAsGadget4SofteningClassesAndReadBack) {
+  ScratchDir dir;
+  const auto p = random_particles<double>(12, 5);
+  SnapshotInfo info;
+  info.types.count = {0, 8, 4, 0, 0, 0};
+  info.softening = 0.02;
+  info.softening_per_type = std::array<double, kParticleTypes>{0.02, 0.02, 0.1, 0.02, 0.02, 0.02};
+  const auto path = dir.path() / "soft.h5";
+  write_snapshot(path, p, info);
+  // Class N is type N: what GADGET-4 and pynbody read.
+  EXPECT_EQ(double_attr(path, "SofteningComovingClass2"), 0.1);
+  EXPECT_EQ(double_attr(path, "SofteningMaxPhysClass1"), 0.02);
+  EXPECT_EQ(read_snapshot<double>(path).info.softening_per_type, info.softening_per_type);
+  // One softening: one class, and nothing per type on reading.
+  info.softening_per_type.reset();
+  write_snapshot(path, p, info);
+  EXPECT_EQ(double_attr(path, "SofteningComovingClass0"), 0.02);
+  EXPECT_FALSE(read_snapshot<double>(path).info.softening_per_type);
+  // Another writer's classes: PartType1 in class 0 (0.02), PartType2 in class 0 too, then moved to a class of 0.3.
+  set_double_attr(path, "SofteningComovingClass0", 0.3);
+  EXPECT_EQ(read_snapshot<double>(path).info.softening_per_type, std::nullopt);  // still one class for all
+  set_double_attr(path, "SofteningComovingClass0", -0.3);
+  expect_input_error([&] { read_snapshot<double>(path); },
+                     {"soft.h5", "Parameters.SofteningComovingClass0", "-0.3", "accepted: a finite number >= 0"});
 }
 
 TEST(SnapshotUnits, DatasetsSayWhichPowerOfTheCodeUnitsTheyAreIn) {
