@@ -309,8 +309,10 @@ TEST(PerTypeSoftening, SubsetTargetsAndPointsKeepTheirBits) {
   const auto p = two_type_particles<float>();
   TreeSolver<float> tree(tree_config(0.5, c));
   DirectSolver<float, PlummerSoftening<float>> direct(float(c.eps[1]), c);
+  ReferenceSolver<float> reference(SofteningKind::plummer, c.eps[1], c);
   const std::vector<std::int64_t> some = {kN - 1, 0, kHalo, kHalo - 1, 42};
-  for (ForceSolver<float>* s : {static_cast<ForceSolver<float>*>(&tree), static_cast<ForceSolver<float>*>(&direct)}) {
+  for (ForceSolver<float>* s : {static_cast<ForceSolver<float>*>(&tree), static_cast<ForceSolver<float>*>(&direct),
+                                static_cast<ForceSolver<float>*>(&reference)}) {
     const auto all = solve(*s, p);
     Accelerations<float> part(some.size());
     s->solve(p.sources(), TargetSet<float>::of_sources(5, some.data()), part.view());
@@ -330,6 +332,9 @@ TEST(PerTypeSoftening, SubsetTargetsAndPointsKeepTheirBits) {
     ax += p.mass[j] * dx / std::pow(dx * dx + dy * dy + dz * dz + eps * eps, 1.5);
   }
   EXPECT_NEAR(at.ax[0], ax, 1e-4 * std::abs(ax));
+  Accelerations<float> ref_at(1);
+  reference.solve(p.sources(), TargetSet<float>::of_points(1, px.data(), py.data(), pz.data()), ref_at.view());
+  EXPECT_NEAR(ref_at.ax[0], ax, 1e-6 * std::abs(ax));
 }
 
 TEST(PerTypeSoftening, TypeCountsMustAddUpToTheSources) {
