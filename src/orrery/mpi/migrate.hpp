@@ -1,0 +1,26 @@
+#pragma once
+// Particle migration (docs/adr/0014 decision 4): every particle moves, with
+// every field (rank_particles.hpp), to the rank whose domain holds its key;
+// ids go with it, so a particle keeps its identity on any rank.
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "orrery/bh/morton.hpp"
+
+#include "orrery/mpi/communicator.hpp"
+#include "orrery/mpi/rank_particles.hpp"
+
+namespace orrery::mpi {
+
+/// Sends particle k to rank dest[k] (one MPI_Alltoallv of bytes); returns
+/// what this rank holds afterwards, in the order (source rank, then the
+/// order on the source): unsorted.
+template <class Real>
+RankParticles<Real> migrate(const RankParticles<Real>& mine, std::span<const int> dest, const Communicator& comm);
+
+/// The particles sorted by (key, id), one process's order, and their keys in `cube`.
+template <class Real>
+RankParticles<Real> sorted_by_key(const RankParticles<Real>& in, const bh::Cube& cube, std::vector<std::uint64_t>& keys);
+
+}  // namespace orrery::mpi

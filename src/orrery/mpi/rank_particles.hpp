@@ -1,0 +1,60 @@
+#pragma once
+// The particles one rank of a distributed tree holds (docs/adr/0014): its
+// domain's, with their identities (the one-process index, which breaks key
+// ties as one process's sort does), their last evaluation's results and its
+// exact work. Particles move between ranks whole, every field together.
+#include <cstdint>
+#include <numeric>
+#include <vector>
+
+#include "orrery/core/particles.hpp"
+
+namespace orrery::mpi {
+
+template <class Real>
+struct RankParticles {
+  Particles<Real> p;                 // positions, velocities, masses, ids
+  Accelerations<Real> a;             // the last evaluation's (the relative opening reads them)
+  std::vector<std::uint32_t> work;   // its particle-cell + particle-particle interactions
+
+  std::int64_t size() const { return p.size(); }
+  void resize(std::size_t n) {
+    p.resize(n);
+    for (auto* v : {&a.ax, &a.ay, &a.az, &a.potential}) v->resize(n);
+    work.resize(n);
+  }
+};
+
+/// Calls f(field...) for every per-particle vector of the sets, in one fixed
+/// order (the one list of them: migration and sorting use it).
+template <class F, class... Sets>
+void for_each_field(F&& f, Sets&... s) {
+  f(s.p.x...);
+  f(s.p.y...);
+  f(s.p.z...);
+  f(s.p.vx...);
+  f(s.p.vy...);
+  f(s.p.vz...);
+  f(s.p.mass...);
+  f(s.p.id...);
+  f(s.a.ax...);
+  f(s.a.ay...);
+  f(s.a.az...);
+  f(s.a.potential...);
+  f(s.work...);
+}
+
+/// The particles reordered: out[k] = in[order[k]], every field.
+template <class Real>
+RankParticles<Real> permuted(const RankParticles<Real>& in, const std::vector<std::int64_t>& order) {
+  RankParticles<Real> out;
+  out.resize(order.size());
+  for_each_field(
+      [&](auto& to, const auto& from) {
+        for (std::size_t k = 0; k < order.size(); ++k) to[k] = from[static_cast<std::size_t>(order[k])];
+      },
+      out, in);
+  return out;
+}
+
+}  // namespace orrery::mpi
