@@ -39,14 +39,8 @@ void expect_run_like_one_process(const Particles<Real>& p, bh::Opening opening, 
   integrate::Simulation<Real> one(p, std::make_unique<gravity::TreeSolver<Real>>(config), state);
   for (int s = 0; s < steps; ++s) one.step();
 
-  mpi::RankParticles<Real> mine;  // every K-th particle: the first solve migrates them
-  for (std::int64_t i = comm.rank(); i < p.size(); i += comm.size()) {
-    mine.p.x.push_back(p.x[i]), mine.p.y.push_back(p.y[i]), mine.p.z.push_back(p.z[i]);
-    mine.p.vx.push_back(p.vx[i]), mine.p.vy.push_back(p.vy[i]), mine.p.vz.push_back(p.vz[i]);
-    mine.p.mass.push_back(p.mass[i]);
-    mine.p.id.push_back(static_cast<std::uint64_t>(i));
-  }
-  mine.resize(mine.p.x.size());
+  // Every K-th particle: the first solve migrates them.
+  mpi::RankParticles<Real> mine = mpi::share_of(p, comm.rank(), comm.size());
   DistributedSteps<Real> run(std::move(mine), config, comm, dt);
   for (int s = 0; s < steps; ++s) run.step();
 

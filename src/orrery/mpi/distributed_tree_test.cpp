@@ -33,19 +33,9 @@ Particles<Real> input(const std::string& which, std::int64_t n) {
   return ic::to_precision<Real>(which == "hernquist" ? ic::hernquist_sphere(n, 19) : ic::plummer_collision(n, 19));
 }
 
-/// This rank's share of p before any decomposition: every K-th particle
-/// (so that the first solve migrates nearly all of them), ids = indices.
 template <class Real>
 mpi::RankParticles<Real> dealt(const Particles<Real>& p, const mpi::Communicator& comm) {
-  mpi::RankParticles<Real> s;
-  for (std::int64_t i = comm.rank(); i < p.size(); i += comm.size()) {
-    s.p.x.push_back(p.x[i]), s.p.y.push_back(p.y[i]), s.p.z.push_back(p.z[i]);
-    s.p.vx.push_back(p.vx[i]), s.p.vy.push_back(p.vy[i]), s.p.vz.push_back(p.vz[i]);
-    s.p.mass.push_back(p.mass[i]);
-    s.p.id.push_back(static_cast<std::uint64_t>(i));
-  }
-  s.resize(s.p.x.size());
-  return s;
+  return mpi::share_of(p, comm.rank(), comm.size());
 }
 
 bh::TreeSolverConfig config(bh::Opening opening, int multipole) {

@@ -25,6 +25,25 @@ struct RankParticles {
   }
 };
 
+/// A rank's share of particles that every rank holds, before any
+/// decomposition: every ranks-th from `rank` on, with ids their indices in
+/// `all` (one process's order, which breaks key ties). The first solve
+/// migrates them to their domains.
+template <class Real>
+RankParticles<Real> share_of(const Particles<Real>& all, int rank, int ranks) {
+  RankParticles<Real> s;
+  const std::int64_t n = all.size() > rank ? (all.size() - rank + ranks - 1) / ranks : 0;
+  s.resize(static_cast<std::size_t>(n));
+  for (std::int64_t k = 0; k < n; ++k) {
+    const auto i = static_cast<std::size_t>(rank + k * ranks);
+    s.p.x[k] = all.x[i], s.p.y[k] = all.y[i], s.p.z[k] = all.z[i];
+    s.p.vx[k] = all.vx[i], s.p.vy[k] = all.vy[i], s.p.vz[k] = all.vz[i];
+    s.p.mass[k] = all.mass[i];
+    s.p.id[k] = i;
+  }
+  return s;
+}
+
 /// Calls f(field...) for every per-particle vector of the sets, in one fixed
 /// order (the one list of them: migration and sorting use it).
 template <class F, class... Sets>
