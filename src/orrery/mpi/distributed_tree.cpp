@@ -56,24 +56,6 @@ std::vector<std::uint64_t> leaf_work(const TopTree& top, const RankParticles<Rea
   return w;
 }
 
-template <class Real>
-TargetDomain<Real> domain_of(const RankParticles<Real>& s, const std::vector<Real>& scale) {
-  TargetDomain<Real> d;
-  if (s.size() == 0) return d;
-  d.has_targets = 1;
-  d.box = {s.p.x[0], s.p.y[0], s.p.z[0], s.p.x[0], s.p.y[0], s.p.z[0]};
-  for (std::int64_t k = 0; k < s.size(); ++k) {
-    d.box.lo_x = std::min(d.box.lo_x, s.p.x[k]);
-    d.box.lo_y = std::min(d.box.lo_y, s.p.y[k]);
-    d.box.lo_z = std::min(d.box.lo_z, s.p.z[k]);
-    d.box.hi_x = std::max(d.box.hi_x, s.p.x[k]);
-    d.box.hi_y = std::max(d.box.hi_y, s.p.y[k]);
-    d.box.hi_z = std::max(d.box.hi_z, s.p.z[k]);
-  }
-  for (const Real v : scale) d.max_scale = std::max(d.max_scale, v);
-  return d;
-}
-
 }  // namespace
 
 template <class Real>
@@ -114,12 +96,14 @@ SolverReport DistributedTree<Real>::solve(RankParticles<Real>& particles, const 
   // One evaluation: the local essential trees for these scales, then the walk.
   const auto evaluate = [&](const std::vector<Real>& scale, bool potential) {
     auto te = Clock::now();
-    const auto domains = gather_domains(domain_of(s, scale), comm_);
+    std::vector<std::int64_t> at;
+    const auto domains = gather_domains(target_domains(s, scale, own), at, comm_);
     std::vector<std::byte> send;
     std::vector<std::int64_t> to(static_cast<std::size_t>(comm_.size()) + 1, 0), from;
     ByteWriter w(send);
     for (int q = 0; q < comm_.size(); ++q) {
-      if (q != rank) write_let(w, own, s, keys, domains[q], cube, options_.let_shrink);
+      const std::span<const TargetDomain<Real>> boxes(domains.data() + at[q], domains.data() + at[q + 1]);
+      if (q != rank) write_let(w, own, s, keys, boxes, cube, options_.let_shrink);
       to[q + 1] = static_cast<std::int64_t>(send.size());
     }
     const std::vector<std::byte> got = comm_.exchange(send, to, from);

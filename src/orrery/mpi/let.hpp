@@ -29,50 +29,70 @@
 
 namespace orrery::mpi {
 
-/// Where a rank's targets are: their box and their largest relative scale.
-template <class Real>
-struct TargetDomain {
+/// Where some of a rank's targets are: their box and their largest
+/// relative scale. A rank describes its targets by one per top leaf of its
+/// domain: a domain's pieces of the Morton curve can lie apart, and one box
+/// around them all would reach next to nearly every cell of the other ranks
+/// (measured: at K = 2 every particle was sent), while the boxes of its top
+/// leaves are as small as its cells.
+template <class Real> struct TargetDomain {
   bh::TargetBox<Real> box{};
   Real max_scale = 0;
-  std::uint8_t has_targets = 0;
 };
 
-/// Every rank's TargetDomain, in rank order.
+/// The boxes of the targets of each top leaf of a domain (its sorted
+/// particles `s`, scale their relative scales or empty), in leaf order.
 template <class Real>
-std::vector<TargetDomain<Real>> gather_domains(const TargetDomain<Real>& mine, const Communicator& comm);
+std::vector<TargetDomain<Real>> target_domains(const RankParticles<Real> &s,
+                                               const std::vector<Real> &scale,
+                                               const LocalTree<Real> &own);
 
-/// Writes what a rank with targets in `peer` needs of this rank's subtrees
-/// (their nodes from each top leaf down, and the particles of the leaves it
-/// may open) to w. shrink < 1 (tests only) shrinks the box about its centre:
-/// a deliberately too aggressive selection, which the walk must catch.
+/// Every rank's target domains; rank r's are [from[r], from[r + 1]).
 template <class Real>
-void write_let(ByteWriter& w, const LocalTree<Real>& own, const RankParticles<Real>& sorted,
-               std::span<const std::uint64_t> keys, const TargetDomain<Real>& peer, const bh::Cube& cube,
+std::vector<TargetDomain<Real>>
+gather_domains(const std::vector<TargetDomain<Real>> &mine,
+               std::vector<std::int64_t> &from, const Communicator &comm);
+
+/// Writes what a rank whose targets lie in the boxes `peer` needs of this
+/// rank's subtrees (their nodes from each top leaf down, and the particles
+/// of the leaves it may open: a node is opened unless every box accepts it)
+/// to w. shrink < 1 (tests only) shrinks each box about its centre: a
+/// deliberately too aggressive selection, which the walk must catch.
+template <class Real>
+void write_let(ByteWriter &w, const LocalTree<Real> &own,
+               const RankParticles<Real> &sorted,
+               std::span<const std::uint64_t> keys,
+               std::span<const TargetDomain<Real>> peer, const bh::Cube &cube,
                double shrink = 1.0);
 
 /// The walk's tree on one rank.
-template <class Real>
-struct AssembledTree {
-  bh::Octree<Real> tree;          // every node held, in global pre-order; own and received particles by (key, id)
-  std::vector<std::int32_t> own;  // the tree's index of own sorted particle k
-  std::vector<int> origin;        // the rank each node came from (this rank for the top tree's)
-  std::vector<std::uint8_t> complete;  // per node: its children or particles are here
-  std::int32_t poison = 0;        // the sentinel particle of the nodes that are not complete
+template <class Real> struct AssembledTree {
+  bh::Octree<Real> tree; // every node held, in global pre-order; own and
+                         // received particles by (key, id)
+  std::vector<std::int32_t> own; // the tree's index of own sorted particle k
+  std::vector<int>
+      origin; // the rank each node came from (this rank for the top tree's)
+  std::vector<std::uint8_t>
+      complete; // per node: its children or particles are here
+  std::int32_t poison =
+      0; // the sentinel particle of the nodes that are not complete
 };
 
 /// Assembles the top tree's internal nodes, this rank's subtrees and the
 /// bytes received (from[r] .. from[r + 1] from rank r, written by write_let).
 template <class Real>
-AssembledTree<Real> assemble_tree(const NodeRecords<Real>& top, const LocalTree<Real>& own,
-                                  const RankParticles<Real>& sorted, std::span<const std::uint64_t> keys,
-                                  std::span<const std::byte> received, std::span<const std::int64_t> from,
-                                  const bh::Cube& cube, const bh::TreeParams& params, int rank);
+AssembledTree<Real> assemble_tree(
+    const NodeRecords<Real> &top, const LocalTree<Real> &own,
+    const RankParticles<Real> &sorted, std::span<const std::uint64_t> keys,
+    std::span<const std::byte> received, std::span<const std::int64_t> from,
+    const bh::Cube &cube, const bh::TreeParams &params, int rank);
 
 /// Throws a RuntimeFailure naming the node that tree index `target` (walked
 /// at `scale`) opens although it was not sent, the rank it belongs to and
 /// this rank; called for a target whose walk returned NaN.
 template <class Real>
-[[noreturn]] void throw_missing_node(const AssembledTree<Real>& t, std::int32_t target, std::uint64_t id, Real scale,
-                                     int rank);
+[[noreturn]] void throw_missing_node(const AssembledTree<Real> &t,
+                                     std::int32_t target, std::uint64_t id,
+                                     Real scale, int rank);
 
-}  // namespace orrery::mpi
+} // namespace orrery::mpi
