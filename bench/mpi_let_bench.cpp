@@ -1,5 +1,5 @@
 // `mpirun -np K mpi_let_bench`: one leapfrog step over the distributed tree
-// (docs/adr/0014) split into its parts, and what a rank holds: the protocol
+// (docs/adr/0012) split into its parts, and what a rank holds: the protocol
 // of docs/performance/mpi.md, "Part 2". Every rank generates the same model
 // (the setup alone holds all N), keeps every K-th particle and runs the
 // steps of driver::DistributedSteps (kick, drift, the solve with its
@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "bench_stats.hpp"
+#include "mpi_bench_main.hpp"
 #include "orrery/gravity/tree_solver.hpp"
 #include "orrery/ic/hernquist.hpp"
 #include "orrery/ic/initial_conditions.hpp"
@@ -127,22 +128,9 @@ void run(const Args& a, int rank, int size) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
-  int rank = 0, size = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  const Args a = parse(argc, argv);
-  if (a.header && rank == 0)
-    std::printf("ranks,n,model,threads_per_rank,decomposition_s,migration_s,tree_s,exchange_s,walk_s,kick_drift_s,"
-                "slowest_step_s,step_s,step_spread,own_particles_max,held_particles_max,held_nodes_max,"
-                "let_bytes_received_max\n");
-  try {
-    run(a, rank, size);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "mpi_let_bench: rank %d: %s\n", rank, e.what());
-    MPI_Abort(MPI_COMM_WORLD, 1);
-  }
-  MPI_Finalize();
-  return 0;
+  return orrery::bench::mpi_bench_main(
+      argc, argv, "mpi_let_bench",
+      "ranks,n,model,threads_per_rank,decomposition_s,migration_s,tree_s,exchange_s,walk_s,kick_drift_s,"
+      "slowest_step_s,step_s,step_spread,own_particles_max,held_particles_max,held_nodes_max,let_bytes_received_max",
+      parse, run);
 }

@@ -1,5 +1,5 @@
 #pragma once
-// The kick-drift-kick leapfrog over a distributed tree (docs/adr/0014
+// The kick-drift-kick leapfrog over a distributed tree (docs/adr/0012
 // decision 4): each rank kicks and drifts only the particles of its domain
 // (integrate/leapfrog.hpp's element-wise steps, the one process's bits),
 // and each force solve first migrates the drifted particles to their new

@@ -1,6 +1,6 @@
 #pragma once
 // Messages of plain values as bytes, for the exchanges of a distributed tree
-// (docs/adr/0014): written and read back in the same order on the same kind
+// (docs/adr/0012): written and read back in the same order on the same kind
 // of machine, so a value arrives with the bits it left with.
 #include <cstddef>
 #include <cstdint>

@@ -1,6 +1,6 @@
 #pragma once
 // The Barnes-Hut solve over a tree distributed across the ranks, with local
-// essential trees (docs/adr/0014): each rank holds O(N/K) particles and the
+// essential trees (docs/adr/0012): each rank holds O(N/K) particles and the
 // nodes its targets' walks visit, and every target's acceleration,
 // potential and counters are bit-identical to one process's TreeSolver (and
 // so to any K). One solve:

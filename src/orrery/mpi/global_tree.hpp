@@ -1,6 +1,6 @@
 #pragma once
 // The top of the global octree, from integer counts all-reduced over the
-// ranks (cornerstone's method; docs/adr/0014 decision 1). A cell of it is
+// ranks (cornerstone's method; docs/adr/0012 decision 1). A cell of it is
 // split when its global count exceeds `bucket` and it is splittable by the
 // octree's own rule (more than one key, above the deepest level): since
 // bucket >= the leaf capacity, every cell it splits the octree splits too,

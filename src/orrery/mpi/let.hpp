@@ -1,5 +1,5 @@
 #pragma once
-// Local essential trees (docs/adr/0014 decision 3). Each rank sends every
+// Local essential trees (docs/adr/0012 decision 3). Each rank sends every
 // other rank the part of its own subtrees that the other rank's targets may
 // open: walking down from each of its top leaves, a node whose box test
 // (bh/opening_box.hpp's accepts_box: accepted by every target in the

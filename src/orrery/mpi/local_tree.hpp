@@ -1,5 +1,5 @@
 #pragma once
-// A rank's own part of the global octree (docs/adr/0014 decision 2): the
+// A rank's own part of the global octree (docs/adr/0012 decision 2): the
 // whole subtree of each top leaf of its domain, built from that leaf's
 // particles alone, which all live on this rank. The octree's split rule
 // decides a cell from the particles inside it, so below a top leaf these

@@ -1,5 +1,5 @@
 #pragma once
-// Particle migration (docs/adr/0014 decision 4): every particle moves, with
+// Particle migration (docs/adr/0012 decision 4): every particle moves, with
 // every field (rank_particles.hpp), to the rank whose domain holds its key;
 // ids go with it, so a particle keeps its identity on any rank.
 #include <cstdint>

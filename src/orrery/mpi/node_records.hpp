@@ -1,6 +1,6 @@
 #pragma once
 // Nodes of the global octree as a rank holds, sends and receives them
-// (docs/adr/0014): a node's cell (start key, level), its global particle
+// (docs/adr/0012): a node's cell (start key, level), its global particle
 // count, the values a walk reads (rounded once by their owner, so every rank
 // reads the owner's bits) and whether what lies below it is present
 // (`complete`: a leaf's particles, or an internal node's children). A walk

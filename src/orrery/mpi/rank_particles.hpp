@@ -1,5 +1,5 @@
 #pragma once
-// The particles one rank of a distributed tree holds (docs/adr/0014): its
+// The particles one rank of a distributed tree holds (docs/adr/0012): its
 // domain's, with their identities (the one-process index, which breaks key
 // ties as one process's sort does), their last evaluation's results and its
 // exact work. Particles move between ranks whole, every field together.

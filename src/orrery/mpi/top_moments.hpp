@@ -1,5 +1,5 @@
 #pragma once
-// The moments of the nodes that straddle ranks (docs/adr/0014 decision 2):
+// The moments of the nodes that straddle ranks (docs/adr/0012 decision 2):
 // the top tree's internal nodes. Every rank gathers the double moments of
 // every top leaf from its owner (bytes: no arithmetic on the way) and
 // combines each internal node from its children in child order, bottom up,
