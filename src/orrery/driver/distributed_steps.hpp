@@ -33,7 +33,7 @@ class DistributedSteps {
     integrate::kick(particles_.p, particles_.a, half);
   }
 
-  /// This rank's particles now (its domain's, by (key, id) at the last solve).
+  /// This rank's particles now (its domain's, by (key, index) at the last solve).
   const mpi::RankParticles<Real>& particles() const { return particles_; }
   const mpi::DistributedTree<Real>& tree() const { return tree_; }
 

@@ -49,9 +49,9 @@ void expect_run_like_one_process(const Particles<Real>& p, bh::Opening opening, 
   std::int64_t wrong = 0;
   std::vector<std::uint64_t> seen(static_cast<std::size_t>(p.size()), 0);
   for (std::int64_t k = 0; k < got.size(); ++k) {
-    const auto i = static_cast<std::size_t>(got.id[k]);
+    const auto i = static_cast<std::size_t>(run.particles().index[k]);
     ++seen[i];
-    wrong += !(same(got.x[k], want.x[i]) && same(got.y[k], want.y[i]) && same(got.z[k], want.z[i]) &&
+    wrong += !(got.id[k] == want.id[i] && same(got.x[k], want.x[i]) && same(got.y[k], want.y[i]) && same(got.z[k], want.z[i]) &&
                same(got.vx[k], want.vx[i]) && same(got.vy[k], want.vy[i]) && same(got.vz[k], want.vz[i]) &&
                same(got.mass[k], want.mass[i]));
   }

@@ -37,7 +37,7 @@ class DistributedTree {
   DistributedTree(const bh::TreeSolverConfig& config, Communicator comm, DistributedOptions options = {});
 
   /// Moves `particles` (this rank's, any of them) to their domains, sorted
-  /// by (key, id), and writes every particle's acceleration (potential with
+  /// by (key, index), and writes every particle's acceleration (potential with
   /// options.potential) into particles.a and its interactions into
   /// particles.work. Relative opening: options.previous_accelerations reads
   /// particles.a as a_old; otherwise a geometric walk first supplies it (as

@@ -53,8 +53,8 @@ void expect_one_process(const mpi::RankParticles<Real>& s, const SolverReport& g
   EXPECT_EQ(got.total, want_report.total) << what;
   std::int64_t wrong = 0;
   for (std::int64_t k = 0; k < s.size(); ++k) {
-    const auto i = static_cast<std::size_t>(s.p.id[k]);
-    const bool ok = same(s.a.ax[k], want.ax[i]) && same(s.a.ay[k], want.ay[i]) && same(s.a.az[k], want.az[i]) &&
+    const auto i = static_cast<std::size_t>(s.index[k]);
+    const bool ok = s.p.id[k] == i + 1 && same(s.a.ax[k], want.ax[i]) && same(s.a.ay[k], want.ay[i]) && same(s.a.az[k], want.az[i]) &&
                     same(s.a.potential[k], want.potential[i]) && got.per_target[k] == want_report.per_target[i];
     if (!ok && wrong++ == 0)
       ADD_FAILURE() << what << ": particle " << i << " a = " << s.a.ax[k] << " want " << want.ax[i] << ", visits "
@@ -174,9 +174,9 @@ TEST(DistributedTree, ParticlesThatCrossDomainsMigrateWithTheirIds) {
   Accelerations<Real> want(static_cast<std::size_t>(p.size()));
   const SolverReport want_report = one.solve(p.sources(), want.view(true), o);
   expect_one_process(s, got, want, want_report, one, dist, "after a drift");
-  // Every id is held once, by some rank.
+  // Every particle is held once, by some rank (ids checked above: the IC's, i + 1).
   std::vector<std::uint64_t> seen(static_cast<std::size_t>(p.size()), 0);
-  for (const auto id : s.p.id) ++seen[id];
+  for (const auto i : s.index) ++seen[i];
   comm.sum(seen);
   EXPECT_TRUE(std::all_of(seen.begin(), seen.end(), [](std::uint64_t c) { return c == 1; }));
 }

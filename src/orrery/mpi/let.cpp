@@ -48,16 +48,16 @@ void write_particles(ByteWriter &w, const LocalTree<Real> &own,
                       static_cast<std::size_t>(own.nodes.count[n])));
   };
   each(keys);
-  each(s.p.id);
+  each(s.index);
   each(s.p.x);
   each(s.p.y);
   each(s.p.z);
   each(s.p.mass);
 }
 
-/// A particle of the walk's tree: its order is (key, id), one process's.
+/// A particle of the walk's tree: its order is (key, index), one process's.
 template <class Real> struct Held {
-  std::uint64_t key, id;
+  std::uint64_t key, index;
   Real x, y, z, m;
   std::int64_t own; // own sorted index, -1 for a received one
 };
@@ -157,7 +157,7 @@ AssembledTree<Real> assemble_tree(
   std::vector<NodeRecords<Real>> got(static_cast<std::size_t>(ranks));
   std::vector<Held<Real>> held;
   for (std::int64_t k = 0; k < sorted.size(); ++k)
-    held.push_back({keys[k], sorted.p.id[k], sorted.p.x[k], sorted.p.y[k],
+    held.push_back({keys[k], sorted.index[k], sorted.p.x[k], sorted.p.y[k],
                     sorted.p.z[k], sorted.p.mass[k], k});
   for (int r = 0; r < ranks; ++r) {
     ByteReader in(received.subspan(from[r], from[r + 1] - from[r]));
@@ -165,20 +165,20 @@ AssembledTree<Real> assemble_tree(
       continue;
     got[r].read_append(in);
     const auto n = static_cast<std::size_t>(in.get<std::int64_t>());
-    std::vector<std::uint64_t> key(n), id(n);
+    std::vector<std::uint64_t> key(n), index(n);
     std::vector<Real> x(n), y(n), z(n), m(n);
     in.get(std::span(key));
-    in.get(std::span(id));
+    in.get(std::span(index));
     in.get(std::span(x));
     in.get(std::span(y));
     in.get(std::span(z));
     in.get(std::span(m));
     for (std::size_t j = 0; j < n; ++j)
-      held.push_back({key[j], id[j], x[j], y[j], z[j], m[j], -1});
+      held.push_back({key[j], index[j], x[j], y[j], z[j], m[j], -1});
   }
   std::sort(held.begin(), held.end(),
             [](const Held<Real> &a, const Held<Real> &b) {
-              return a.key != b.key ? a.key < b.key : a.id < b.id;
+              return a.key != b.key ? a.key < b.key : a.index < b.index;
             });
 
   // The nodes: (records, index, origin), sorted into global pre-order.

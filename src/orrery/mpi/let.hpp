@@ -68,7 +68,7 @@ void write_let(ByteWriter &w, const LocalTree<Real> &own,
 /// The walk's tree on one rank.
 template <class Real> struct AssembledTree {
   bh::Octree<Real> tree; // every node held, in global pre-order; own and
-                         // received particles by (key, id)
+                         // received particles by (key, index)
   std::vector<std::int32_t> own; // the tree's index of own sorted particle k
   std::vector<int>
       origin; // the rank each node came from (this rank for the top tree's)

@@ -27,7 +27,7 @@ struct LocalTree {
 };
 
 /// The subtrees of top leaves [leaf_begin, leaf_end) (top.leaves order) over
-/// the rank's particles sorted by (key, id), `keys` their keys in `cube`.
+/// the rank's particles sorted by (key, index), `keys` their keys in `cube`.
 /// Every particle of those leaves must be here: a count that differs from
 /// the top tree's is a RuntimeFailure naming the leaf.
 template <class Real>

@@ -49,7 +49,7 @@ RankParticles<Real> sorted_by_key(const RankParticles<Real>& in, const bh::Cube&
   std::vector<std::int64_t> order(n);
   std::iota(order.begin(), order.end(), 0);
   std::sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) {
-    return k[a] != k[b] ? k[a] < k[b] : in.p.id[a] < in.p.id[b];
+    return k[a] != k[b] ? k[a] < k[b] : in.index[a] < in.index[b];
   });
   keys.resize(n);
   for (std::size_t j = 0; j < n; ++j) keys[j] = k[static_cast<std::size_t>(order[j])];

@@ -19,7 +19,7 @@ namespace orrery::mpi {
 template <class Real>
 RankParticles<Real> migrate(const RankParticles<Real>& mine, std::span<const int> dest, const Communicator& comm);
 
-/// The particles sorted by (key, id), one process's order, and their keys in `cube`.
+/// The particles sorted by (key, index), one process's order, and their keys in `cube`.
 template <class Real>
 RankParticles<Real> sorted_by_key(const RankParticles<Real>& in, const bh::Cube& cube, std::vector<std::uint64_t>& keys);
 
