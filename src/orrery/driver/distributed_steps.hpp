@@ -11,17 +11,22 @@
 
 #include "orrery/integrate/leapfrog.hpp"
 #include "orrery/mpi/distributed_tree.hpp"
+#include "orrery/mpi/migrate.hpp"
 
 namespace orrery::driver {
 
 template <class Real>
 class DistributedSteps {
  public:
-  /// `mine`: this rank's share of the particles (any share; ids = the
-  /// one-process indices). Collective: the first solve runs here.
-  DistributedSteps(mpi::RankParticles<Real> mine, const bh::TreeSolverConfig& config, mpi::Communicator comm, double dt)
-      : tree_(config, comm), particles_(std::move(mine)), dt_(dt) {
-    solve();
+  /// `mine`: this rank's share of the particles (any share, with their
+  /// one-process indices). Collective: the first solve runs here, unless
+  /// `restored` (a restart: mine.a holds the accelerations of the saved
+  /// positions, which the first kick uses and the next solve reads as the
+  /// previous ones, as Simulation::restore_accelerations does).
+  DistributedSteps(mpi::RankParticles<Real> mine, const bh::TreeSolverConfig& config, mpi::Communicator comm, double dt,
+                   bool restored = false)
+      : tree_(config, comm), comm_(comm), particles_(std::move(mine)), dt_(dt), solved_(restored) {
+    if (!restored) solve();
   }
 
   /// One step. Collective.
@@ -36,6 +41,9 @@ class DistributedSteps {
   /// This rank's particles now (its domain's, by (key, index) at the last solve).
   const mpi::RankParticles<Real>& particles() const { return particles_; }
   const mpi::DistributedTree<Real>& tree() const { return tree_; }
+  /// Every particle in one process's order on every rank (an output step's
+  /// snapshot or checkpoint; mpi::gathered_in_index_order). Collective.
+  mpi::RankParticles<Real> gathered() const { return mpi::gathered_in_index_order(particles_, comm_); }
 
  private:
   void solve() {
@@ -47,9 +55,10 @@ class DistributedSteps {
   }
 
   mpi::DistributedTree<Real> tree_;
+  mpi::Communicator comm_;
   mpi::RankParticles<Real> particles_;
   double dt_;
-  bool solved_ = false;
+  bool solved_;
 };
 
 }  // namespace orrery::driver
