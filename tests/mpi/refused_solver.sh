@@ -12,4 +12,13 @@ on_ranks 2 run "${small_run[@]}" --set gravity.solver=reference --set output.dir
 grep -Eq '^orrery: error: rank [01] of 2: reference/cpu/plummer cannot split its targets .*accepted under mpirun' .stderr ||
   fail "no line naming the rank, the solver and what is accepted: $(cat .stderr)"
 [ ! -e out ] || fail "the refused run wrote $(ls out)"
-echo "a solver without targets: refused with status 2 before any output"
+
+# The distributed tree (docs/adr/0012) is the CPU tree's alone.
+status=0
+on_ranks 2 run "${small_run[@]}" --set gravity.solver=direct --set gravity.mpi_layout=distributed \
+  --set output.directory=out >/dev/null 2>.stderr || status=$?
+[ "$status" -eq 2 ] || fail "mpi_layout = distributed with the direct solver: exit status $status, expected 2"
+grep -Eq '^orrery: error: rank [01] of 2: gravity.mpi_layout = "distributed" with gravity.solver = "direct".*accepted: solver "tree" on the CPU' .stderr ||
+  fail "no line naming the layout, the solver and what is accepted: $(cat .stderr)"
+[ ! -e out ] || fail "the refused run wrote $(ls out)"
+echo "a solver without targets, and the distributed layout without the CPU tree: refused with status 2 before any output"

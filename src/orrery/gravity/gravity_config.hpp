@@ -16,6 +16,13 @@ enum class Precision : std::uint8_t { single, double_ };
 
 constexpr std::string_view to_string(Precision p) { return p == Precision::single ? "single" : "double"; }
 
+/// How an MPI run spreads the force solve over its ranks: every rank holds
+/// every particle and walks a share of the targets (docs/adr/0013), or the
+/// CPU tree itself is distributed with local essential trees (docs/adr/0012).
+enum class RankLayout : std::uint8_t { replicated, distributed };
+
+constexpr std::string_view to_string(RankLayout l) { return l == RankLayout::replicated ? "replicated" : "distributed"; }
+
 struct GravityConfig {
   std::string solver = "direct";  // reference | direct | tree (solver_factory.cpp lists what is built)
   std::string backend = "cpu";    // cpu | cuda | auto
@@ -34,6 +41,8 @@ struct GravityConfig {
   // GPU tree walk (backend cuda, solver tree): tree_walk_gpu.hpp.
   std::string traversal = "coherent";  // coherent | independent
   int group_width = 32;                // coherent walk: lanes sharing a node index, 8 | 16 | 32 | 64
+  // Under mpirun only; a single process ignores it.
+  RankLayout mpi_layout = RankLayout::replicated;
 };
 
 }  // namespace orrery::gravity
