@@ -7,6 +7,7 @@
 // node that was not sent; particles that move across domains between solves.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <string>
@@ -18,6 +19,8 @@
 #include "orrery/ic/hernquist.hpp"
 #include "orrery/ic/initial_conditions.hpp"
 #include "orrery/mpi/distributed_tree.hpp"
+#include "orrery/bh/build_steps.hpp"
+#include "orrery/mpi/global_tree.hpp"
 #include "support/replicated_checks.hpp"
 
 namespace orrery {
@@ -120,6 +123,30 @@ TEST(DistributedTree, GeometricQuadrupoleIsOneProcessBitForBit) {
 TEST(DistributedTree, RelativeIsOneProcessBitForBit) {
   expect_bits<float>("hernquist", 3000, bh::Opening::relative, 1);
   expect_bits<double>("collision", 3000, bh::Opening::relative, 2);
+}
+
+// The top tree is a function of every particle's key alone: dealt to the
+// ranks every K-th, or all held by the last rank, the keys give the same
+// nodes, counts and escape indices (decision 1 of docs/adr/0012).
+TEST(DistributedTree, TheTopTreeDoesNotDependOnWhichRankHoldsWhat) {
+  const auto comm = mpi::Communicator::world();
+  const Particles<double> p = input<double>("collision", 3000);
+  const bh::Cube cube = bh::cube_from_box(-20, -20, -20, 20, 20, 20);
+  std::vector<std::uint64_t> dealt_keys, last_keys;
+  for (std::int64_t i = 0; i < p.size(); ++i) {
+    const std::uint64_t k = bh::position_key(p.x[i], p.y[i], p.z[i], cube);
+    if (i % comm.size() == comm.rank()) dealt_keys.push_back(k);
+    if (comm.rank() == comm.size() - 1) last_keys.push_back(k);
+  }
+  std::sort(dealt_keys.begin(), dealt_keys.end());
+  std::sort(last_keys.begin(), last_keys.end());
+  const mpi::TopTree a = mpi::build_top_tree(dealt_keys, 40, comm), b = mpi::build_top_tree(last_keys, 40, comm);
+  EXPECT_GT(a.leaves.size(), 20u);
+  EXPECT_EQ(a.key, b.key);
+  EXPECT_EQ(a.level, b.level);
+  EXPECT_EQ(a.count, b.count);
+  EXPECT_EQ(a.next, b.next);
+  EXPECT_EQ(a.leaves, b.leaves);
 }
 
 // Boxes shrunk to their centres select too little: some walk opens a node
