@@ -109,6 +109,7 @@ SolverReport DistributedTree<Real>::solve(RankParticles<Real>& particles, const 
     const std::vector<std::byte> got = comm_.exchange(send, to, from);
     let_bytes_ = static_cast<std::int64_t>(got.size());
     tree_ = assemble_tree(top_nodes, own, s, keys, got, from, cube, params, rank);
+    check_budget(static_cast<std::int64_t>(tree_.tree.x.size()) - 1, static_cast<std::int64_t>(n));
     report.add_phase("exchange", since(te));
     te = Clock::now();
     const bh::WalkTargets<Real> targets{static_cast<std::int32_t>(n), tree_.own.data()};
@@ -158,6 +159,23 @@ SolverReport DistributedTree<Real>::solve(RankParticles<Real>& particles, const 
   s.a.potential = options.potential ? std::move(pot) : std::vector<Real>(n, Real(0));
   particles = std::move(s);
   return report;
+}
+
+template <class Real>
+void DistributedTree<Real>::check_budget(std::int64_t held, std::int64_t own) const {
+  const std::int64_t limit = options_.max_held_particles;
+  if (limit <= 0) return;
+  // Collective, so that every rank stops together.
+  const int worst = comm_.max(held > limit ? comm_.size() - comm_.rank() : 0);
+  if (worst == 0) return;
+  const int r = comm_.size() - worst;
+  if (r == comm_.rank())
+    throw InputError("rank " + std::to_string(r) + " of " + std::to_string(comm_.size()) + " holds " +
+                     std::to_string(held) + " particles (" + std::to_string(own) + " of its domain, " +
+                     std::to_string(held - own) + " received), more than the limit of " + std::to_string(limit) +
+                     " a rank may hold; accepted: more ranks, or a larger limit");
+  throw InputError("rank " + std::to_string(comm_.rank()) + " stops: rank " + std::to_string(r) +
+                   " holds more particles than the limit of " + std::to_string(limit) + " (that rank says how many)");
 }
 
 template class DistributedTree<float>;

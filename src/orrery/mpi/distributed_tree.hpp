@@ -27,8 +27,12 @@ namespace orrery::mpi {
 
 /// For tests: let_shrink < 1 selects the local essential trees for boxes
 /// shrunk by that factor about their centres (too aggressive on purpose).
+/// max_held_particles > 0: the most particles a rank may hold in its walk's
+/// tree (its own and those received), a memory budget; a solve past it on
+/// any rank stops every rank with an error naming the rank and the counts.
 struct DistributedOptions {
   double let_shrink = 1.0;
+  std::int64_t max_held_particles = 0;
 };
 
 template <class Real>
@@ -52,6 +56,8 @@ class DistributedTree {
   std::int64_t last_let_bytes() const { return let_bytes_; }
 
  private:
+  void check_budget(std::int64_t held, std::int64_t own) const;
+
   bh::TreeSolverConfig config_;
   Communicator comm_;
   DistributedOptions options_;
