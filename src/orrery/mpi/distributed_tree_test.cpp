@@ -150,6 +150,12 @@ TEST(DistributedTree, TheTopTreeDoesNotDependOnWhichRankHoldsWhat) {
   EXPECT_EQ(a.leaves, b.leaves);
 }
 
+// Fewer top leaves than ranks (N = 5 and 40): some ranks own no domain and
+// walk nothing, and every particle still gets one process's bits.
+TEST(DistributedTree, RanksWithoutADomainWalkNothing) {
+  for (const std::int64_t n : {5, 40}) expect_bits<double>("hernquist", n, bh::Opening::geometric, 2);
+}
+
 // A memory budget below N: one rank cannot hold the run, several can (each
 // holds its domain and what the others send it, O(N/K + LET); at small N the
 // LET is large: at N = 3000 a rank of two held 95 %; at 20000, 77 % on 2
