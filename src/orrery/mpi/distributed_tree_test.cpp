@@ -32,9 +32,15 @@ bool same(Real a, Real b) {
   return std::memcmp(&a, &b, sizeof(Real)) == 0;
 }
 
+/// "hernquist", "collision", or "one point" (a Hernquist halo's masses and
+/// velocities, every position the same: DESIGN contract 7's degenerate case).
 template <class Real>
 Particles<Real> input(const std::string& which, std::int64_t n) {
-  return ic::to_precision<Real>(which == "hernquist" ? ic::hernquist_sphere(n, 19) : ic::plummer_collision(n, 19));
+  Particles<Real> p =
+      ic::to_precision<Real>(which == "collision" ? ic::plummer_collision(n, 19) : ic::hernquist_sphere(n, 19));
+  if (which == "one point")
+    for (std::int64_t i = 0; i < n; ++i) p.x[i] = p.y[i] = p.z[i] = Real(0.25);
+  return p;
 }
 
 template <class Real>
@@ -154,6 +160,11 @@ TEST(DistributedTree, TheTopTreeDoesNotDependOnWhichRankHoldsWhat) {
 // walk nothing, and every particle still gets one process's bits.
 TEST(DistributedTree, RanksWithoutADomainWalkNothing) {
   for (const std::int64_t n : {5, 40}) expect_bits<double>("hernquist", n, bh::Opening::geometric, 2);
+}
+
+// Every particle at one point: one oversized leaf on one rank, the others idle.
+TEST(DistributedTree, AllParticlesAtOnePointAreOneProcesssLeaf) {
+  expect_bits<float>("one point", 200, bh::Opening::geometric, 1);
 }
 
 // A memory budget below N: one rank cannot hold the run, several can (each

@@ -40,7 +40,9 @@ LocalTree<Real> build_local_tree(const RankParticles<Real>& s, std::span<const s
     out.roots.push_back(base);
     const SourcesView<Real> leaf{e - b, s.p.x.data() + b, s.p.y.data() + b, s.p.z.data() + b, s.p.mass.data() + b};
     std::vector<bh::NodeMoments> mo;
-    const bh::Octree<Real> t = bh::build_octree(leaf, params, nullptr, &cube, &mo);
+    // A cube of side 0 (every particle at one point) is refused from outside,
+    // but it is then every leaf's own bounding cube, which the build takes.
+    const bh::Octree<Real> t = bh::build_octree(leaf, params, nullptr, cube.side > 0 ? &cube : nullptr, &mo);
     if (t.num_nodes() == 1) {
       // The leaf is not split (at most cap particles, or one key): the build
       // over its particles alone made the root cube its one leaf, so its
