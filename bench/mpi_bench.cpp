@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "bench_stats.hpp"
+#include "mpi_bench_main.hpp"
 #include "orrery/diag/diagnostics.hpp"
 #include "orrery/gravity/dispatch.hpp"
 #include "orrery/gravity/solver_factory.hpp"
@@ -136,21 +137,11 @@ void run(const Args& a, int rank, int size) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
-  int rank = 0, size = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  const Args a = parse(argc, argv);
-  if (a.header && rank == 0)
-    std::printf("ranks,n,backend,precision,threads_per_rank,split_s,build_s,transfer_s,walk_s,wait_s,allgather_s,"
-                "kick_drift_s,diagnostics_s,slowest_walk_s,step_s,step_spread,bytes_received_per_rank\n");
-  try {
-    gravity::with_precision(a.gravity.precision, [&](auto real) { run<decltype(real)>(a, rank, size); });
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "mpi_bench: rank %d: %s\n", rank, e.what());
-    MPI_Abort(MPI_COMM_WORLD, 1);
-  }
-  MPI_Finalize();
-  return 0;
+  return orrery::bench::mpi_bench_main(
+      argc, argv, "mpi_bench",
+      "ranks,n,backend,precision,threads_per_rank,split_s,build_s,transfer_s,walk_s,wait_s,allgather_s,"
+      "kick_drift_s,diagnostics_s,slowest_walk_s,step_s,step_spread,bytes_received_per_rank",
+      parse, [](const Args& a, int rank, int size) {
+        gravity::with_precision(a.gravity.precision, [&](auto real) { run<decltype(real)>(a, rank, size); });
+      });
 }

@@ -4,15 +4,18 @@
 # that never stopped: tests/restart): every snapshot of both legs is
 # byte-identical. Each run writes to a directory of the same name ("out", in
 # its own folder) so the configuration stored in the snapshots is the same text.
+# Arguments are added to every run's (mpi.restart_other_k_distributed:
+# --set gravity.mpi_layout=distributed, which one process ignores).
 source "$(dirname "$0")/../cli/lib.sh"
 source "$(dirname "$0")/lib.sh"
+tree_run=("${tree_run[@]}" "$@")
 
 mkdir one ranks
 (cd one && "$ORRERY" run "${tree_run[@]}" --set integration.t_end=0.25 --set output.directory=out >/dev/null)
 (cd ranks && on_ranks 3 run "${tree_run[@]}" --set integration.t_end=0.25 --set output.directory=out >/dev/null)
 checkpoint=$(cd ranks && ls out/checkpoint_*.orrck)
-(cd one && "$ORRERY" run --restart "$checkpoint" --set integration.t_end=0.5 >/dev/null)
-(cd ranks && on_ranks 2 run --restart "$checkpoint" --set integration.t_end=0.5 >/dev/null)
+(cd one && "$ORRERY" run --restart "$checkpoint" --set integration.t_end=0.5 "$@" >/dev/null)
+(cd ranks && on_ranks 2 run --restart "$checkpoint" --set integration.t_end=0.5 "$@" >/dev/null)
 cmp -s "one/$checkpoint" "ranks/$checkpoint" && fail "two runs share a run identity: the comparison below proves nothing new"
 [ "$(ls one/out/*.orrck | sed 's,.*/,,')" = "$(ls ranks/out/*.orrck | sed 's,.*/,,')" ] ||
   fail "the checkpoints differ in name: $(ls one/out ranks/out)"

@@ -33,9 +33,12 @@ ORRERY_HDI Cube cube_from_box(double xmin, double ymin, double zmin, double xmax
 
 /// Whether a point lies in cube c, faces included: the test both builds make
 /// of a source when the cube is given from outside (the MPI ranks' global one).
+/// v - lo <= side, not v <= lo + side: a bounding cube's side is the rounded
+/// difference max - min (cube_from_box), and lo + side may round below the
+/// maximum; the subtraction is monotone, so every point of the box passes.
 ORRERY_HDI bool in_cube(double x, double y, double z, const Cube& c) {
-  return (x >= c.x0) & (x <= xm::add(c.x0, c.side)) & (y >= c.y0) & (y <= xm::add(c.y0, c.side)) & (z >= c.z0) &
-         (z <= xm::add(c.z0, c.side));
+  return (x >= c.x0) & (xm::sub(x, c.x0) <= c.side) & (y >= c.y0) & (xm::sub(y, c.y0) <= c.side) & (z >= c.z0) &
+         (xm::sub(z, c.z0) <= c.side);
 }
 
 /// Moments of a node in double, before they are rounded to the tree's precision.

@@ -115,7 +115,7 @@ LevelLists level_lists(const std::vector<std::int32_t>& level, int depth) {
 /// 1, then next) in child order, the operands and the order of the GPU's
 /// climb; each node is then rounded into the pre-order arrays.
 template <bool Quad, class Real>
-void build_moments(Octree<Real>& tree) {
+std::vector<NodeMoments> build_moments(Octree<Real>& tree) {
   const std::int32_t num_nodes = tree.num_nodes();
   const LevelLists lists = level_lists(tree.level, tree.depth);
   std::vector<NodeMoments> mo(num_nodes);
@@ -136,6 +136,7 @@ void build_moments(Octree<Real>& tree) {
       store_moments<Quad>(out, i, mo[i], g, tree.params.theta, tree.params.tolerance);
     }
   }
+  return mo;
 }
 
 template <class Real>
@@ -209,7 +210,7 @@ void validate_tree_input(const SourcesView<Real>& s, const TreeParams& p) {
 
 template <class Real>
 Octree<Real> build_octree(const SourcesView<Real>& s, const TreeParams& params, SolverReport* report,
-                          const Cube* cube) {
+                          const Cube* cube, std::vector<NodeMoments>* moments) {
   validate_tree_input(s, params);
   PhaseClock clock(report);
   const std::int32_t n = static_cast<std::int32_t>(s.count);
@@ -248,19 +249,23 @@ Octree<Real> build_octree(const SourcesView<Real>& s, const TreeParams& params, 
   const std::size_t num_nodes = tree.key.size();
   for (auto* v : {&tree.mass, &tree.com_x, &tree.com_y, &tree.com_z, &tree.crit2}) v->resize(num_nodes);
   if (params.opening == Opening::relative) tree.crit_rel.resize(num_nodes);
+  std::vector<NodeMoments> mo;
   if (params.multipole == Multipole::quadrupole) {
     tree.quad.resize(num_nodes * kQuadComponents);
-    build_moments<true>(tree);
+    mo = build_moments<true>(tree);
   } else {
-    build_moments<false>(tree);
+    mo = build_moments<false>(tree);
   }
+  if (moments != nullptr) *moments = std::move(mo);
   clock.lap("moments");
   return tree;
 }
 
 template void validate_tree_input(const SourcesView<float>&, const TreeParams&);
 template void validate_tree_input(const SourcesView<double>&, const TreeParams&);
-template Octree<float> build_octree(const SourcesView<float>&, const TreeParams&, SolverReport*, const Cube*);
-template Octree<double> build_octree(const SourcesView<double>&, const TreeParams&, SolverReport*, const Cube*);
+template Octree<float> build_octree(const SourcesView<float>&, const TreeParams&, SolverReport*, const Cube*,
+                                    std::vector<NodeMoments>*);
+template Octree<double> build_octree(const SourcesView<double>&, const TreeParams&, SolverReport*, const Cube*,
+                                     std::vector<NodeMoments>*);
 
 }  // namespace orrery::bh

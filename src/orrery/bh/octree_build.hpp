@@ -7,6 +7,7 @@
 
 #include "orrery/core/particles.hpp"
 #include "orrery/core/solver_report.hpp"
+#include "orrery/bh/build_steps.hpp"
 #include "orrery/bh/octree.hpp"
 
 namespace orrery::bh {
@@ -36,8 +37,13 @@ void validate_tree_input(const SourcesView<Real>& sources, const TreeParams& par
 /// of each phase (box, keys, sort, build, moments) to `report` if non-null.
 /// cube: the key cube given from outside (null: the sources' bounding cube);
 /// a source outside it is an InputError naming the particle and the cube.
+/// moments: if non-null, receives every node's moments in double before
+/// they are rounded (pre-order): an MPI rank combines the moments of nodes
+/// that straddle ranks from its nodes' (mpi/top_moments.hpp), which the
+/// rounded ones cannot give.
 template <class Real>
 Octree<Real> build_octree(const SourcesView<Real>& sources, const TreeParams& params,
-                          SolverReport* report = nullptr, const Cube* cube = nullptr);
+                          SolverReport* report = nullptr, const Cube* cube = nullptr,
+                          std::vector<NodeMoments>* moments = nullptr);
 
 }  // namespace orrery::bh

@@ -74,12 +74,20 @@ ORRERY_HDI void add_leaf(Accumulator<Real>& acc, const OctreeView<Real>& t, cons
     add_particle<Pot, Mode>(acc, source_softening(soft, j), tx, ty, tz, t.x[j], t.y[j], t.z[j], t.m[j], j != i);
 }
 
+/// What walk_point calls at each leaf it sums (before summing it): nothing,
+/// unless a caller asks (an MPI rank names a node whose contents it was not
+/// sent, mpi/let.hpp).
+struct NoLeafHook {
+  ORRERY_HDI void operator()(std::int32_t) const {}
+};
+
 /// The walk of a target at (tx, ty, tz) whose sorted source index is i (-1
 /// for a point that is no source), with the opening criterion fixed (its
 /// scale read by a scaled criterion only).
-template <bool Pot, bool Quad, class Criterion, MathMode Mode, class Real, class Softening>
+template <bool Pot, bool Quad, class Criterion, MathMode Mode, class Real, class Softening, class LeafHook = NoLeafHook>
 ORRERY_HDI Accumulator<Real> walk_point(const OctreeView<Real>& t, const Softening& soft, std::int32_t i, Real tx,
-                                        Real ty, Real tz, WalkCounts& counts, Real scale) {
+                                        Real ty, Real tz, WalkCounts& counts, Real scale,
+                                        const LeafHook& at_leaf = LeafHook{}) {
   Accumulator<Real> acc;
   std::int32_t n = 0;
   while (n < t.num_nodes) {
@@ -92,6 +100,7 @@ ORRERY_HDI Accumulator<Real> walk_point(const OctreeView<Real>& t, const Softeni
       add_cell<Pot, Quad, Mode>(acc, t, soft, n, tx, ty, tz);
       ++counts.cell_interactions;
     } else if (leaf) {
+      at_leaf(n);
       add_leaf<Pot, Mode>(acc, t, soft, n, i, tx, ty, tz);
       counts.particle_interactions += t.count[n] - holds(t.first[n], t.count[n], i);
     }

@@ -25,6 +25,15 @@ TEST(MpiRun, RelativeTreeIsBitIdenticalToOneProcess) {
                                "gravity.theta=1.0", "gravity.multipole=quadrupole"});
 }
 
+// The distributed tree (docs/adr/0012) behind the run: the same final state,
+// diagnostics and snapshot bytes as one process.
+TEST(MpiRun, DistributedTreeIsBitIdenticalToOneProcess) {
+  expect_run_like_one_process({"initial_conditions.count=800", "gravity.solver=tree", "gravity.mpi_layout=distributed",
+                               "gravity.opening=relative", "gravity.theta=1.0", "gravity.multipole=quadrupole"});
+  expect_run_like_one_process<float>({"initial_conditions.count=800", "gravity.solver=tree",
+                                      "gravity.mpi_layout=distributed", "gravity.precision=single"});
+}
+
 TEST(MpiRun, SinglePrecisionIsBitIdenticalToOneProcess) {
   expect_run_like_one_process<float>({"initial_conditions.count=800", "gravity.solver=tree", "gravity.precision=single"});
 }

@@ -21,6 +21,13 @@ constexpr std::string_view to_string(Precision p) { return p == Precision::singl
 /// A type's softening that is not set: the type takes gravity.softening.
 inline constexpr double kUnsetSoftening = -1.0;
 
+/// How an MPI run spreads the force solve over its ranks: every rank holds
+/// every particle and walks a share of the targets (docs/adr/0013), or the
+/// CPU tree itself is distributed with local essential trees (docs/adr/0012).
+enum class RankLayout : std::uint8_t { replicated, distributed };
+
+constexpr std::string_view to_string(RankLayout l) { return l == RankLayout::replicated ? "replicated" : "distributed"; }
+
 struct GravityConfig {
   std::string solver = "direct";  // reference | direct | tree (solver_factory.cpp lists what is built)
   std::string backend = "cpu";    // cpu | cuda | auto
@@ -59,6 +66,9 @@ struct GravityConfig {
   }
   /// Whether the solvers take a softening per type: the types' softenings differ.
   bool per_type_softening() const { return !softening_classes().uniform(); }
+
+  // Under mpirun only; a single process ignores it.
+  RankLayout mpi_layout = RankLayout::replicated;
 };
 
 }  // namespace orrery::gravity

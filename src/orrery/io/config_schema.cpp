@@ -169,6 +169,14 @@ std::vector<KeySpec> build_schema() {
                "evaluation, a geometric one that supplies a_old (docs/adr/0007).",
                {"geometric", "relative"}, {}, false,
                ORRERY_NAMED(gravity.opening, bh::Opening::geometric, bh::Opening::relative)});
+  s.push_back({"gravity.mpi_layout", ValueType::string, std::string("replicated"),
+               "Under mpirun: how the force solve is spread over the ranks (one process ignores it). replicated: "
+               "every rank holds every particle and walks a share of the targets (docs/adr/0013). distributed: the "
+               "CPU tree is distributed, each rank building its domain's part and receiving the nodes its walks "
+               "need from the others (local essential trees, docs/adr/0012); gravity.solver = \"tree\" and "
+               "gravity.backend = \"cpu\" only. Both give one process's bits for every number of ranks.",
+               {"replicated", "distributed"}, {}, false,
+               ORRERY_NAMED(gravity.mpi_layout, gravity::RankLayout::replicated, gravity::RankLayout::distributed)});
   s.push_back({"gravity.tolerance", ValueType::real, 0.0025,
                "Tree solver, opening = \"relative\": alpha, the force error allowed per interaction relative to the "
                "target's acceleration (GADGET's ErrTolForceAcc). Smaller is more accurate and slower.",

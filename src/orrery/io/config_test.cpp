@@ -73,6 +73,7 @@ theta = 0.7
 leaf_capacity = 8
 multipole = "quadrupole"
 opening = "relative"
+mpi_layout = "distributed"
 tolerance = 0.005
 math = "exact"
 traversal = "independent"

@@ -91,6 +91,74 @@ void Communicator::sum(std::span<std::uint64_t> values) const {
         "MPI_Allreduce");
 }
 
+namespace {
+
+template <class T>
+void reduce_in_place(std::span<T> values, MPI_Op op) {
+  check(MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), type_of<T>(), op, MPI_COMM_WORLD),
+        "MPI_Allreduce");
+}
+
+/// The int counts and displacements of byte offsets (K + 1 of them).
+void int_counts(std::span<const std::int64_t> offsets, std::vector<int>& counts, std::vector<int>& displacements) {
+  const std::size_t k = offsets.size() - 1;
+  counts.resize(k);
+  displacements.resize(k);
+  for (std::size_t r = 0; r < k; ++r) {
+    if (offsets[r + 1] > std::numeric_limits<int>::max())
+      throw RuntimeFailure("an MPI exchange of " + std::to_string(offsets[r + 1]) +
+                           " bytes; accepted: fewer than 2^31 bytes in all (MPI counts are int)");
+    displacements[r] = static_cast<int>(offsets[r]);
+    counts[r] = static_cast<int>(offsets[r + 1] - offsets[r]);
+  }
+}
+
+std::vector<std::int64_t> offsets_of(const std::vector<int>& counts) {
+  std::vector<std::int64_t> o(counts.size() + 1, 0);
+  for (std::size_t r = 0; r < counts.size(); ++r) o[r + 1] = o[r] + counts[r];
+  return o;
+}
+
+}  // namespace
+
+void Communicator::min(std::span<std::uint64_t> values) const { reduce_in_place(values, MPI_MIN); }
+void Communicator::max(std::span<std::uint64_t> values) const { reduce_in_place(values, MPI_MAX); }
+void Communicator::min(std::span<double> values) const { reduce_in_place(values, MPI_MIN); }
+void Communicator::max(std::span<double> values) const { reduce_in_place(values, MPI_MAX); }
+
+std::vector<std::byte> Communicator::exchange(std::span<const std::byte> send, std::span<const std::int64_t> to,
+                                              std::vector<std::int64_t>& from) const {
+  if (to.size() != static_cast<std::size_t>(size_) + 1 || to.front() != 0 ||
+      to.back() != static_cast<std::int64_t>(send.size()))
+    throw RuntimeFailure("exchange: " + std::to_string(to.size()) + " offsets over " + std::to_string(send.size()) +
+                         " bytes for " + std::to_string(size_) + " ranks; accepted: K + 1 offsets from 0 to the size");
+  std::vector<int> send_counts, send_at, recv_counts(static_cast<std::size_t>(size_)), recv_at;
+  int_counts(to, send_counts, send_at);
+  check(MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, MPI_COMM_WORLD), "MPI_Alltoall");
+  from = offsets_of(recv_counts);
+  int_counts(from, recv_counts, recv_at);
+  std::vector<std::byte> received(static_cast<std::size_t>(from.back()));
+  check(MPI_Alltoallv(send.data(), send_counts.data(), send_at.data(), MPI_BYTE, received.data(), recv_counts.data(),
+                      recv_at.data(), MPI_BYTE, MPI_COMM_WORLD),
+        "MPI_Alltoallv");
+  return received;
+}
+
+std::vector<std::byte> Communicator::allgather(std::span<const std::byte> mine, std::vector<std::int64_t>& from) const {
+  std::vector<int> counts(static_cast<std::size_t>(size_)), at;
+  const auto n = static_cast<std::int64_t>(mine.size());
+  if (n > std::numeric_limits<int>::max())
+    throw RuntimeFailure("an MPI allgather of " + std::to_string(n) + " bytes from one rank; accepted: fewer than 2^31");
+  const int count = static_cast<int>(n);
+  check(MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD), "MPI_Allgather");
+  from = offsets_of(counts);
+  int_counts(from, counts, at);
+  std::vector<std::byte> all(static_cast<std::size_t>(from.back()));
+  check(MPI_Allgatherv(mine.data(), count, MPI_BYTE, all.data(), counts.data(), at.data(), MPI_BYTE, MPI_COMM_WORLD),
+        "MPI_Allgatherv");
+  return all;
+}
+
 std::int64_t Communicator::from_rank0(std::int64_t value) const {
   check(MPI_Bcast(&value, 1, MPI_INT64_T, 0, MPI_COMM_WORLD), "MPI_Bcast");
   return value;

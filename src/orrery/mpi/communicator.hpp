@@ -4,6 +4,7 @@
 // integer reductions (max, sum) do not depend on the order of the ranks, and
 // there is deliberately no floating-point reduction: nothing compared bitwise
 // may be summed by MPI in an order that depends on K.
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -34,6 +35,22 @@ class Communicator {
   int max(int value) const;
   /// Element-wise integer sums over the ranks, in place (exact, any order).
   void sum(std::span<std::uint64_t> values) const;
+  /// Element-wise minima and maxima over the ranks, in place: exact for
+  /// doubles too (a minimum rounds nothing), so these are allowed where a
+  /// floating-point sum is not.
+  void min(std::span<std::uint64_t> values) const;
+  void max(std::span<std::uint64_t> values) const;
+  void min(std::span<double> values) const;
+  void max(std::span<double> values) const;
+
+  /// Personalised exchange (MPI_Alltoallv of bytes): rank q receives
+  /// send[to[q] .. to[q + 1]) of every rank. Returns what this rank receives,
+  /// in rank order, with from[r] .. from[r + 1] the part rank r sent; to has
+  /// K + 1 offsets starting at 0. Each part must be under 2^31 bytes.
+  std::vector<std::byte> exchange(std::span<const std::byte> send, std::span<const std::int64_t> to,
+                                  std::vector<std::int64_t>& from) const;
+  /// Every rank's bytes, in rank order (rank r's at from[r] .. from[r + 1]).
+  std::vector<std::byte> allgather(std::span<const std::byte> mine, std::vector<std::int64_t>& from) const;
   /// Rank 0's value, on every rank.
   std::int64_t from_rank0(std::int64_t value) const;
   void barrier() const;

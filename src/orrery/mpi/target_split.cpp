@@ -52,7 +52,10 @@ std::vector<std::int64_t> subset_in_order(std::span<const std::int64_t> by_key, 
   return order;
 }
 
-std::vector<std::int64_t> balanced_cuts(std::span<const std::uint32_t> work, int parts) {
+namespace {
+
+template <class Work>
+std::vector<std::int64_t> cuts_of(std::span<const Work> work, int parts) {
   if (parts < 1) throw InputError("a split into " + std::to_string(parts) + " parts; accepted: at least 1");
   const auto n = static_cast<std::int64_t>(work.size());
   Wide total = 0;
@@ -71,6 +74,15 @@ std::vector<std::int64_t> balanced_cuts(std::span<const std::uint32_t> work, int
     if (k < n) prefix += work[static_cast<std::size_t>(k)];
   }
   return cuts;
+}
+
+}  // namespace
+
+std::vector<std::int64_t> balanced_cuts(std::span<const std::uint32_t> work, int parts) {
+  return cuts_of(work, parts);
+}
+std::vector<std::int64_t> balanced_cuts(std::span<const std::uint64_t> work, int parts) {
+  return cuts_of(work, parts);
 }
 
 template std::vector<std::int64_t> morton_order(const SourcesView<float>&);

@@ -30,5 +30,7 @@ std::vector<std::int64_t> subset_in_order(std::span<const std::int64_t> by_key, 
 /// before k reaches r/parts of the total (128-bit integer arithmetic, exact).
 /// All-zero work splits by count. parts >= 1.
 std::vector<std::int64_t> balanced_cuts(std::span<const std::uint32_t> work, int parts);
+/// The same for 64-bit work (the summed work of a distributed tree's top leaves).
+std::vector<std::int64_t> balanced_cuts(std::span<const std::uint64_t> work, int parts);
 
 }  // namespace orrery::mpi

@@ -1,0 +1,70 @@
+#pragma once
+// Messages of plain values as bytes, for the exchanges of a distributed tree
+// (docs/adr/0012): written and read back in the same order on the same kind
+// of machine, so a value arrives with the bits it left with.
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "orrery/core/error.hpp"
+
+namespace orrery::mpi {
+
+/// Appends trivially copyable values to a byte vector.
+class ByteWriter {
+ public:
+  explicit ByteWriter(std::vector<std::byte>& out) : out_(out) {}
+  template <class T>
+  void put(const T& v) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    const auto at = out_.size();
+    out_.resize(at + sizeof(T));
+    std::memcpy(out_.data() + at, &v, sizeof(T));
+  }
+  template <class T>
+  void put(std::span<const T> v) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    const auto at = out_.size();
+    out_.resize(at + v.size_bytes());
+    if (!v.empty()) std::memcpy(out_.data() + at, v.data(), v.size_bytes());
+  }
+
+ private:
+  std::vector<std::byte>& out_;
+};
+
+/// Reads what a ByteWriter wrote, in the same order; a message shorter than
+/// what is read is a RuntimeFailure (a protocol error between ranks).
+class ByteReader {
+ public:
+  explicit ByteReader(std::span<const std::byte> in) : in_(in) {}
+  template <class T>
+  T get() {
+    T v;
+    read(&v, sizeof(T));
+    return v;
+  }
+  template <class T>
+  void get(std::span<T> v) {
+    read(v.data(), v.size_bytes());
+  }
+  bool done() const { return at_ == in_.size(); }
+
+ private:
+  void read(void* to, std::size_t n) {
+    if (at_ + n > in_.size())
+      throw RuntimeFailure("an MPI message of " + std::to_string(in_.size()) + " bytes read past its end (at " +
+                           std::to_string(at_) + " + " + std::to_string(n) +
+                           "); accepted: messages read as they were written");
+    if (n > 0) std::memcpy(to, in_.data() + at_, n);
+    at_ += n;
+  }
+  std::span<const std::byte> in_;
+  std::size_t at_ = 0;
+};
+
+}  // namespace orrery::mpi

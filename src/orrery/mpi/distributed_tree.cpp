@@ -1,0 +1,184 @@
+#include "orrery/mpi/distributed_tree.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <utility>
+
+#include "orrery/bh/build_steps.hpp"
+#include "orrery/bh/build_topology.hpp"
+#include "orrery/bh/octree_build.hpp"
+#include "orrery/bh/opening_relative.hpp"
+#include "orrery/bh/walk_all.hpp"
+#include "orrery/core/error.hpp"
+#include "orrery/mpi/global_tree.hpp"
+#include "orrery/mpi/migrate.hpp"
+#include "orrery/mpi/top_moments.hpp"
+
+namespace orrery::mpi {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+/// The cube of every rank's particles: exact minima and maxima, so the
+/// bounding cube one process computes (bh::build_octree).
+template <class Real>
+bh::Cube global_cube(const RankParticles<Real>& s, const Communicator& comm) {
+  std::vector<double> lo(3, std::numeric_limits<double>::infinity()), hi(3, -std::numeric_limits<double>::infinity());
+  for (std::int64_t k = 0; k < s.size(); ++k) {
+    const double p[3] = {s.p.x[k], s.p.y[k], s.p.z[k]};
+    for (int a = 0; a < 3; ++a) {
+      lo[a] = std::min(lo[a], p[a]);
+      hi[a] = std::max(hi[a], p[a]);
+    }
+  }
+  comm.min(lo);
+  comm.max(hi);
+  return bh::cube_from_box(lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]);
+}
+
+/// The work of each top leaf: its particles' previous interactions, summed
+/// over the ranks (integers: exact).
+template <class Real>
+std::vector<std::uint64_t> leaf_work(const TopTree& top, const RankParticles<Real>& s,
+                                     std::span<const std::uint64_t> keys, const Communicator& comm) {
+  std::vector<std::uint64_t> w(top.leaves.size(), 0);
+  for (std::size_t l = 0; l < w.size(); ++l) {
+    const std::int32_t c = top.leaves[l];
+    const auto b = std::lower_bound(keys.begin(), keys.end(), top.key[c]) - keys.begin();
+    const auto e = std::upper_bound(keys.begin(), keys.end(), bh::cell_last_key(top.key[c], top.level[c])) - keys.begin();
+    for (auto k = b; k < e; ++k) w[l] += s.work[static_cast<std::size_t>(k)];
+  }
+  comm.sum(w);
+  return w;
+}
+
+}  // namespace
+
+template <class Real>
+DistributedTree<Real>::DistributedTree(const bh::TreeSolverConfig& config, Communicator comm,
+                                       DistributedOptions options)
+    : config_(config), comm_(comm), options_(options) {}
+
+template <class Real>
+SolverReport DistributedTree<Real>::solve(RankParticles<Real>& particles, const gravity::SolveOptions& options) {
+  SolverReport report;
+  const bh::TreeParams& params = config_.tree;
+  auto t = Clock::now();
+  std::vector<std::uint64_t> n_all = {static_cast<std::uint64_t>(particles.size())};
+  comm_.sum(n_all);
+  bh::validate_tree_params(params, static_cast<std::int64_t>(n_all[0]));
+  const bh::Cube cube = global_cube(particles, comm_);
+  std::vector<std::uint64_t> keys;
+  RankParticles<Real> s = sorted_by_key(particles, cube, keys);
+  const TopTree top = build_top_tree(keys, top_bucket(n_all[0], comm_.size(), params.leaf_capacity), comm_);
+  const std::vector<std::int64_t> cuts = domain_cuts(top, leaf_work(top, s, keys, comm_), comm_.size());
+  std::vector<int> dest(static_cast<std::size_t>(s.size()));
+  for (std::size_t k = 0; k < dest.size(); ++k) dest[k] = owner_of(top, cuts, keys[k]);
+  report.add_phase("decomposition", since(t));
+  t = Clock::now();
+  s = sorted_by_key(migrate(s, dest, comm_), cube, keys);
+  report.add_phase("migration", since(t));
+
+  t = Clock::now();
+  const int rank = comm_.rank();
+  const LocalTree<Real> own = build_local_tree(s, keys, top, cuts[rank], cuts[rank + 1], cube, params);
+  const NodeRecords<Real> top_nodes = top_node_records<Real>(top, gather_leaf_moments(own.root_moments, top, comm_),
+                                                             cube, params);
+  report.add_phase("tree", since(t));
+
+  const auto n = static_cast<std::size_t>(s.size());
+  std::vector<Real> ax(n), ay(n), az(n), pot(options.potential ? n : 0);
+  std::vector<InteractionCounts> counts(n);
+  // One evaluation: the local essential trees for these scales, then the walk.
+  const auto evaluate = [&](const std::vector<Real>& scale, bool potential) {
+    auto te = Clock::now();
+    std::vector<std::int64_t> at;
+    const auto domains = gather_domains(target_domains(s, scale, own), at, comm_);
+    std::vector<std::byte> send;
+    std::vector<std::int64_t> to(static_cast<std::size_t>(comm_.size()) + 1, 0), from;
+    ByteWriter w(send);
+    for (int q = 0; q < comm_.size(); ++q) {
+      const std::span<const TargetDomain<Real>> boxes(domains.data() + at[q], domains.data() + at[q + 1]);
+      if (q != rank) write_let(w, own, s, keys, boxes, cube, options_.let_shrink);
+      to[q + 1] = static_cast<std::int64_t>(send.size());
+    }
+    const std::vector<std::byte> got = comm_.exchange(send, to, from);
+    let_bytes_ = static_cast<std::int64_t>(got.size());
+    tree_ = assemble_tree(top_nodes, own, s, keys, got, from, cube, params, rank);
+    check_budget(static_cast<std::int64_t>(tree_.tree.x.size()) - 1, static_cast<std::int64_t>(n));
+    report.add_phase("exchange", since(te));
+    te = Clock::now();
+    const bh::WalkTargets<Real> targets{static_cast<std::int32_t>(n), tree_.own.data()};
+    bh::walk_targets(tree_.tree, targets, config_, potential, ax.data(), ay.data(), az.data(),
+                     potential ? pot.data() : nullptr, counts.data(), scale.empty() ? nullptr : scale.data());
+    // The check is collective, so that every rank stops at the same point.
+    std::int64_t bad = -1;
+    for (std::size_t k = 0; k < n && bad < 0; ++k)
+      if (std::isnan(ax[k]) | std::isnan(ay[k]) | std::isnan(az[k])) bad = static_cast<std::int64_t>(k);
+    const int first_bad = comm_.max(bad >= 0 ? comm_.size() - rank : 0);
+    if (bad >= 0) throw_missing_node(tree_, tree_.own[bad], s.p.id[bad], scale.empty() ? Real(0) : scale[bad], rank);
+    if (first_bad > 0)
+      throw RuntimeFailure("rank " + std::to_string(rank) + " stops: rank " + std::to_string(comm_.size() - first_bad) +
+                           "'s walk opened a node it was not sent (that rank names it)");
+    report.add_phase("walk", since(te));
+  };
+
+  std::vector<Real> scale;
+  if (params.opening == bh::Opening::relative) {
+    if (!options.previous_accelerations) {
+      evaluate(std::vector<Real>(n, Real(0)), false);  // the bootstrap: the geometric walk at theta
+      s.a.ax = ax, s.a.ay = ay, s.a.az = az;
+    }
+    std::vector<double> largest = {0.0};
+    for (std::size_t k = 0; k < n; ++k)
+      largest[0] = std::max(largest[0], bh::acceleration_magnitude(s.a.ax[k], s.a.ay[k], s.a.az[k]));
+    comm_.max(largest);
+    const double floor = bh::relative_floor(largest[0]);
+    scale.resize(n);
+    for (std::size_t k = 0; k < n; ++k) scale[k] = bh::relative_scale(s.a.ax[k], s.a.ay[k], s.a.az[k], floor);
+  }
+  evaluate(scale, options.potential);
+
+  InteractionCounts total;
+  for (std::size_t k = 0; k < n; ++k) {
+    total += counts[k];
+    const std::uint64_t work = counts[k].cell_interactions + counts[k].particle_interactions;
+    s.work[k] = static_cast<std::uint32_t>(std::min<std::uint64_t>(work, 0xffffffffu));
+  }
+  std::vector<std::uint64_t> sums = {total.node_visits, total.cell_interactions, total.particle_interactions};
+  comm_.sum(sums);
+  report.total = {sums[0], sums[1], sums[2]};
+  if (options.per_target_counts) report.per_target = counts;
+  s.a.ax = std::move(ax);
+  s.a.ay = std::move(ay);
+  s.a.az = std::move(az);
+  s.a.potential = options.potential ? std::move(pot) : std::vector<Real>(n, Real(0));
+  particles = std::move(s);
+  return report;
+}
+
+template <class Real>
+void DistributedTree<Real>::check_budget(std::int64_t held, std::int64_t own) const {
+  const std::int64_t limit = options_.max_held_particles;
+  if (limit <= 0) return;
+  // Collective, so that every rank stops together.
+  const int worst = comm_.max(held > limit ? comm_.size() - comm_.rank() : 0);
+  if (worst == 0) return;
+  const int r = comm_.size() - worst;
+  if (r == comm_.rank())
+    throw InputError("rank " + std::to_string(r) + " of " + std::to_string(comm_.size()) + " holds " +
+                     std::to_string(held) + " particles (" + std::to_string(own) + " of its domain, " +
+                     std::to_string(held - own) + " received), more than the limit of " + std::to_string(limit) +
+                     " a rank may hold; accepted: more ranks, or a larger limit");
+  throw InputError("rank " + std::to_string(comm_.rank()) + " stops: rank " + std::to_string(r) +
+                   " holds more particles than the limit of " + std::to_string(limit) + " (that rank says how many)");
+}
+
+template class DistributedTree<float>;
+template class DistributedTree<double>;
+
+}  // namespace orrery::mpi

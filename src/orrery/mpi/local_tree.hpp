@@ -1,0 +1,38 @@
+#pragma once
+// A rank's own part of the global octree (docs/adr/0012 decision 2): the
+// whole subtree of each top leaf of its domain, built from that leaf's
+// particles alone, which all live on this rank. The octree's split rule
+// decides a cell from the particles inside it, so below a top leaf these
+// are the one-process tree's nodes with the same particles in the same
+// order, hence the same moments bit for bit (the build's own code, run on
+// the leaf's particles: bh::build_octree in the global cube).
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "orrery/bh/build_steps.hpp"
+#include "orrery/mpi/global_tree.hpp"
+#include "orrery/mpi/node_records.hpp"
+#include "orrery/mpi/rank_particles.hpp"
+
+namespace orrery::mpi {
+
+template <class Real>
+struct LocalTree {
+  NodeRecords<Real> nodes;          // the subtrees in pre-order, all complete
+  std::vector<std::int32_t> first;  // first particle of each node in the rank's sorted particles
+  std::vector<std::int32_t> next;   // first node after the subtree, in `nodes`
+  std::vector<std::int32_t> roots;  // the node of each of the domain's top leaves, in Morton order
+  std::vector<bh::NodeMoments> root_moments;  // their moments in double (top_moments.hpp combines them)
+};
+
+/// The subtrees of top leaves [leaf_begin, leaf_end) (top.leaves order) over
+/// the rank's particles sorted by (key, index), `keys` their keys in `cube`.
+/// Every particle of those leaves must be here: a count that differs from
+/// the top tree's is a RuntimeFailure naming the leaf.
+template <class Real>
+LocalTree<Real> build_local_tree(const RankParticles<Real>& sorted, std::span<const std::uint64_t> keys,
+                                 const TopTree& top, std::int64_t leaf_begin, std::int64_t leaf_end,
+                                 const bh::Cube& cube, const bh::TreeParams& params);
+
+}  // namespace orrery::mpi

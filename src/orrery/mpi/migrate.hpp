@@ -1,0 +1,33 @@
+#pragma once
+// Particle migration (docs/adr/0012 decision 4): every particle moves, with
+// every field (rank_particles.hpp), to the rank whose domain holds its key;
+// ids go with it, so a particle keeps its identity on any rank.
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "orrery/bh/morton.hpp"
+
+#include "orrery/mpi/communicator.hpp"
+#include "orrery/mpi/rank_particles.hpp"
+
+namespace orrery::mpi {
+
+/// Sends particle k to rank dest[k] (one MPI_Alltoallv of bytes); returns
+/// what this rank holds afterwards, in the order (source rank, then the
+/// order on the source): unsorted.
+template <class Real>
+RankParticles<Real> migrate(const RankParticles<Real>& mine, std::span<const int> dest, const Communicator& comm);
+
+/// Every rank's particles on every rank, in index order (one process's
+/// arrays, whatever K): what a snapshot or a checkpoint writes. O(N) on
+/// every rank for as long as the caller keeps it: an output step's interim
+/// until files are written in pieces (docs/adr/0012).
+template <class Real>
+RankParticles<Real> gathered_in_index_order(const RankParticles<Real>& mine, const Communicator& comm);
+
+/// The particles sorted by (key, index), one process's order, and their keys in `cube`.
+template <class Real>
+RankParticles<Real> sorted_by_key(const RankParticles<Real>& in, const bh::Cube& cube, std::vector<std::uint64_t>& keys);
+
+}  // namespace orrery::mpi

@@ -1,0 +1,136 @@
+#pragma once
+// Nodes of the global octree as a rank holds, sends and receives them
+// (docs/adr/0012): a node's cell (start key, level), its global particle
+// count, the values a walk reads (rounded once by their owner, so every rank
+// reads the owner's bits) and whether what lies below it is present
+// (`complete`: a leaf's particles, or an internal node's children). A walk
+// that would open a node that is not complete has been sent too little
+// (let.hpp stops it with an error).
+#include <cstdint>
+#include <vector>
+
+#include "orrery/bh/build_steps.hpp"
+#include "orrery/bh/octree.hpp"
+#include "orrery/mpi/byte_stream.hpp"
+
+namespace orrery::mpi {
+
+template <class Real>
+struct NodeRecords {
+  std::vector<std::uint64_t> key;
+  std::vector<std::int32_t> level;
+  std::vector<std::int64_t> count;  // particles in the cell, over every rank
+  std::vector<Real> mass, com_x, com_y, com_z, crit2, crit_rel;  // crit_rel: relative opening only
+  std::vector<Real> quad;                                        // [size * 6], quadrupole trees only
+  std::vector<std::uint8_t> complete;
+
+  std::int64_t size() const { return static_cast<std::int64_t>(key.size()); }
+
+  /// Appends node n of tree t (its count given: a rank's own trees count
+  /// only the particles they were built over).
+  void append(const bh::OctreeView<Real>& t, std::int32_t n, std::int64_t global_count, bool is_complete) {
+    key.push_back(t.key[n]);
+    level.push_back(t.level[n]);
+    count.push_back(global_count);
+    mass.push_back(t.mass[n]);
+    com_x.push_back(t.com_x[n]);
+    com_y.push_back(t.com_y[n]);
+    com_z.push_back(t.com_z[n]);
+    crit2.push_back(t.crit2[n]);
+    if (t.crit_rel != nullptr) crit_rel.push_back(t.crit_rel[n]);
+    if (t.quad != nullptr)
+      for (int k = 0; k < bh::kQuadComponents; ++k) quad.push_back(t.quad[std::int64_t(n) * bh::kQuadComponents + k]);
+    complete.push_back(is_complete ? 1 : 0);
+  }
+
+  /// Appends the cell (key, lv) of `cube` with moments m in double, rounded
+  /// as a build rounds them (bh::store_moments: the same bits as the node of
+  /// a one-process tree with these moments).
+  void append(std::uint64_t k, std::int32_t lv, std::int64_t global_count, const bh::NodeMoments& m,
+              const bh::Cube& cube, const bh::TreeParams& params, bool is_complete) {
+    Real v[5], r = 0, q[bh::kQuadComponents] = {};
+    const bool rel = params.opening == bh::Opening::relative, with_quad = params.multipole == bh::Multipole::quadrupole;
+    const bh::MomentArrays<Real> out{&v[0], &v[1], &v[2], &v[3], &v[4], q, rel ? &r : nullptr};
+    const bh::CellGeometry g = bh::cell_geometry(k, lv, cube);
+    if (with_quad)
+      bh::store_moments<true>(out, 0, m, g, params.theta, params.tolerance);
+    else
+      bh::store_moments<false>(out, 0, m, g, params.theta, params.tolerance);
+    key.push_back(k);
+    level.push_back(lv);
+    count.push_back(global_count);
+    mass.push_back(v[0]);
+    com_x.push_back(v[1]);
+    com_y.push_back(v[2]);
+    com_z.push_back(v[3]);
+    crit2.push_back(v[4]);
+    if (rel) crit_rel.push_back(r);
+    if (with_quad) quad.insert(quad.end(), q, q + bh::kQuadComponents);
+    complete.push_back(is_complete ? 1 : 0);
+  }
+
+  /// The nodes' cells and moments as a view (no topology, no particles):
+  /// what the box criterion reads (bh/opening_box.hpp).
+  bh::OctreeView<Real> view() const {
+    bh::OctreeView<Real> v;
+    v.num_nodes = static_cast<std::int32_t>(size());
+    v.key = key.data();
+    v.level = level.data();
+    v.mass = mass.data();
+    v.com_x = com_x.data();
+    v.com_y = com_y.data();
+    v.com_z = com_z.data();
+    v.crit2 = crit2.data();
+    v.quad = quad.empty() ? nullptr : quad.data();
+    v.crit_rel = crit_rel.empty() ? nullptr : crit_rel.data();
+    return v;
+  }
+
+  /// Appends record k of `o`.
+  void append(const NodeRecords& o, std::int64_t k) {
+    key.push_back(o.key[k]);
+    level.push_back(o.level[k]);
+    count.push_back(o.count[k]);
+    mass.push_back(o.mass[k]);
+    com_x.push_back(o.com_x[k]);
+    com_y.push_back(o.com_y[k]);
+    com_z.push_back(o.com_z[k]);
+    crit2.push_back(o.crit2[k]);
+    if (!o.crit_rel.empty()) crit_rel.push_back(o.crit_rel[k]);
+    if (!o.quad.empty())
+      for (int c = 0; c < bh::kQuadComponents; ++c) quad.push_back(o.quad[k * bh::kQuadComponents + c]);
+    complete.push_back(o.complete[k]);
+  }
+
+  void write(ByteWriter& w) const {
+    w.put(static_cast<std::int64_t>(size()));
+    w.put(static_cast<std::uint8_t>(crit_rel.empty() ? 0 : 1));
+    w.put(static_cast<std::uint8_t>(quad.empty() ? 0 : 1));
+    for_each([&](const auto& v) { w.put(std::span(v)); });
+  }
+
+  /// Appends the records a write() put there.
+  void read_append(ByteReader& r) {
+    const auto n = r.get<std::int64_t>();
+    const bool rel = r.get<std::uint8_t>() != 0, with_quad = r.get<std::uint8_t>() != 0;
+    for_each([&](auto& v) {
+      const bool skip = (&v == static_cast<void*>(&crit_rel) && !rel) || (&v == static_cast<void*>(&quad) && !with_quad);
+      if (skip) return;
+      const std::size_t at = v.size(), per = &v == static_cast<void*>(&quad) ? bh::kQuadComponents : 1;
+      v.resize(at + static_cast<std::size_t>(n) * per);
+      r.get(std::span(v.data() + at, static_cast<std::size_t>(n) * per));
+    });
+  }
+
+ private:
+  template <class F>
+  void for_each(F&& f) {
+    f(key), f(level), f(count), f(mass), f(com_x), f(com_y), f(com_z), f(crit2), f(crit_rel), f(quad), f(complete);
+  }
+  template <class F>
+  void for_each(F&& f) const {
+    f(key), f(level), f(count), f(mass), f(com_x), f(com_y), f(com_z), f(crit2), f(crit_rel), f(quad), f(complete);
+  }
+};
+
+}  // namespace orrery::mpi

@@ -1,0 +1,84 @@
+#pragma once
+// The particles one rank of a distributed tree holds (docs/adr/0012): its
+// domain's, with their ids (the user's, kept), their places in one
+// process's arrays (which break key ties as one process's sort does), their
+// last evaluation's results and its exact work. Particles move between ranks
+// whole, every field together.
+#include <cstdint>
+#include <numeric>
+#include <vector>
+
+#include "orrery/core/particles.hpp"
+
+namespace orrery::mpi {
+
+template <class Real>
+struct RankParticles {
+  Particles<Real> p;                 // positions, velocities, masses, ids
+  std::vector<std::uint64_t> index;  // the place in one process's arrays
+  Accelerations<Real> a;             // the last evaluation's (the relative opening reads them)
+  std::vector<std::uint32_t> work;   // its particle-cell + particle-particle interactions
+
+  std::int64_t size() const { return p.size(); }
+  void resize(std::size_t n) {
+    p.resize(n);
+    index.resize(n);
+    for (auto* v : {&a.ax, &a.ay, &a.az, &a.potential}) v->resize(n);
+    work.resize(n);
+  }
+};
+
+/// A rank's share of particles that every rank holds, before any
+/// decomposition: every ranks-th from `rank` on, with their ids and their
+/// indices in `all` (one process's order, which breaks key ties). The first
+/// solve migrates them to their domains.
+template <class Real>
+RankParticles<Real> share_of(const Particles<Real>& all, int rank, int ranks) {
+  RankParticles<Real> s;
+  const std::int64_t n = all.size() > rank ? (all.size() - rank + ranks - 1) / ranks : 0;
+  s.resize(static_cast<std::size_t>(n));
+  for (std::int64_t k = 0; k < n; ++k) {
+    const auto i = static_cast<std::size_t>(rank + k * ranks);
+    s.p.x[k] = all.x[i], s.p.y[k] = all.y[i], s.p.z[k] = all.z[i];
+    s.p.vx[k] = all.vx[i], s.p.vy[k] = all.vy[i], s.p.vz[k] = all.vz[i];
+    s.p.mass[k] = all.mass[i];
+    s.p.id[k] = all.id[i];
+    s.index[k] = i;
+  }
+  return s;
+}
+
+/// Calls f(field...) for every per-particle vector of the sets, in one fixed
+/// order (the one list of them: migration and sorting use it).
+template <class F, class... Sets>
+void for_each_field(F&& f, Sets&... s) {
+  f(s.p.x...);
+  f(s.p.y...);
+  f(s.p.z...);
+  f(s.p.vx...);
+  f(s.p.vy...);
+  f(s.p.vz...);
+  f(s.p.mass...);
+  f(s.p.id...);
+  f(s.index...);
+  f(s.a.ax...);
+  f(s.a.ay...);
+  f(s.a.az...);
+  f(s.a.potential...);
+  f(s.work...);
+}
+
+/// The particles reordered: out[k] = in[order[k]], every field.
+template <class Real>
+RankParticles<Real> permuted(const RankParticles<Real>& in, const std::vector<std::int64_t>& order) {
+  RankParticles<Real> out;
+  out.resize(order.size());
+  for_each_field(
+      [&](auto& to, const auto& from) {
+        for (std::size_t k = 0; k < order.size(); ++k) to[k] = from[static_cast<std::size_t>(order[k])];
+      },
+      out, in);
+  return out;
+}
+
+}  // namespace orrery::mpi
