@@ -37,6 +37,11 @@
 #                 --isa avx2 and avx512 side by side on all host threads (order alternated)
 #   bench-cpu-tree  bench/cpu_tree_bench on all host cores (docs/performance/cpu_tree.md's
 #                 16-core session) -> cpu_tree_h200host_{scaling,crossover,accuracy}.csv
+#   bench-block   bench/block_steps_bench (docs/performance/block_steps.md): 1M Hernquist for one
+#                 dynamical time, block steps at eta 0.025 and 0.1 against the global step at
+#                 dt = 1/32 .. 1/256, on the GPU, then the CPU on every host core with the rows
+#                 ORRERY_BLOCK_CPU (default "block:0.1 global:0.03125 global:0.0078125")
+#                 -> block_steps_h200.csv, the per-substep CSVs in logs
 #   mpi           the MPI tests (ctest -L mpi: K = 1..4 CPU ranks, K = 1, 2, 4 ranks sharing
 #                 the GPU), a 2-rank GPU test under compute-sanitizer memcheck, then
 #                 scripts/mpi_bench.sh (docs/performance/mpi.md) -> mpi_bench.csv
@@ -76,6 +81,7 @@ targets_for() {
     golden) echo orrery_golden_test orrery_golden_gpu_test ;;
     bench-regression) echo bh_regression_bench ;;
     bench-targets) echo targets_bench ;;
+    bench-block) echo block_steps_bench ;;
     mpi) echo orrery_mpi_solver_test orrery_mpi_solver_gpu_test orrery_driver_mpi_test orrery_driver_mpi_gpu_test orrery_cli mpi_bench ;;
     *) return 1 ;;
   esac
@@ -293,6 +299,26 @@ task_bench-targets() {
   say "== targets_bench"
   # shellcheck disable=SC2086 # ORRERY_TARGETS_ARGS is a list of options
   OMP_PROC_BIND=close build/cuda/bench/targets_bench --out "$out/targets.csv" ${ORRERY_TARGETS_ARGS:-} 2>&1 | tee -a "$summary" || fail "targets_bench"
+}
+
+task_bench-block() {
+  local bench=build/cuda/bench/block_steps_bench csv=$out/block_steps_h200.csv header=--header
+  say "== block_steps_bench (1M Hernquist, one dynamical time at the half-mass radius)"
+  row() {  # backend mode value
+    local opt=--dt
+    [ "$2" = block ] && opt=--eta
+    OMP_NUM_THREADS=$(nproc) OMP_PROC_BIND=close $bench --mode "$2" --backend "$1" --n 1048576 $opt "$3" \
+      ${header} ${4:+--substeps "$logs/$4"} >>"$csv" 2>>"$logs/block_steps.log" || fail "block_steps_bench $*"
+    header=""
+    sleep 1
+  }
+  row cuda block 0.025 block_cuda_0025.csv
+  row cuda block 0.1 block_cuda_01.csv
+  for dt in 0.03125 0.015625 0.0078125 0.00390625; do row cuda global $dt; done
+  for r in ${ORRERY_BLOCK_CPU:-block:0.1 global:0.03125 global:0.0078125}; do
+    row cpu "${r%%:*}" "${r#*:}" "$([ "${r%%:*}" = block ] && echo "block_cpu_${r#*:}.csv")"
+  done
+  column -s, -t <"$csv" | tee -a "$summary"
 }
 
 task_bench-cpu-tree() {
