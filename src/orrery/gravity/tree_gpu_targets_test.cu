@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -88,7 +89,7 @@ Solved gpu_solve(GpuTreeSolver<float>& gpu, const Particles<float>& p, const Tar
 /// The solve of `t` through ForceSolver's host interface (the CPU tree
 /// solver's, or the GPU solver's upload, solve_device and download).
 Solved host_solve(ForceSolver<float>& solver, const Particles<float>& p, const TargetSet<float>& t,
-                  const std::vector<float>* prev, double largest) {
+                  const std::vector<float>* prev, double largest, std::optional<bh::Cube> cube = std::nullopt) {
   const auto n = static_cast<std::size_t>(t.all() ? p.size() : t.count);
   Accelerations<float> a(n);
   if (prev) {
@@ -100,6 +101,7 @@ Solved host_solve(ForceSolver<float>& solver, const Particles<float>& p, const T
   o.per_target_counts = true;
   o.previous_accelerations = prev != nullptr;
   o.largest_previous_acceleration = largest;
+  o.cube = cube;
   Solved s;
   s.report = solver.solve(p.sources(), t, a.view(), o);
   s.ax = a.ax;
@@ -220,18 +222,7 @@ TEST(GpuTreeTargets, ACubeGivenFromOutsideGivesTheCpuBitsInIt) {
       const std::string what = std::string(build == TreeBuild::device ? "device" : "host") + " build, " +
                                (set.all() ? "every target" : "1 % of the targets");
       const auto solved = [&](ForceSolver<float>& solver, const bh::Cube& cube) {
-        const auto n = static_cast<std::size_t>(set.all() ? kN : set.count);
-        Accelerations<float> a(n);
-        SolveOptions o;
-        o.per_target_counts = true;
-        o.cube = cube;
-        Solved s;
-        s.report = solver.solve(p.sources(), set, a.view(), o);
-        s.ax = a.ax;
-        s.ay = a.ay;
-        s.az = a.az;
-        s.pot = a.potential;
-        return s;
+        return host_solve(solver, p, set, nullptr, -1, cube);
       };
       const bh::Cube large{-64.0, -64.0, -64.0, 128.0};
       const Solved want = solved(cpu, large), got = solved(gpu, large);
