@@ -245,7 +245,7 @@ void bind_simulation_of(nb::module_& m) {
           },
           nb::arg("criterion"), nb::arg("eta"), nb::arg("dt_min"),
           "Block time steps from now on (integration.kind = \"block\"), dt the longest step.")
-      .def_prop_ro("block_steps", [](const Handle& h) { return h.sim().block_steps() != nullptr; })
+      .def_prop_ro("block_steps", [](const Handle& h) { return h.sim().has_block_steps(); })
       .def(
           "restore_time_bins",
           [](Handle& h, const python::Column<std::int8_t>& bins) {
@@ -262,7 +262,7 @@ void bind_simulation_of(nb::module_& m) {
                    })
       .def("time_bin_histogram",
                    [](const Handle& h) {
-                     auto counts = h.sim().block_steps() ? h.sim().block_steps()->histogram() : std::vector<std::int64_t>{};
+                     auto counts = h.sim().has_block_steps() ? h.sim().time_bin_histogram() : std::vector<std::int64_t>{};
                      const std::size_t n = counts.size();
                      return to_numpy(std::move(counts), {n});
                    })

@@ -18,7 +18,8 @@ integrate::Simulation<Real> make_simulation(Particles<Real> particles, const gra
                                             const integrate::SimulationState& state, bool block_steps) {
 #if defined(ORRERY_HAVE_CUDA)
   std::unique_ptr<gravity::DeviceForceSolver<Real>> device;
-  if (!block_steps) device = gravity::make_device_solver<Real>(gravity);
+  // Only the tree solves a subset of targets on the device (what block steps' substeps need).
+  if (!block_steps || gravity.solver == "tree") device = gravity::make_device_solver<Real>(gravity);
   if (device) {
     // Refused before the upload, as the host refuses a count that cannot fit: what the device
     // certainly holds per particle (7 values, an ID, accelerations and potentials; the tree adds more).

@@ -4,9 +4,11 @@
 // and a solver that has a device engine, the particles stay on the device for
 // the whole run and are downloaded only when an output or the caller reads
 // them; otherwise the host Simulation with the configured ForceSolver.
-// Block time steps (`block_steps`) run on the host Simulation, whose
-// substeps solve their active particles through the solver's TargetSet
-// overload (the GPU tree solver's host overload with backend = "cuda").
+// Block time steps (`block_steps`) with the tree solver on the device run
+// device-resident too (integrate/device_block_leapfrog.hpp: bins, active set
+// and kicks on the device); with any other solver on the host Simulation,
+// whose substeps solve their active particles through the solver's
+// TargetSet overload.
 #include "orrery/core/particles.hpp"
 #include "orrery/gravity/gravity_config.hpp"
 #include "orrery/integrate/simulation.hpp"

@@ -7,10 +7,14 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <numeric>
 #include <sstream>
 
 #include "orrery/cuda/device.hpp"
+#include "orrery/driver/make_simulation.hpp"
 #include "orrery/driver/run.hpp"
+#include "orrery/ic/initial_conditions.hpp"
+#include "orrery/ic/plummer.hpp"
 #include "orrery/driver/test_runs.hpp"
 #include "orrery/gravity/dispatch.hpp"
 #include "orrery/io/snapshot.hpp"
@@ -46,8 +50,8 @@ struct Case {
   std::string solver;  // direct | tree
   gravity::Precision precision;
   bool relative = false;  // tree: the relative opening (docs/adr/0007), quadrupole, theta 1
-  // Block time steps (integration.kind = "block", dt_max 1/16): a host Simulation whose substeps call
-  // the GPU tree solver's TargetSet overload for their active particles.
+  // Block time steps (integration.kind = "block", dt_max 1/16): with backend = "cuda" device-resident
+  // (integrate/device_block_leapfrog.hpp), against the CPU run's bits.
   bool block = false;
   std::string name() const {
     return solver + (relative ? "_relative_" : "_") + std::string(to_string(precision)) + (block ? "_block" : "");
@@ -93,6 +97,29 @@ class DriverGpuRun : public ::testing::TestWithParam<Case> {
     EXPECT_NE(sg.run.solver.find("/cuda"), std::string::npos) << sg.run.solver;
     EXPECT_EQ(sg.run.steps, GetParam().steps_to(0.5));
     expect_same_outputs<Real>(cpu_dir.path(), gpu_dir.path(), sc, sg);
+    if (GetParam().block) {
+      // The device run's logs: the same bins at every diagnostics time, the same substeps (all but the wall times).
+      EXPECT_EQ(file_text(gpu_dir / "time_bins.csv"), file_text(cpu_dir / "time_bins.csv"));
+      EXPECT_EQ(substep_columns(gpu_dir / "substeps.csv"), substep_columns(cpu_dir / "substeps.csv"));
+      EXPECT_GT(substep_columns(gpu_dir / "substeps.csv").size(), 8u);  // several substeps per block step
+    }
+  }
+  static std::string file_text(const std::filesystem::path& path) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  }
+  // block_step, time, dt, active, active_fraction of every row: what does not depend on the wall clock.
+  static std::vector<std::string> substep_columns(const std::filesystem::path& path) {
+    std::ifstream in(path);
+    std::vector<std::string> rows;
+    for (std::string line; std::getline(in, line);) {
+      std::size_t cut = 0;
+      for (int k = 0; k < 5 && cut != std::string::npos; ++k) cut = line.find(',', cut + (k > 0));
+      rows.push_back(line.substr(0, cut));
+    }
+    return rows;
   }
   template <class Real>
   void restart_is_bit_identical() const {
@@ -121,6 +148,29 @@ TEST_P(DriverGpuRun, ExactModeOutputsHaveTheCpuRunsBits) {
 TEST_P(DriverGpuRun, RestartContinuesBitIdentically) {
   SKIP_WITHOUT_GPU();
   gravity::with_precision(GetParam().precision, [&](auto real) { restart_is_bit_identical<decltype(real)>(); });
+}
+
+// gravity.backend = "cuda" with the tree and block steps: the engine is the device's, and so are the bins.
+TEST(DriverGpuBlockSteps, MakeSimulationKeepsBlockStepsOnTheDevice) {
+  SKIP_WITHOUT_GPU();
+  gravity::GravityConfig g;
+  g.solver = "tree";
+  g.backend = "cuda";
+  g.softening = 0.005;
+  auto sim = make_simulation<float>(ic::to_precision<float>(ic::plummer_sphere(2000, 5)), g,
+                                    integrate::SimulationState{.dt = 1.0 / 16}, true);
+  sim.use_block_steps({.rule = {integrate::StepCriterion::softening, 0.025, 0.005}, .dt_min = 1e-6});
+  ASSERT_NE(sim.device(), nullptr);
+  EXPECT_EQ(sim.block_steps(), nullptr);  // no host integrator
+  EXPECT_TRUE(sim.has_block_steps());
+  const auto uploads = sim.device()->uploads(), downloads = sim.device()->downloads();
+  sim.step();
+  sim.step();
+  EXPECT_EQ(sim.device()->uploads(), uploads);  // block steps move no particle data
+  EXPECT_EQ(sim.device()->downloads(), downloads);
+  EXPECT_EQ(sim.time_bins().size(), 2000u);
+  const auto h = sim.time_bin_histogram();
+  EXPECT_EQ(std::accumulate(h.begin(), h.end(), std::int64_t{0}), 2000);
 }
 
 constexpr auto kSingle = gravity::Precision::single;

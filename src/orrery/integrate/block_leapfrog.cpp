@@ -18,15 +18,11 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-/// A solver phase is the walk's when its name says so ("walk", "bootstrap
-/// walk", the direct solvers' "direct"); every other phase (keys, sort,
-/// topology, moments, relative scales, scatter) is the tree's build and
-/// upkeep.
+}  // namespace
+
 bool is_walk_phase(const std::string& name) {
   return name.find("walk") != std::string::npos || name == "direct";
 }
-
-}  // namespace
 
 int deepest_bin(double dt_max, double dt_min) {
   if (!(dt_min > 0) || !(dt_min <= dt_max) || !std::isfinite(dt_min))
@@ -62,20 +58,41 @@ BlockLeapfrog<Real>::BlockLeapfrog(BlockStepConfig config, double dt_max, std::i
     : config_(config), dt_max_(dt_max), deepest_(check_block_steps(config, dt_max)), n_(n) {}
 
 template <class Real>
-int BlockLeapfrog<Real>::wanted_bin(const Particles<Real>& p, const Accelerations<Real>& a, std::int64_t i,
-                                    double time) const {
-  const Real phi = needs_potential() ? a.potential[i] : Real(0);
-  const double dt = criterion_step(config_.rule, a.ax[i], a.ay[i], a.az[i], phi);
-  const int bin = bin_of_step(dt, dt_max_, deepest_);
-  if (bin >= 0 && bin <= deepest_) return bin;
-  const double magnitude = std::sqrt(double(a.ax[i]) * a.ax[i] + double(a.ay[i]) * a.ay[i] + double(a.az[i]) * a.az[i]);
+std::vector<Real> half_steps(double dt_max, int deepest) {
+  std::vector<Real> half(static_cast<std::size_t>(deepest) + 1);
+  for (int k = 0; k <= deepest; ++k) half[k] = static_cast<Real>(0.5 * std::ldexp(dt_max, -k));
+  return half;
+}
+
+template <class Real>
+void throw_step_outside_bins(const BlockStepConfig& config, double dt_max, int deepest, std::int64_t i,
+                             std::uint64_t id, double time, Real x, Real y, Real z, Real ax, Real ay, Real az,
+                             double dt) {
+  const double magnitude = std::sqrt(double(ax) * ax + double(ay) * ay + double(az) * az);
   throw InputError(fmt::format(
       "block time steps: particle {} (id {}) at t = {} (position {}, {}, {}; |a| = {}) asks for a step of {} "
       "(integration.criterion = \"{}\", integration.eta = {}), shorter than the deepest time bin's {} (integration.dt_max "
       "/ 2^{}, the last not below integration.dt_min = {}); accepted: a step the bins hold: a smaller "
       "integration.dt_min, a larger integration.eta, or more softening",
-      i, p.id[i], time, p.x[i], p.y[i], p.z[i], magnitude, dt, to_string(config_.rule.criterion), config_.rule.eta,
-      std::ldexp(dt_max_, -deepest_), deepest_, config_.dt_min));
+      i, id, time, x, y, z, magnitude, dt, to_string(config.rule.criterion), config.rule.eta,
+      std::ldexp(dt_max, -deepest), deepest, config.dt_min));
+}
+
+template std::vector<float> half_steps<float>(double, int);
+template std::vector<double> half_steps<double>(double, int);
+template void throw_step_outside_bins<float>(const BlockStepConfig&, double, int, std::int64_t, std::uint64_t, double,
+                                             float, float, float, float, float, float, double);
+template void throw_step_outside_bins<double>(const BlockStepConfig&, double, int, std::int64_t, std::uint64_t, double,
+                                              double, double, double, double, double, double, double);
+
+template <class Real>
+int BlockLeapfrog<Real>::wanted_bin(const Particles<Real>& p, const Accelerations<Real>& a, std::int64_t i,
+                                    double time) const {
+  const Real phi = needs_potential() ? a.potential[i] : Real(0);
+  const int bin = wanted_bin_of(config_.rule, a.ax[i], a.ay[i], a.az[i], phi, dt_max_, deepest_);
+  if (bin >= 0 && bin <= deepest_) return bin;
+  throw_step_outside_bins(config_, dt_max_, deepest_, i, p.id[i], time, p.x[i], p.y[i], p.z[i], a.ax[i], a.ay[i],
+                          a.az[i], criterion_step(config_.rule, a.ax[i], a.ay[i], a.az[i], phi));
 }
 
 template <class Real>
@@ -121,8 +138,7 @@ std::uint64_t BlockLeapfrog<Real>::step(Particles<Real>& p, Accelerations<Real>&
   const std::int64_t end = std::int64_t{1} << deepest_;
   const double tick_dt = std::ldexp(dt_max_, -deepest_);
   // Each bin's half step, in the arithmetic of the global step (Real(0.5 * dt)).
-  std::vector<Real> half(static_cast<std::size_t>(deepest_) + 1);
-  for (int k = 0; k <= deepest_; ++k) half[k] = static_cast<Real>(0.5 * std::ldexp(dt_max_, -k));
+  const std::vector<Real> half = half_steps<Real>(dt_max_, deepest_);
   std::uint64_t interactions = 0;
   active_.resize(static_cast<std::size_t>(n_));
   for (std::int64_t i = 0; i < n_; ++i) active_[i] = i;

@@ -52,6 +52,26 @@ int deepest_bin(double dt_max, double dt_min);
 /// softening criterion) and returns the deepest bin.
 int check_block_steps(const BlockStepConfig& config, double dt_max);
 
+/// Each bin's half step, half[k] = Real(0.5 * dt_max / 2^k) (the global
+/// step's Real(0.5 * dt)): the kicks of the host and the device integrators.
+template <class Real>
+std::vector<Real> half_steps(double dt_max, int deepest);
+
+/// The InputError of particle i (id, position, acceleration at `time`)
+/// whose criterion asks for `dt`, a step the bins do not hold: shorter than
+/// the deepest bin's (integration.dt_min) or not a number > 0. Shared by the
+/// host and the device integrators, so both name the particle alike.
+template <class Real>
+[[noreturn]] void throw_step_outside_bins(const BlockStepConfig& config, double dt_max, int deepest, std::int64_t i,
+                                          std::uint64_t id, double time, Real x, Real y, Real z, Real ax, Real ay,
+                                          Real az, double dt);
+
+/// Whether a solver phase is the walk's: its name says so ("walk",
+/// "bootstrap walk", the direct solvers' "direct"); every other phase (keys,
+/// sort, topology, moments, relative scales, scatter) is the tree's build and
+/// upkeep (Substep::walk_seconds, build_seconds).
+bool is_walk_phase(const std::string& name);
+
 /// What one substep did (integration log, substeps.csv).
 struct Substep {
   std::int64_t block_step = 0;   // the Simulation step this substep belongs to (the one being completed)

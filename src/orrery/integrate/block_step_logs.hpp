@@ -8,6 +8,7 @@
 //   time_bins.csv  the time-bin histogram at each diagnostics row (a
 //                  synchronisation point): particles per bin 0..deepest,
 //                  bin k stepping by dt_max / 2^k
+#include <algorithm>
 #include <memory>
 #include <string>
 
@@ -38,9 +39,9 @@ inline std::string time_bins_header(int deepest) {
 /// Writes every substep of `sim` (which has block steps) to `file`.
 template <class Real>
 void log_substeps(Simulation<Real>& sim, std::shared_ptr<diag::CsvFile> file) {
-  sim.block_steps()->on_substep = [file = std::move(file)](const Substep& s) {
+  sim.set_on_substep([file = std::move(file)](const Substep& s) {
     file->row(substep_row(s), "the row of substep at t = " + diag::CsvFile::number(s.time));
-  };
+  });
 }
 
 /// The histogram as an Output at the diagnostics interval.
@@ -50,9 +51,11 @@ Output<Real> time_bins_output(std::shared_ptr<diag::CsvFile> file, double interv
   out.name = "diagnostics";  // timed with the diagnostics it accompanies
   out.schedule.interval = interval;
   out.write = [file = std::move(file)](Simulation<Real>& sim) {
-    if (!sim.block_steps()->has_bins()) return;  // before the first block step, which assigns them
+    const auto histogram = sim.time_bin_histogram();
+    // Zeros before the first block step, which assigns the bins.
+    if (std::all_of(histogram.begin(), histogram.end(), [](std::int64_t c) { return c == 0; })) return;
     std::string row = diag::CsvFile::number(sim.time()) + ',' + std::to_string(sim.step_count());
-    for (const auto count : sim.block_steps()->histogram()) row += ',' + std::to_string(count);
+    for (const auto count : histogram) row += ',' + std::to_string(count);
     file->row(row, "the row of step " + std::to_string(sim.step_count()));
   };
   return out;

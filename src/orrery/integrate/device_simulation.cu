@@ -66,6 +66,9 @@ DeviceSimulation<Real>::DeviceSimulation(const Particles<Real>& p,
 template <class Real>
 void DeviceSimulation<Real>::upload(const Particles<Real>& p) {
   cuda::select_device(solver_->device());
+  if (block_ && p.size() != n_)
+    throw InputError("device block steps: " + std::to_string(p.size()) + " particles uploaded to a run of " +
+                     std::to_string(n_) + "; accepted: the same count (the time bins are per particle)");
   n_ = p.size();
   ids_ = p.id;
   have_forces_ = false;
@@ -120,8 +123,43 @@ void DeviceSimulation<Real>::compute_potentials_only() {
 }
 
 template <class Real>
+void DeviceSimulation<Real>::use_block_steps(const BlockStepConfig& config) {
+  tree_ = dynamic_cast<gravity::GpuTreeSolver<Real>*>(solver_.get());
+  if (!tree_)
+    throw InputError("integration.kind = \"block\" with the device-resident solver " + solver_->name() +
+                     ": block steps solve a subset of the particles, which on the device only the tree solver does; "
+                     "accepted: gravity.solver = \"tree\" with gravity.backend = \"cuda\"");
+  cuda::select_device(solver_->device());
+  block_ = std::make_unique<DeviceBlockLeapfrog<Real>>(config, state_.dt, n_);
+}
+
+/// One block step, as Simulation::advance_block on the host: the first one
+/// assigns the bins from the evaluation at the start (with the potentials
+/// the dynamical criterion needs), obtained as the host obtains it.
+template <class Real>
+void DeviceSimulation<Real>::block_step(bool potential) {
+  const bool assign_with_potential = block_->needs_potential() && !block_->has_bins();
+  if (!have_forces_)
+    compute_forces(assign_with_potential);
+  else if (assign_with_potential && !have_potential_)
+    compute_potentials_only();
+  have_forces_ = false;  // while the substeps run, the accelerations belong to no single time
+  const DeviceParticleArrays<Real> arrays{n_,          x_.data(),  y_.data(),  z_.data(),  vx_.data(), vy_.data(),
+                                          vz_.data(),  m_.data(),  ax_.data(), ay_.data(), az_.data(), pot_.data()};
+  interactions_ += block_->step(arrays, ids_, *tree_, potential, time(), state_.step, stream_.get());
+  // The last substep solved every particle: the accelerations are at the new positions.
+  have_forces_ = true;
+  have_potential_ = potential || block_->needs_potential();
+}
+
+template <class Real>
 void DeviceSimulation<Real>::enqueue_step(bool potential) {
   const auto s = stream_.get();
+  if (block_) {
+    block_step(potential);
+    ++state_.step;
+    return;
+  }
   if (!have_forces_) compute_forces(false);
   const Real half = static_cast<Real>(0.5 * state_.dt);
   enqueue_axpy3<Real>(n_, vx_.data(), vy_.data(), vz_.data(), ax_.data(), ay_.data(), az_.data(), half, s);

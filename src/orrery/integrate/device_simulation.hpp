@@ -20,6 +20,7 @@
 #include "orrery/cuda/memory.hpp"
 #include "orrery/cuda/stream.hpp"
 #include "orrery/gravity/device_force_solver.hpp"
+#include "orrery/integrate/device_block_leapfrog.hpp"
 #include "orrery/integrate/phase_timers.hpp"
 #include "orrery/integrate/simulation.hpp"
 
@@ -32,6 +33,15 @@ class DeviceSimulation {
   /// naming integration.dt otherwise); a null solver is an InputError.
   DeviceSimulation(const Particles<Real>& particles, std::unique_ptr<gravity::DeviceForceSolver<Real>> solver,
                    SimulationState state);
+
+  /// Integrates with block time steps from now on (device_block_leapfrog.hpp),
+  /// state().dt the longest: one step() is then one block step. InputError
+  /// for invalid parameters (naming the key) and for a solver other than
+  /// the GPU tree's (the one that solves a subset of targets on the device).
+  void use_block_steps(const BlockStepConfig& config);
+  /// The block integrator; null with the global step.
+  const DeviceBlockLeapfrog<Real>* block_steps() const { return block_.get(); }
+  DeviceBlockLeapfrog<Real>* block_steps() { return block_.get(); }
 
   /// One kick-drift-kick step of size dt, on the device. Returns when it is done.
   void step();
@@ -84,10 +94,13 @@ class DeviceSimulation {
   void compute_forces(bool with_potential);
   void compute_potentials_only();
   void enqueue_step(bool potential);
+  void block_step(bool potential);
   SourcesView<Real> sources() const;
 
   std::int64_t n_;
   std::unique_ptr<gravity::DeviceForceSolver<Real>> solver_;
+  std::unique_ptr<DeviceBlockLeapfrog<Real>> block_;  // null with the global step
+  gravity::GpuTreeSolver<Real>* tree_ = nullptr;      // solver_ as the tree solver, with block steps
   SimulationState state_;
   cuda::Stream stream_;
   cuda::DeviceBuffer<Real> x_, y_, z_, vx_, vy_, vz_, m_, ax_, ay_, az_, pot_;

@@ -24,6 +24,17 @@ class DeviceSimulationStepper final : public DeviceStepper<Real> {
   std::string solver_name() const override { return name_; }
   std::uint64_t interactions() const override { return sim_ ? sim_->interactions() : 0; }
 
+  // Block steps need the particles' count: after the first upload (Simulation's constructor).
+  void use_block_steps(const BlockStepConfig& config) override { resident().use_block_steps(config); }
+  std::vector<TimeBin> time_bins() const override {
+    return sim_ && sim_->block_steps() ? sim_->block_steps()->bins() : std::vector<TimeBin>{};
+  }
+  void restore_time_bins(std::vector<TimeBin> bins) override { block().restore_bins(std::move(bins)); }
+  std::vector<std::int64_t> time_bin_histogram() const override {
+    return sim_ && sim_->block_steps() ? sim_->block_steps()->histogram() : std::vector<std::int64_t>{};
+  }
+  void set_on_substep(std::function<void(const Substep&)> call) override { block().on_substep = std::move(call); }
+
  private:
   void do_upload(const Particles<Real>& particles, double dt) override {
     if (sim_ && sim_->state().dt == dt) {
@@ -43,6 +54,17 @@ class DeviceSimulationStepper final : public DeviceStepper<Real> {
     sim_->download_accelerations(out, potential);
   }
   void do_restore_accelerations(const Accelerations<Real>& a) override { sim_->restore_accelerations(a); }
+
+  DeviceSimulation<Real>& resident() {
+    if (!sim_) throw RuntimeFailure("device stepper: block steps asked for before the particles were uploaded");
+    return *sim_;
+  }
+  DeviceBlockLeapfrog<Real>& block() {
+    if (!resident().block_steps())
+      throw InputError("device stepper: time bins given to a run with the global step; accepted: "
+                       "integration.kind = \"block\" (the run that wrote them)");
+    return *sim_->block_steps();
+  }
 
   std::unique_ptr<gravity::DeviceForceSolver<Real>> solver_;  // moved into sim_ at the first upload
   std::unique_ptr<DeviceSimulation<Real>> sim_;

@@ -26,9 +26,13 @@
 // The public wrappers count the particle transfers (uploads, downloads), so
 // tests can prove that steps between outputs move no particle data.
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <vector>
 
+#include "orrery/core/error.hpp"
 #include "orrery/core/particles.hpp"
+#include "orrery/integrate/block_leapfrog.hpp"
 
 namespace orrery::integrate {
 
@@ -61,6 +65,21 @@ class DeviceStepper {
   /// counts N^2 - N per solve (DeviceForceSolver reports no counts), also
   /// for the tree: an all-pairs equivalent, not the tree's own count.
   virtual std::uint64_t interactions() const = 0;
+
+  /// Block time steps on the device from now on (device_block_leapfrog.hpp):
+  /// do_step is then one block step. An engine without them refuses
+  /// (InputError naming what is accepted).
+  virtual void use_block_steps(const BlockStepConfig& config) {
+    (void)config;
+    throw InputError("integration.kind = \"block\" with the device-resident " + solver_name() +
+                     "; accepted: integration.kind = \"global\" there, or gravity.backend = \"cpu\"");
+  }
+  /// With block steps: the bins (empty before the first block step), set
+  /// from a checkpoint, the histogram, and a call after every substep.
+  virtual std::vector<TimeBin> time_bins() const { return {}; }
+  virtual void restore_time_bins(std::vector<TimeBin> bins) { (void)bins; }
+  virtual std::vector<std::int64_t> time_bin_histogram() const { return {}; }
+  virtual void set_on_substep(std::function<void(const Substep&)> call) { (void)call; }
 
   /// Host-to-device transfers (particles or accelerations) so far.
   std::uint64_t uploads() const { return uploads_; }

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "orrery/core/exact_math.hpp"
+#include "orrery/core/hd.hpp"
 #include "orrery/core/particles.hpp"
 
 namespace orrery::integrate {
@@ -15,6 +16,16 @@ namespace orrery::integrate {
 /// one thread: a parallel region's start and barrier would cost more, and far
 /// more on a loaded machine where a thread may be descheduled.
 inline constexpr std::int64_t kParallelFrom = 1 << 16;
+
+/// One particle's y += a * h (a kick: v, a, dt/2; a drift: x, v, dt): the
+/// element of every kick and drift here and of the device kernels
+/// (device_block_leapfrog.cu), so both have the same bits.
+template <class Real>
+ORRERY_HDI void fma3(Real& y0, Real& y1, Real& y2, Real a0, Real a1, Real a2, Real h) {
+  y0 = xm::fma(a0, h, y0);
+  y1 = xm::fma(a1, h, y1);
+  y2 = xm::fma(a2, h, y2);
+}
 
 /// v += a * h for every particle. a.size() == p.size().
 template <class Real>
@@ -38,10 +49,7 @@ void kick_listed(Particles<Real>& p, const Accelerations<Real>& a, const std::in
 #pragma omp parallel for schedule(static) if (m >= kParallelFrom)
   for (std::int64_t k = 0; k < m; ++k) {
     const std::int64_t i = list[k];
-    const Real h = half[bin[i]];
-    p.vx[i] = xm::fma(a.ax[i], h, p.vx[i]);
-    p.vy[i] = xm::fma(a.ay[i], h, p.vy[i]);
-    p.vz[i] = xm::fma(a.az[i], h, p.vz[i]);
+    fma3(p.vx[i], p.vy[i], p.vz[i], a.ax[i], a.ay[i], a.az[i], half[bin[i]]);
   }
 }
 

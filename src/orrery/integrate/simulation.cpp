@@ -119,17 +119,40 @@ const std::vector<Real>& Simulation<Real>::potentials() {
 
 template <class Real>
 void Simulation<Real>::use_block_steps(const BlockStepConfig& config) {
-  if (device_)
-    throw InputError("integration.kind = \"block\" with the device-resident " + device_->solver_name() +
-                     "; accepted: integration.kind = \"global\" there, or gravity.backend = \"cpu\"");
+  deepest_bin_ = check_block_steps(config, state_.dt);
+  if (device_) {
+    device_->use_block_steps(config);
+    device_block_ = true;
+    return;
+  }
   block_ = std::make_unique<BlockLeapfrog<Real>>(config, state_.dt, particles_.size());
 }
 
 template <class Real>
+std::vector<std::int64_t> Simulation<Real>::time_bin_histogram() const {
+  if (block_) return block_->histogram();
+  auto h = device_block_ ? device_->time_bin_histogram() : std::vector<std::int64_t>{};
+  if (h.empty()) h.assign(static_cast<std::size_t>(deepest_bin_) + 1, 0);
+  return h;
+}
+
+template <class Real>
+void Simulation<Real>::set_on_substep(std::function<void(const Substep&)> call) {
+  if (block_)
+    block_->on_substep = std::move(call);
+  else if (device_block_)
+    device_->set_on_substep(std::move(call));
+}
+
+template <class Real>
 void Simulation<Real>::restore_time_bins(std::vector<TimeBin> bins) {
-  if (!block_)
+  if (!has_block_steps())
     throw InputError("simulation: time bins given to a run with the global step; accepted: integration.kind = "
                      "\"block\" (the run that wrote them)");
+  if (device_block_) {
+    device_->restore_time_bins(std::move(bins));
+    return;
+  }
   block_->restore_bins(std::move(bins));
 }
 

@@ -79,13 +79,24 @@ class Simulation {
 
   /// Integrates with block time steps from now on, state().dt the longest
   /// (InputError for invalid parameters, naming the key, and for a
-  /// device-resident simulation, which does not have them yet).
+  /// device-resident engine without them: the GPU tree solver's has them,
+  /// device_block_leapfrog.hpp).
   void use_block_steps(const BlockStepConfig& config);
-  /// The block integrator; null with the global step.
+  /// Whether block steps run (on the host or the device).
+  bool has_block_steps() const { return block_ || device_block_; }
+  /// The deepest bin (block steps only).
+  int deepest_time_bin() const { return deepest_bin_; }
+  /// Particles per bin 0..deepest_time_bin(), zeros before the first block step.
+  std::vector<std::int64_t> time_bin_histogram() const;
+  /// Called after every substep (block steps only), e.g. the substep log.
+  void set_on_substep(std::function<void(const Substep&)> call);
+  /// The host block integrator; null with the global step and on the device.
   const BlockLeapfrog<Real>* block_steps() const { return block_.get(); }
   BlockLeapfrog<Real>* block_steps() { return block_.get(); }
   /// Every particle's time bin (empty with the global step, or before the first block step).
-  std::vector<TimeBin> time_bins() const { return block_ ? block_->bins() : std::vector<TimeBin>{}; }
+  std::vector<TimeBin> time_bins() const {
+    return block_ ? block_->bins() : device_block_ ? device_->time_bins() : std::vector<TimeBin>{};
+  }
   /// Sets the bins (a checkpoint's; see BlockLeapfrog::restore_bins). InputError with the global step.
   void restore_time_bins(std::vector<TimeBin> bins);
 
@@ -145,6 +156,8 @@ class Simulation {
   std::unique_ptr<gravity::ForceSolver<Real>> solver_;  // null when device_ is set
   std::unique_ptr<DeviceStepper<Real>> device_;         // null for a host simulation
   std::unique_ptr<BlockLeapfrog<Real>> block_;          // null with the global step
+  bool device_block_ = false;                           // block steps in device_
+  int deepest_bin_ = 0;
   mutable bool host_particles_current_ = true;
   SimulationState state_;
   std::vector<Output<Real>> outputs_;

@@ -27,6 +27,7 @@
 
 #include "orrery/core/exact_math.hpp"
 #include "orrery/core/hd.hpp"
+#include "orrery/integrate/time_bins.hpp"
 
 namespace orrery::integrate {
 
@@ -53,6 +54,15 @@ ORRERY_HDI double criterion_step(const StepRule& rule, Real ax, Real ay, Real az
   if (rule.criterion == StepCriterion::softening) return xm::sqrt(xm::div(2.0 * rule.eta * rule.softening, a));
   const double p = double(phi) < 0 ? -double(phi) : double(phi);
   return xm::div(xm::mul(rule.eta * kSqrtFourPiOverThree, xm::sqrt(p)), a);
+}
+
+/// The bin a particle's criterion asks for (bin_of_step of criterion_step):
+/// one function for the host and the device integrators, so both choose the
+/// same bin. Outside [0, deepest] when the step is below the deepest bin's or
+/// not a number > 0 (the caller's error, naming the particle).
+template <class Real>
+ORRERY_HDI int wanted_bin_of(const StepRule& rule, Real ax, Real ay, Real az, Real phi, double dt_max, int deepest) {
+  return bin_of_step(criterion_step(rule, ax, ay, az, phi), dt_max, deepest);
 }
 
 }  // namespace orrery::integrate
