@@ -201,7 +201,7 @@ RunSummary run_in(const RunConfig& config, const RunOptions& options,
         // Once a run: the first time says it. Block steps take each particle's
         // step from the criterion itself (dt_min reached is an error), so
         // there is no global step to warn about.
-        if (warned || sim.block_steps()) return;
+        if (warned || sim.has_block_steps()) return;
         const auto smallest = integrate::smallest_step(watch, sim.accelerations(), sim.potentials());
         if (const auto w = integrate::step_warning(sim.state().dt, watch, smallest, d.time, d.step)) {
           warned = true;
