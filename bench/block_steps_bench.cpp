@@ -1,7 +1,7 @@
 // Block time steps against the global step (docs/performance/block_steps.md):
 // one run of a Hernquist halo as `orrery run` makes it (driver::make_simulation:
-// with --backend cuda the global step is device-resident, block steps a host
-// Simulation whose substeps call the GPU tree solver), timed, with its energy
+// with --backend cuda the global step and the tree's block steps are
+// device-resident, integrate/device_block_leapfrog.hpp), timed, with its energy
 // error. One CSV row per run on stdout; with --substeps FILE every substep of
 // a block run (its length, active fraction, wall time split into build, walk,
 // kick, drift and bookkeeping) goes to FILE.
@@ -97,14 +97,16 @@ int run(const Args& a) {
   if (block) sim.use_block_steps({.rule = {integrate::StepCriterion::softening, a.eta, a.gravity.softening},
                                   .dt_min = a.dt_min});
   integrate::Substep total;
-  std::int64_t substeps = 0;
+  std::int64_t substeps = 0, active_total = 0;
   std::map<std::string, double> phases;  // the solver's phases over every substep
   std::shared_ptr<diag::CsvFile> log;
   if (block) {
     if (!a.substeps.empty())
       log = std::make_shared<diag::CsvFile>(a.substeps, "n,backend," + integrate::substep_header(), "substep log");
-    sim.block_steps()->on_substep = [&](const integrate::Substep& s) {
+    // Through the Simulation: the host integrator's, or the device one's (cuda + tree).
+    sim.set_on_substep([&](const integrate::Substep& s) {
       ++substeps;
+      active_total += s.active;
       total.seconds += s.seconds;
       total.solve_seconds += s.solve_seconds;
       for (const auto& [name, t] : s.solver_phases) phases[name] += t;
@@ -114,7 +116,7 @@ int run(const Args& a) {
       total.drift_seconds += s.drift_seconds;
       total.bookkeeping_seconds += s.bookkeeping_seconds;
       if (log) log->row(std::to_string(a.n) + ',' + a.gravity.backend + ',' + integrate::substep_row(s), "a substep");
-    };
+    });
   }
   // The energy at the start and at the end only (the synchronisation points of both ends).
   double error = 0;
@@ -129,7 +131,7 @@ int run(const Args& a) {
   sim.write_all_outputs();
   if (log) log->close();
   const double evaluations =
-      block ? static_cast<double>(sim.block_steps()->target_evaluations()) / static_cast<double>(a.n) : double(steps);
+      block ? static_cast<double>(active_total) / static_cast<double>(a.n) : double(steps);
   const auto& timers = sim.timers();
   if (!block) {
     total.seconds = wall;

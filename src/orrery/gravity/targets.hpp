@@ -22,7 +22,13 @@ struct TargetSet {
 
   /// Neither indices nor points: every source is a target, in the caller's order.
   bool all() const { return index == nullptr && x == nullptr; }
-  static TargetSet of_sources(std::int64_t n, const std::int64_t* i) { return {n, i}; }
+  /// An empty subset stays a subset: its indices point somewhere even where
+  /// the caller's (or a device buffer's) array of none is null, since a null
+  /// index means every source.
+  static TargetSet of_sources(std::int64_t n, const std::int64_t* i) {
+    static constexpr std::int64_t kNone = 0;
+    return {n, n == 0 && i == nullptr ? &kNone : i};
+  }
   static TargetSet of_points(std::int64_t n, const Real* px, const Real* py, const Real* pz) {
     return {n, nullptr, px, py, pz};
   }
