@@ -17,28 +17,18 @@ namespace orrery::gravity::direct_loops {
 // does not depend on it (each target's sum is the same on any thread).
 inline constexpr std::int64_t kParallelTargets = 256;
 
-/// Every source as a target. soft_of(i): the softening argument of target
-/// i's field (the policy, or its TargetSoftenings with a softening per type).
+/// The targets of a set (every source when t.all(), a subset, or points).
+/// soft_of(k): the softening argument of target k's field (the policy, or
+/// its TargetSoftenings with a softening per type).
 template <class Real, bool WithPotential, class SoftOf>
-void all_sources(const SourcesView<Real>& s, const AccelerationsView<Real>& out, const SoftOf& soft_of) {
-#pragma omp parallel for schedule(static) if (s.count >= kParallelTargets)
-  for (std::int64_t i = 0; i < s.count; ++i) {
-    const auto& soft = soft_of(i);
-    const TargetField<Real> f = direct_field_at<Real, std::decay_t<decltype(soft)>, WithPotential>(i, s, soft);
-    out.ax[i] = f.ax;
-    out.ay[i] = f.ay;
-    out.az[i] = f.az;
-    if constexpr (WithPotential) out.potential[i] = f.potential;
-  }
-}
-
-/// The targets of a set (a subset or points). soft_of(k): as all_sources', for target k.
-template <class Real, bool WithPotential, class SoftOf>
-void target_set(const SourcesView<Real>& s, const TargetSet<Real>& t, const AccelerationsView<Real>& out,
-                const SoftOf& soft_of) {
-#pragma omp parallel for schedule(static) if (t.count >= kParallelTargets)
-  for (std::int64_t k = 0; k < t.count; ++k) {
-    const DirectTarget<Real> at = t.index != nullptr ? DirectTarget<Real>(t.index[k], s) : DirectTarget<Real>(t.x[k], t.y[k], t.z[k]);
+void targets(const SourcesView<Real>& s, const TargetSet<Real>& t, const AccelerationsView<Real>& out,
+             const SoftOf& soft_of) {
+  const std::int64_t n = t.all() ? s.count : t.count;
+#pragma omp parallel for schedule(static) if (n >= kParallelTargets)
+  for (std::int64_t k = 0; k < n; ++k) {
+    const DirectTarget<Real> at = t.all()              ? DirectTarget<Real>(k, s)
+                                  : t.index != nullptr ? DirectTarget<Real>(t.index[k], s)
+                                                       : DirectTarget<Real>(t.x[k], t.y[k], t.z[k]);
     const auto& soft = soft_of(k);
     const TargetField<Real> f = direct_field_at<Real, std::decay_t<decltype(soft)>, WithPotential>(at, s, soft);
     out.ax[k] = f.ax;
@@ -52,11 +42,7 @@ void target_set(const SourcesView<Real>& s, const TargetSet<Real>& t, const Acce
 template <class Real, class SoftOf>
 void field(const SourcesView<Real>& s, const TargetSet<Real>& t, const AccelerationsView<Real>& out, bool potential,
            const SoftOf& soft_of) {
-  if (t.all()) {
-    potential ? all_sources<Real, true>(s, out, soft_of) : all_sources<Real, false>(s, out, soft_of);
-  } else {
-    potential ? target_set<Real, true>(s, t, out, soft_of) : target_set<Real, false>(s, t, out, soft_of);
-  }
+  potential ? targets<Real, true>(s, t, out, soft_of) : targets<Real, false>(s, t, out, soft_of);
 }
 
 }  // namespace orrery::gravity::direct_loops
