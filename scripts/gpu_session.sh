@@ -40,7 +40,9 @@
 #   bench-block   bench/block_steps_bench (docs/performance/block_steps.md): 1M Hernquist for one
 #                 dynamical time, block steps at eta 0.025 and 0.1 against the global step at
 #                 dt = 1/32 .. 1/256, on the GPU, then the CPU on every host core with the rows
-#                 ORRERY_BLOCK_CPU (default "block:0.1 global:0.03125 global:0.0078125")
+#                 ORRERY_BLOCK_CPU (default "block:0.1 global:0.03125 global:0.0078125"; " " for none),
+#                 the GPU rows ORRERY_BLOCK_GPU (mode:eta-or-dt, default block 0.025, 0.1 and global
+#                 1/32 .. 1/256), ORRERY_BLOCK_ARGS passed to every row (e.g. "--softening 0.001")
 #                 -> block_steps_h200.csv, the per-substep CSVs in logs
 #   mpi           the MPI tests (ctest -L mpi: K = 1..4 CPU ranks, K = 1, 2, 4 ranks sharing
 #                 the GPU), a 2-rank GPU test under compute-sanitizer memcheck, then
@@ -307,14 +309,16 @@ task_bench-block() {
   row() {  # backend mode value
     local opt=--dt
     [ "$2" = block ] && opt=--eta
-    OMP_NUM_THREADS=$(nproc) OMP_PROC_BIND=close $bench --mode "$2" --backend "$1" --n 1048576 $opt "$3" \
+    # shellcheck disable=SC2086 # ORRERY_BLOCK_ARGS is a list of options (e.g. --softening 0.001)
+    OMP_NUM_THREADS=$(nproc) OMP_PROC_BIND=close $bench --mode "$2" --backend "$1" --n 1048576 $opt "$3" ${ORRERY_BLOCK_ARGS:-} \
       ${header} ${4:+--substeps "$logs/$4"} >>"$csv" 2>>"$logs/block_steps.log" || fail "block_steps_bench $*"
     header=""
     sleep 1
   }
-  row cuda block 0.025 block_cuda_0025.csv
-  row cuda block 0.1 block_cuda_01.csv
-  for dt in 0.03125 0.015625 0.0078125 0.00390625; do row cuda global $dt; done
+  local r
+  for r in ${ORRERY_BLOCK_GPU:-block:0.025 block:0.1 global:0.03125 global:0.015625 global:0.0078125 global:0.00390625}; do
+    row cuda "${r%%:*}" "${r#*:}" "$([ "${r%%:*}" = block ] && echo "block_cuda_${r#*:}.csv")"
+  done
   for r in ${ORRERY_BLOCK_CPU:-block:0.1 global:0.03125 global:0.0078125}; do
     row cpu "${r%%:*}" "${r#*:}" "$([ "${r%%:*}" = block ] && echo "block_cpu_${r#*:}.csv")"
   done
