@@ -1,7 +1,9 @@
 #include "orrery/driver/ranks.hpp"
 
 #include <cstdlib>
+#include <memory>
 #include <string>
+#include <utility>
 
 #include "orrery/core/error.hpp"
 #include "orrery/gravity/solver_factory.hpp"
@@ -12,6 +14,10 @@
 #endif
 #if defined(ORRERY_HAVE_CUDA)
 #include "orrery/cuda/device.hpp"
+#if defined(ORRERY_HAVE_MPI)
+#include "orrery/gravity/tree_gpu_solver.hpp"
+#include "orrery/mpi/let_walk_gpu.hpp"
+#endif
 #endif
 
 namespace orrery::driver {
@@ -63,11 +69,19 @@ std::unique_ptr<gravity::ForceSolver<Real>> Ranks::solver(const gravity::Gravity
     gpu = cuda::device_available();
 #endif
     const bool cpu = gravity.backend == "cpu" || (gravity.backend == "auto" && !gpu);
-    if (gravity.solver != "tree" || !cpu)
+    if (gravity.solver != "tree")
       throw InputError("gravity.mpi_layout = \"distributed\" with gravity.solver = \"" + gravity.solver +
-                       "\" and gravity.backend = \"" + gravity.backend +
-                       "\"; accepted: solver \"tree\" on the CPU (backend \"cpu\", or \"auto\" without a GPU), or gravity.mpi_layout = \"replicated\"");
-    return std::make_unique<mpi::DistributedSolver<Real>>(gravity::tree_solver_config(gravity), comm_);
+                       "\"; accepted: solver \"tree\" (on the CPU or one GPU per rank), or gravity.mpi_layout = \"replicated\"");
+    if (cpu) return std::make_unique<mpi::DistributedSolver<Real>>(gravity::tree_solver_config(gravity), comm_);
+#if defined(ORRERY_HAVE_CUDA)
+    // Each rank walks its targets on its GPU (mpi/let_walk_gpu.hpp): one process's GPU tree solver's bits.
+    const gravity::GpuTreeSolverConfig g = gravity::gpu_tree_config(gravity);
+    std::shared_ptr<mpi::LetWalk<Real>> walk = mpi::gpu_let_walk<Real>(g);
+    const std::string name = "tree/" + walk->backend() + "/" + std::string(bh::to_string(g.tree.tree.multipole));
+    return std::make_unique<mpi::DistributedSolver<Real>>(g.tree, comm_, std::move(walk), name);
+#else
+    throw InputError("gravity.backend = \"" + gravity.backend + "\" in a build without CUDA; accepted: \"cpu\" or \"auto\"");
+#endif
   }
   return std::make_unique<mpi::ReplicatedSolver<Real>>(gravity::make_solver<Real>(gravity), comm_);
 #else

@@ -1,6 +1,7 @@
 // `orrery run` with the GPU tree on K ranks sharing the GPU(s)
 // (orrery_driver_mpi_gpu_test.npK, K = 1, 2, 4, label gpu): the same final
-// state, diagnostics and snapshot bytes as one process's device-resident run.
+// state, diagnostics and snapshot bytes as one process's device-resident run,
+// with the replicated and the distributed layout.
 // Skips without a GPU.
 #include <gtest/gtest.h>
 
@@ -26,6 +27,17 @@ TEST_F(MpiGpuRun, FastRelativeTreeIsBitIdenticalToOneProcess) {
   orrery::testing::expect_run_like_one_process<float>(
       {"initial_conditions.count=4000", "gravity.solver=tree", "gravity.backend=cuda", "gravity.precision=single",
        "gravity.opening=relative"});
+}
+
+// The distributed tree (docs/adr/0012) with each rank's walk on the GPU
+// (mpi/let_walk_gpu.hpp): one process's GPU run, fast and exact.
+TEST_F(MpiGpuRun, DistributedTreeOnTheGpuIsBitIdenticalToOneProcess) {
+  orrery::testing::expect_run_like_one_process<float>(
+      {"initial_conditions.count=4000", "gravity.solver=tree", "gravity.backend=cuda", "gravity.precision=single",
+       "gravity.mpi_layout=distributed"});
+  orrery::testing::expect_run_like_one_process({"initial_conditions.count=3000", "gravity.solver=tree",
+                                                "gravity.backend=cuda", "gravity.math=exact",
+                                                "gravity.opening=relative", "gravity.mpi_layout=distributed"});
 }
 
 }  // namespace

@@ -1,14 +1,18 @@
 #include "orrery/mpi/distributed_solver.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "orrery/mpi/migrate.hpp"
 
 namespace orrery::mpi {
 
 template <class Real>
-DistributedSolver<Real>::DistributedSolver(const bh::TreeSolverConfig& config, Communicator comm)
-    : comm_(comm), tree_(config, comm), name_("tree/cpu/" + std::string(to_string(config.tree.multipole))) {}
+DistributedSolver<Real>::DistributedSolver(const bh::TreeSolverConfig& config, Communicator comm,
+                                           std::shared_ptr<LetWalk<Real>> walk, std::string name)
+    : comm_(comm),
+      tree_(config, comm, {}, std::move(walk)),
+      name_(name.empty() ? "tree/cpu/" + std::string(to_string(config.tree.multipole)) : std::move(name)) {}
 
 template <class Real>
 std::string DistributedSolver<Real>::name() const {

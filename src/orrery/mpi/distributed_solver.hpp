@@ -20,7 +20,10 @@ namespace orrery::mpi {
 template <class Real>
 class DistributedSolver final : public gravity::ForceSolver<Real> {
  public:
-  DistributedSolver(const bh::TreeSolverConfig& config, Communicator comm);
+  /// `walk` as DistributedTree's (null: the CPU's); `name` the one-process
+  /// solver whose bits it computes (null: the CPU tree solver's).
+  DistributedSolver(const bh::TreeSolverConfig& config, Communicator comm,
+                    std::shared_ptr<LetWalk<Real>> walk = nullptr, std::string name = {});
   std::string name() const override;
   /// Every source is a target; a subset or points is refused by the base
   /// class with an InputError naming the solvers that take them.

@@ -11,7 +11,6 @@
 #include "orrery/bh/build_topology.hpp"
 #include "orrery/bh/octree_build.hpp"
 #include "orrery/bh/opening_relative.hpp"
-#include "orrery/bh/walk_all.hpp"
 #include "orrery/core/error.hpp"
 #include "orrery/mpi/global_tree.hpp"
 #include "orrery/mpi/migrate.hpp"
@@ -60,8 +59,8 @@ std::vector<std::uint64_t> leaf_work(const TopTree& top, const RankParticles<Rea
 
 template <class Real>
 DistributedTree<Real>::DistributedTree(const bh::TreeSolverConfig& config, Communicator comm,
-                                       DistributedOptions options)
-    : config_(config), comm_(comm), options_(options) {}
+                                       DistributedOptions options, std::shared_ptr<LetWalk<Real>> walk)
+    : config_(config), comm_(comm), options_(options), walk_(walk ? std::move(walk) : cpu_let_walk<Real>(config)) {}
 
 template <class Real>
 SolverReport DistributedTree<Real>::solve(RankParticles<Real>& particles, const gravity::SolveOptions& options) {
@@ -112,9 +111,8 @@ SolverReport DistributedTree<Real>::solve(RankParticles<Real>& particles, const 
     check_budget(static_cast<std::int64_t>(tree_.tree.x.size()) - 1, static_cast<std::int64_t>(n));
     report.add_phase("exchange", since(te));
     te = Clock::now();
-    const bh::WalkTargets<Real> targets{static_cast<std::int32_t>(n), tree_.own.data()};
-    bh::walk_targets(tree_.tree, targets, config_, potential, ax.data(), ay.data(), az.data(),
-                     potential ? pot.data() : nullptr, counts.data(), scale.empty() ? nullptr : scale.data());
+    walk_->walk(tree_.tree, tree_.own, potential, ax.data(), ay.data(), az.data(), potential ? pot.data() : nullptr,
+                counts.data(), scale.empty() ? nullptr : scale.data());
     // The check is collective, so that every rank stops at the same point.
     std::int64_t bad = -1;
     for (std::size_t k = 0; k < n && bad < 0; ++k)

@@ -11,9 +11,11 @@
 //   4. the subtrees of a rank's top leaves (local_tree.hpp) and the
 //      straddling nodes' moments combined as one process does (top_moments.hpp);
 //   5. the local essential trees (let.hpp) and the walk of the rank's own
-//      particles in the assembled tree: bh::walk_targets, the CPU solver's
-//      own walk (the seam where a rank's GPU walk would go).
+//      particles in the assembled tree (let_walk.hpp: the CPU solver's own
+//      walk, or the GPU's on a device copy of the tree).
 #include <cstdint>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "orrery/bh/tree_config.hpp"
@@ -21,6 +23,7 @@
 #include "orrery/gravity/force_solver.hpp"
 #include "orrery/mpi/communicator.hpp"
 #include "orrery/mpi/let.hpp"
+#include "orrery/mpi/let_walk.hpp"
 #include "orrery/mpi/rank_particles.hpp"
 
 namespace orrery::mpi {
@@ -38,7 +41,10 @@ struct DistributedOptions {
 template <class Real>
 class DistributedTree {
  public:
-  DistributedTree(const bh::TreeSolverConfig& config, Communicator comm, DistributedOptions options = {});
+  /// `walk` walks the rank's targets in its assembled tree (null: the CPU's,
+  /// cpu_let_walk(config)); it must compute walk_target's sums with `config`.
+  DistributedTree(const bh::TreeSolverConfig& config, Communicator comm, DistributedOptions options = {},
+                  std::shared_ptr<LetWalk<Real>> walk = nullptr);
 
   /// Moves `particles` (this rank's, any of them) to their domains, sorted
   /// by (key, index), and writes every particle's acceleration (potential with
@@ -54,6 +60,8 @@ class DistributedTree {
   const AssembledTree<Real>& last_tree() const { return tree_; }
   /// Bytes this rank received in the last solve's local essential trees.
   std::int64_t last_let_bytes() const { return let_bytes_; }
+  /// The walk's backend ("cpu", "cuda/coherent32", ...).
+  std::string walk_backend() const { return walk_->backend(); }
 
  private:
   void check_budget(std::int64_t held, std::int64_t own) const;
@@ -61,6 +69,7 @@ class DistributedTree {
   bh::TreeSolverConfig config_;
   Communicator comm_;
   DistributedOptions options_;
+  std::shared_ptr<LetWalk<Real>> walk_;
   AssembledTree<Real> tree_;
   std::int64_t let_bytes_ = 0;
 };

@@ -22,6 +22,7 @@
 #include "orrery/mpi/distributed_tree.hpp"
 #include "orrery/bh/build_steps.hpp"
 #include "orrery/mpi/global_tree.hpp"
+#include "support/missing_node_checks.hpp"
 #include "support/replicated_checks.hpp"
 
 namespace orrery {
@@ -206,24 +207,7 @@ TEST(DistributedTree, AWalkThatWantsANodeNotSentStopsNamingIt) {
   aggressive.let_shrink = 0.0;
   mpi::DistributedTree<double> dist(config(bh::Opening::geometric, 1), comm, aggressive);
   mpi::RankParticles<double> s = dealt(input<double>("hernquist", 3000), comm);
-  std::string message;
-  try {
-    dist.solve(s);
-  } catch (const RuntimeFailure& e) {
-    message = e.what();
-  }
-  if (comm.size() == 1) {  // one rank sends nothing and misses nothing
-    EXPECT_TRUE(message.empty()) << message;
-    return;
-  }
-  ASSERT_FALSE(message.empty()) << "no rank's walk missed a node";
-  const bool names = message.find("opens node (key ") != std::string::npos &&
-                     message.find("did not send to rank " + std::to_string(comm.rank())) != std::string::npos;
-  const bool defers = message.find("that rank names it") != std::string::npos;
-  EXPECT_TRUE(names || defers) << message;
-  std::vector<std::uint64_t> naming = {names ? 1u : 0u};
-  comm.sum(naming);
-  EXPECT_GE(naming[0], 1u) << "no rank named the node";
+  testing::expect_missing_node_named(dist, s, comm);
 }
 
 // Between two solves every particle moves (a drift by a fixed velocity

@@ -1,0 +1,116 @@
+// The distributed tree with each rank's walk on the GPU (mpi/let_walk_gpu.hpp;
+// ranks sharing the one GPU where there are fewer GPUs than ranks) against
+// one process's GPU tree solver, bit for bit: orrery_mpi_distributed_gpu_test.npK,
+// K = 1, 2, 4, label gpu. Skips without a GPU. Accelerations, potentials and
+// the particle-cell and particle-particle counts of every target; not the
+// node visits, which the coherent walk counts for a target's group (a
+// rank's groups begin at its domain's edge). In exact mode the results are
+// also the CPU tree solver's.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "orrery/cuda/device.hpp"
+#include "orrery/gravity/tree_gpu_solver.hpp"
+#include "orrery/gravity/tree_solver.hpp"
+#include "orrery/ic/collision.hpp"
+#include "orrery/ic/hernquist.hpp"
+#include "orrery/ic/initial_conditions.hpp"
+#include "orrery/mpi/distributed_tree.hpp"
+#include "orrery/mpi/let_walk_gpu.hpp"
+#include "support/missing_node_checks.hpp"
+#include "support/replicated_checks.hpp"
+
+namespace orrery {
+namespace {
+
+class DistributedGpuTree : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!cuda::device_available()) GTEST_SKIP() << "no CUDA device";
+    const auto comm = mpi::Communicator::world();
+    cuda::select_device(comm.local_rank() % cuda::device_count());
+  }
+};
+
+/// This rank's particles' results, placed at their one-process indices of a
+/// copy of `want` (so that it differs from `want` only where they differ).
+template <class Real>
+void expect_rank_is(const mpi::RankParticles<Real>& s, const SolverReport& got, const Accelerations<Real>& want,
+                    const SolverReport& want_report, const std::string& what) {
+  std::int64_t wrong = 0;
+  for (std::int64_t k = 0; k < s.size(); ++k) {
+    const auto i = static_cast<std::size_t>(s.index[k]);
+    const InteractionCounts& a = got.per_target[k];
+    const InteractionCounts& b = want_report.per_target[i];
+    const bool ok = testing::same_bits(std::vector<Real>{s.a.ax[k], s.a.ay[k], s.a.az[k], s.a.potential[k]},
+                                       std::vector<Real>{want.ax[i], want.ay[i], want.az[i], want.potential[i]}) &&
+                    a.cell_interactions == b.cell_interactions && a.particle_interactions == b.particle_interactions;
+    if (!ok && wrong++ == 0)
+      ADD_FAILURE() << what << ": particle " << i << " ax = " << s.a.ax[k] << " want " << want.ax[i] << ", cells "
+                    << a.cell_interactions << " want " << b.cell_interactions;
+  }
+  EXPECT_EQ(wrong, 0) << what;
+  EXPECT_EQ(got.total.cell_interactions, want_report.total.cell_interactions) << what;
+  EXPECT_EQ(got.total.particle_interactions, want_report.total.particle_interactions) << what;
+}
+
+template <class Real>
+void expect_bits(const std::string& which, std::int64_t n, bh::Opening opening, int multipole, MathMode math) {
+  const auto comm = mpi::Communicator::world();
+  const std::string what = which + "/" + std::to_string(sizeof(Real) * 8) + "/opening " +
+                           std::to_string(int(opening)) + "/multipole " + std::to_string(multipole) + "/" +
+                           std::string(to_string(math)) + "/K " + std::to_string(comm.size());
+  const Particles<Real> p =
+      ic::to_precision<Real>(which == "collision" ? ic::plummer_collision(n, 19) : ic::hernquist_sphere(n, 19));
+  auto g = testing::checked_tree("cuda", opening);
+  g.multipole_order = multipole;
+  g.math = math;
+  const gravity::GpuTreeSolverConfig config = gravity::gpu_tree_config(g);
+  gravity::GpuTreeSolver<Real> one(config);
+  gravity::TreeSolver<Real> cpu(config.tree);
+  mpi::DistributedTree<Real> dist(config.tree, comm, {}, mpi::gpu_let_walk<Real>(config));
+  EXPECT_EQ(dist.walk_backend(), "cuda/coherent32");
+  mpi::RankParticles<Real> s = mpi::share_of(p, comm.rank(), comm.size());
+  Accelerations<Real> want(static_cast<std::size_t>(n)), on_cpu(static_cast<std::size_t>(n));
+  gravity::SolveOptions o;
+  o.per_target_counts = true;
+  for (int evaluation = 0; evaluation < (opening == bh::Opening::relative ? 2 : 1); ++evaluation) {
+    o.previous_accelerations = evaluation > 0;  // the second reads the first's accelerations
+    const SolverReport want_report = one.solve(p.sources(), want.view(true), o);
+    const SolverReport got = dist.solve(s, o);
+    expect_rank_is(s, got, want, want_report, what + "/evaluation " + std::to_string(evaluation));
+    if (math == MathMode::exact) {
+      const SolverReport cpu_report = cpu.solve(p.sources(), on_cpu.view(true), o);
+      expect_rank_is(s, got, on_cpu, cpu_report, what + "/the CPU's/evaluation " + std::to_string(evaluation));
+    }
+  }
+}
+
+TEST_F(DistributedGpuTree, GeometricIsOneProcessGpuBitForBit) {
+  expect_bits<float>("hernquist", 20000, bh::Opening::geometric, 1, MathMode::fast);
+  expect_bits<float>("collision", 20000, bh::Opening::geometric, 2, MathMode::fast);
+  expect_bits<double>("hernquist", 8000, bh::Opening::geometric, 2, MathMode::exact);
+}
+
+TEST_F(DistributedGpuTree, RelativeIsOneProcessGpuBitForBit) {
+  expect_bits<float>("hernquist", 20000, bh::Opening::relative, 1, MathMode::fast);
+  expect_bits<float>("collision", 8000, bh::Opening::relative, 2, MathMode::exact);
+}
+
+// A walk that opens a node its rank was not sent stops with the error that
+// names it, on the GPU as on the CPU (the boxes shrunk to their centres).
+TEST_F(DistributedGpuTree, AWalkThatWantsANodeNotSentStopsNamingIt) {
+  const auto comm = mpi::Communicator::world();
+  const Particles<double> p = ic::hernquist_sphere(3000, 19);
+  const gravity::GpuTreeSolverConfig config =
+      gravity::gpu_tree_config(testing::checked_tree("cuda", bh::Opening::geometric));
+  mpi::DistributedOptions aggressive;
+  aggressive.let_shrink = 0.0;
+  mpi::DistributedTree<double> dist(config.tree, comm, aggressive, mpi::gpu_let_walk<double>(config));
+  mpi::RankParticles<double> s = mpi::share_of(p, comm.rank(), comm.size());
+  testing::expect_missing_node_named(dist, s, comm);
+}
+
+}  // namespace
+}  // namespace orrery

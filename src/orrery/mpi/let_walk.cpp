@@ -1,0 +1,33 @@
+#include "orrery/mpi/let_walk.hpp"
+
+#include "orrery/bh/walk_all.hpp"
+
+namespace orrery::mpi {
+namespace {
+
+template <class Real>
+class CpuLetWalk final : public LetWalk<Real> {
+ public:
+  explicit CpuLetWalk(const bh::TreeSolverConfig& config) : config_(config) {}
+  std::string backend() const override { return "cpu"; }
+  void walk(const bh::Octree<Real>& tree, std::span<const std::int32_t> targets, bool potential, Real* ax, Real* ay,
+            Real* az, Real* pot, InteractionCounts* counts, const Real* scale) override {
+    const bh::WalkTargets<Real> t{static_cast<std::int32_t>(targets.size()), targets.data()};
+    bh::walk_targets(tree, t, config_, potential, ax, ay, az, pot, counts, scale);
+  }
+
+ private:
+  bh::TreeSolverConfig config_;
+};
+
+}  // namespace
+
+template <class Real>
+std::unique_ptr<LetWalk<Real>> cpu_let_walk(const bh::TreeSolverConfig& config) {
+  return std::make_unique<CpuLetWalk<Real>>(config);
+}
+
+template std::unique_ptr<LetWalk<float>> cpu_let_walk<float>(const bh::TreeSolverConfig&);
+template std::unique_ptr<LetWalk<double>> cpu_let_walk<double>(const bh::TreeSolverConfig&);
+
+}  // namespace orrery::mpi

@@ -1,0 +1,39 @@
+#pragma once
+// Step 5 of a distributed solve (docs/adr/0012): the walk of a rank's own
+// particles in its assembled tree (own nodes, the top tree, the local
+// essential trees received). The assembled tree is an ordinary bh::Octree,
+// so any walk that computes bh::walk_target's sums computes one process's
+// bits for each target: the CPU's bh::walk_targets (cpu_let_walk), or a GPU
+// walk of a device copy (let_walk_gpu.hpp). The choice is the rank's backend;
+// the decomposition, the trees and the exchange do not change.
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "orrery/bh/octree.hpp"
+#include "orrery/bh/tree_config.hpp"
+#include "orrery/core/solver_report.hpp"
+
+namespace orrery::mpi {
+
+template <class Real>
+class LetWalk {
+ public:
+  virtual ~LetWalk() = default;
+  /// "cpu", or e.g. "cuda/coherent32": the backend of the walk.
+  virtual std::string backend() const = 0;
+  /// Walks the tree's sorted sources `targets` (ascending): results and
+  /// counters [targets.size()] in the targets' order; scale [targets.size()]
+  /// (bh::relative_scale) or null (the geometric walk at theta). A target
+  /// that opens a node its rank was not sent gets NaN (the poisoned
+  /// sentinel of mpi::AssembledTree), on every backend.
+  virtual void walk(const bh::Octree<Real>& tree, std::span<const std::int32_t> targets, bool potential, Real* ax,
+                    Real* ay, Real* az, Real* pot, InteractionCounts* counts, const Real* scale) = 0;
+};
+
+/// The CPU walk (bh::walk_targets with the tree's configuration).
+template <class Real>
+std::unique_ptr<LetWalk<Real>> cpu_let_walk(const bh::TreeSolverConfig& config);
+
+}  // namespace orrery::mpi

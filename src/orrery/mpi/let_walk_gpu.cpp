@@ -1,0 +1,82 @@
+#include "orrery/mpi/let_walk_gpu.hpp"
+
+#include <array>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "orrery/bh/device_tree_copy.hpp"
+#include "orrery/bh/tree_walk_gpu.hpp"
+#include "orrery/cuda/memory.hpp"
+#include "orrery/cuda/stream.hpp"
+
+namespace orrery::mpi {
+namespace {
+
+template <class Real>
+class GpuLetWalk final : public LetWalk<Real> {
+ public:
+  explicit GpuLetWalk(const gravity::GpuTreeSolverConfig& config) : config_(config) {}
+
+  std::string backend() const override {
+    return std::string("cuda/") + std::string(bh::to_string(config_.traversal)) +
+           (config_.traversal == bh::Traversal::coherent ? std::to_string(config_.group_width) : std::string());
+  }
+
+  void walk(const bh::Octree<Real>& tree, std::span<const std::int32_t> targets, bool potential, Real* ax, Real* ay,
+            Real* az, Real* pot, InteractionCounts* counts, const Real* scale) override {
+    const auto s = stream_.get();
+    const std::size_t n = targets.size();
+    copy_.upload(tree, s);
+    ensure(targets_, n).upload(targets, s);
+    for (auto& r : result_) ensure(r, n);
+    for (auto& c : counts_) ensure(c, n);
+    bh::DeviceWalkTargets<Real> out{result_[0].data(), result_[1].data(), result_[2].data(),
+                                    potential ? result_[3].data() : nullptr, counts_[0].data(), counts_[1].data(),
+                                    counts_[2].data()};
+    if (scale != nullptr) {
+      ensure(scale_, n).upload(std::span<const Real>(scale, n), s);
+      out.scale = scale_.data();
+    }
+    const bh::GpuWalkParams params{config_.traversal,           config_.group_width,
+                                   config_.tree.math,           config_.tree.softening_kind,
+                                   config_.tree.softening,      potential};
+    bh::walk_tree_gpu(copy_.view(), bh::WalkTargets<Real>{static_cast<std::int32_t>(n), targets_.data()}, params, out,
+                      s);
+    Real* host[4] = {ax, ay, az, pot};
+    for (int c = 0; c < 3 + potential; ++c) result_[c].download(std::span<Real>(host[c], n), s);
+    std::array<std::vector<std::uint32_t>, 3> got;
+    for (int c = 0; c < 3; ++c) {
+      got[c].resize(n);
+      counts_[c].download(std::span<std::uint32_t>(got[c]), s);
+    }
+    stream_.synchronize();
+    for (std::size_t k = 0; k < n; ++k) counts[k] = {got[0][k], got[1][k], got[2][k]};
+  }
+
+ private:
+  template <class T>
+  static cuda::DeviceBuffer<T>& ensure(cuda::DeviceBuffer<T>& b, std::size_t n) {
+    b.resize(n);
+    return b;
+  }
+
+  gravity::GpuTreeSolverConfig config_;
+  cuda::Stream stream_;
+  bh::DeviceTreeCopy<Real> copy_;
+  cuda::DeviceBuffer<std::int32_t> targets_;
+  cuda::DeviceBuffer<Real> result_[4], scale_;
+  cuda::DeviceBuffer<std::uint32_t> counts_[3];
+};
+
+}  // namespace
+
+template <class Real>
+std::unique_ptr<LetWalk<Real>> gpu_let_walk(const gravity::GpuTreeSolverConfig& config) {
+  return std::make_unique<GpuLetWalk<Real>>(config);
+}
+
+template std::unique_ptr<LetWalk<float>> gpu_let_walk<float>(const gravity::GpuTreeSolverConfig&);
+template std::unique_ptr<LetWalk<double>> gpu_let_walk<double>(const gravity::GpuTreeSolverConfig&);
+
+}  // namespace orrery::mpi
