@@ -84,7 +84,7 @@ targets_for() {
     bench-regression) echo bh_regression_bench ;;
     bench-targets) echo targets_bench ;;
     bench-block) echo block_steps_bench ;;
-    mpi) echo orrery_mpi_solver_test orrery_mpi_solver_gpu_test orrery_driver_mpi_test orrery_driver_mpi_gpu_test orrery_cli mpi_bench ;;
+    mpi) echo orrery_mpi_solver_test orrery_mpi_solver_gpu_test orrery_driver_mpi_test orrery_driver_mpi_gpu_test orrery_mpi_distributed_test orrery_mpi_distributed_gpu_test orrery_driver_distributed_test orrery_cli mpi_bench ;;
     *) return 1 ;;
   esac
 }
