@@ -47,7 +47,7 @@
 #   mpi           the MPI tests (ctest -L mpi: K = 1..4 CPU ranks, K = 1, 2, 4 ranks sharing
 #                 the GPU), a 2-rank GPU test under compute-sanitizer memcheck, then
 #                 scripts/mpi_bench.sh (docs/performance/mpi.md) -> mpi_bench.csv
-#                 (ORRERY_BENCH_MODE=quick for the small rows)
+#                 (ORRERY_BENCH_MODE=quick for the small rows; ORRERY_MPI_BENCH=0: the tests alone)
 # To add a task: a function task_<name> below and its targets in targets_for.
 #
 # $OUT gets summary.txt (what ran, test summary, bench table), the CSVs, and
@@ -265,6 +265,7 @@ task_mpi() {
   else
     fail "memcheck mpi 2 ranks (see logs/memcheck_mpi.log): $(grep 'ERROR SUMMARY' "$logs/memcheck_mpi.log" | tr '\n' ' ')"
   fi
+  [ "${ORRERY_MPI_BENCH:-1}" = 0 ] && return 0  # the tests alone
   say "== scripts/mpi_bench.sh (${ORRERY_BENCH_MODE:-full})"
   scripts/mpi_bench.sh build/cuda/bench/mpi_bench "$out/mpi_bench.csv" "${ORRERY_BENCH_MODE:-full}" \
     >"$logs/mpi_bench.log" 2>&1 || fail "mpi_bench.sh (see logs/mpi_bench.log)"
