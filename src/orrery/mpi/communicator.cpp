@@ -65,27 +65,44 @@ Communicator Communicator::world() {
 void Communicator::allgather(std::span<const float> mine, std::span<const std::int64_t> cuts,
                              std::span<float> all) const {
   gather(size_, mine, cuts, all);
+  count_gather(static_cast<std::int64_t>(mine.size_bytes()), static_cast<std::int64_t>(all.size_bytes()));
 }
 void Communicator::allgather(std::span<const double> mine, std::span<const std::int64_t> cuts,
                              std::span<double> all) const {
   gather(size_, mine, cuts, all);
+  count_gather(static_cast<std::int64_t>(mine.size_bytes()), static_cast<std::int64_t>(all.size_bytes()));
 }
 void Communicator::allgather(std::span<const std::uint32_t> mine, std::span<const std::int64_t> cuts,
                              std::span<std::uint32_t> all) const {
   gather(size_, mine, cuts, all);
+  count_gather(static_cast<std::int64_t>(mine.size_bytes()), static_cast<std::int64_t>(all.size_bytes()));
 }
 void Communicator::allgather(std::span<const std::uint64_t> mine, std::span<const std::int64_t> cuts,
                              std::span<std::uint64_t> all) const {
   gather(size_, mine, cuts, all);
+  count_gather(static_cast<std::int64_t>(mine.size_bytes()), static_cast<std::int64_t>(all.size_bytes()));
+}
+
+void Communicator::count_gather(std::int64_t mine, std::int64_t all) const {
+  traffic_.sent += mine * (size_ - 1);
+  traffic_.received += all - mine;
+}
+
+void Communicator::count_reduce(std::int64_t bytes) const {
+  if (size_ == 1) return;
+  traffic_.sent += bytes;
+  traffic_.received += bytes;
 }
 
 int Communicator::max(int value) const {
+  count_reduce(sizeof value);
   int result = value;
   check(MPI_Allreduce(&value, &result, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce");
   return result;
 }
 
 void Communicator::sum(std::span<std::uint64_t> values) const {
+  count_reduce(static_cast<std::int64_t>(values.size_bytes()));
   check(MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_UINT64_T, MPI_SUM,
                       MPI_COMM_WORLD),
         "MPI_Allreduce");
@@ -121,10 +138,22 @@ std::vector<std::int64_t> offsets_of(const std::vector<int>& counts) {
 
 }  // namespace
 
-void Communicator::min(std::span<std::uint64_t> values) const { reduce_in_place(values, MPI_MIN); }
-void Communicator::max(std::span<std::uint64_t> values) const { reduce_in_place(values, MPI_MAX); }
-void Communicator::min(std::span<double> values) const { reduce_in_place(values, MPI_MIN); }
-void Communicator::max(std::span<double> values) const { reduce_in_place(values, MPI_MAX); }
+void Communicator::min(std::span<std::uint64_t> values) const {
+  count_reduce(static_cast<std::int64_t>(values.size_bytes()));
+  reduce_in_place(values, MPI_MIN);
+}
+void Communicator::max(std::span<std::uint64_t> values) const {
+  count_reduce(static_cast<std::int64_t>(values.size_bytes()));
+  reduce_in_place(values, MPI_MAX);
+}
+void Communicator::min(std::span<double> values) const {
+  count_reduce(static_cast<std::int64_t>(values.size_bytes()));
+  reduce_in_place(values, MPI_MIN);
+}
+void Communicator::max(std::span<double> values) const {
+  count_reduce(static_cast<std::int64_t>(values.size_bytes()));
+  reduce_in_place(values, MPI_MAX);
+}
 
 std::vector<std::byte> Communicator::exchange(std::span<const std::byte> send, std::span<const std::int64_t> to,
                                               std::vector<std::int64_t>& from) const {
@@ -141,6 +170,10 @@ std::vector<std::byte> Communicator::exchange(std::span<const std::byte> send, s
   check(MPI_Alltoallv(send.data(), send_counts.data(), send_at.data(), MPI_BYTE, received.data(), recv_counts.data(),
                       recv_at.data(), MPI_BYTE, MPI_COMM_WORLD),
         "MPI_Alltoallv");
+  // The counts and the parts between ranks; a rank's part for itself stays home.
+  const std::int64_t counts = static_cast<std::int64_t>(sizeof(int)) * (size_ - 1);
+  traffic_.sent += counts + to.back() - (to[rank_ + 1] - to[rank_]);
+  traffic_.received += counts + from.back() - (from[rank_ + 1] - from[rank_]);
   return received;
 }
 
@@ -156,11 +189,15 @@ std::vector<std::byte> Communicator::allgather(std::span<const std::byte> mine, 
   std::vector<std::byte> all(static_cast<std::size_t>(from.back()));
   check(MPI_Allgatherv(mine.data(), count, MPI_BYTE, all.data(), counts.data(), at.data(), MPI_BYTE, MPI_COMM_WORLD),
         "MPI_Allgatherv");
+  count_gather(static_cast<std::int64_t>(sizeof count), static_cast<std::int64_t>(sizeof count) * size_);
+  count_gather(n, from.back());
   return all;
 }
 
 std::int64_t Communicator::from_rank0(std::int64_t value) const {
   check(MPI_Bcast(&value, 1, MPI_INT64_T, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  if (rank_ == 0) traffic_.sent += static_cast<std::int64_t>(sizeof value) * (size_ - 1);
+  else traffic_.received += static_cast<std::int64_t>(sizeof value);
   return value;
 }
 

@@ -11,6 +11,16 @@
 
 namespace orrery::mpi {
 
+/// Bytes a rank's collectives moved (docs/performance/mpi.md, part 2):
+/// `received` what reached this rank from the others, `sent` what of this
+/// rank's reached the others (an allgathered piece counts once per
+/// receiver; a reduction of n values counts n values each way, the least any
+/// algorithm moves). Counted from the calls' sizes, never read for a result.
+struct Traffic {
+  std::int64_t sent = 0, received = 0;
+  Traffic operator-(const Traffic& o) const { return {sent - o.sent, received - o.received}; }
+};
+
 class Communicator {
  public:
   /// Every rank of MPI_COMM_WORLD; initialize() must have been called.
@@ -55,8 +65,15 @@ class Communicator {
   std::int64_t from_rank0(std::int64_t value) const;
   void barrier() const;
 
+  /// The bytes this communicator's collectives have moved on this rank so far.
+  Traffic traffic() const { return traffic_; }
+
  private:
+  void count_gather(std::int64_t mine, std::int64_t all) const;
+  void count_reduce(std::int64_t bytes) const;
+
   int rank_ = 0, size_ = 1, local_rank_ = 0;
+  mutable Traffic traffic_;  // a count of what the (const) collectives did, not part of any result
 };
 
 }  // namespace orrery::mpi

@@ -66,6 +66,13 @@ template <class Real>
 SolverReport DistributedTree<Real>::solve(RankParticles<Real>& particles, const gravity::SolveOptions& options) {
   SolverReport report;
   const bh::TreeParams& params = config_.tree;
+  traffic_.clear();
+  Traffic before = comm_.traffic();
+  const auto count_traffic = [&](const char* part) {
+    const Traffic now = comm_.traffic();
+    traffic_.push_back({part, now - before});
+    before = now;
+  };
   auto t = Clock::now();
   std::vector<std::uint64_t> n_all = {static_cast<std::uint64_t>(particles.size())};
   comm_.sum(n_all);
@@ -78,9 +85,11 @@ SolverReport DistributedTree<Real>::solve(RankParticles<Real>& particles, const 
   std::vector<int> dest(static_cast<std::size_t>(s.size()));
   for (std::size_t k = 0; k < dest.size(); ++k) dest[k] = owner_of(top, cuts, keys[k]);
   report.add_phase("decomposition", since(t));
+  count_traffic("decomposition");
   t = Clock::now();
   s = sorted_by_key(migrate(s, dest, comm_), cube, keys);
   report.add_phase("migration", since(t));
+  count_traffic("migration");
 
   t = Clock::now();
   const int rank = comm_.rank();
@@ -88,6 +97,7 @@ SolverReport DistributedTree<Real>::solve(RankParticles<Real>& particles, const 
   const NodeRecords<Real> top_nodes = top_node_records<Real>(top, gather_leaf_moments(own.root_moments, top, comm_),
                                                              cube, params);
   report.add_phase("tree", since(t));
+  count_traffic("tree");
 
   const auto n = static_cast<std::size_t>(s.size());
   std::vector<Real> ax(n), ay(n), az(n), pot(options.potential ? n : 0);
@@ -97,6 +107,7 @@ SolverReport DistributedTree<Real>::solve(RankParticles<Real>& particles, const 
     auto te = Clock::now();
     std::vector<std::int64_t> at;
     const auto domains = gather_domains(target_domains(s, scale, own), at, comm_);
+    count_traffic("domains");
     std::vector<std::byte> send;
     std::vector<std::int64_t> to(static_cast<std::size_t>(comm_.size()) + 1, 0), from;
     ByteWriter w(send);
@@ -106,7 +117,7 @@ SolverReport DistributedTree<Real>::solve(RankParticles<Real>& particles, const 
       to[q + 1] = static_cast<std::int64_t>(send.size());
     }
     const std::vector<std::byte> got = comm_.exchange(send, to, from);
-    let_bytes_ = static_cast<std::int64_t>(got.size());
+    count_traffic("let");
     tree_ = assemble_tree(top_nodes, own, s, keys, got, from, cube, params, rank);
     check_budget(static_cast<std::int64_t>(tree_.tree.x.size()) - 1, static_cast<std::int64_t>(n));
     report.add_phase("exchange", since(te));
@@ -123,6 +134,7 @@ SolverReport DistributedTree<Real>::solve(RankParticles<Real>& particles, const 
       throw RuntimeFailure("rank " + std::to_string(rank) + " stops: rank " + std::to_string(comm_.size() - first_bad) +
                            "'s walk opened a node it was not sent (that rank names it)");
     report.add_phase("walk", since(te));
+    count_traffic("walk");
   };
 
   std::vector<Real> scale;
@@ -149,6 +161,7 @@ SolverReport DistributedTree<Real>::solve(RankParticles<Real>& particles, const 
   }
   std::vector<std::uint64_t> sums = {total.node_visits, total.cell_interactions, total.particle_interactions};
   comm_.sum(sums);
+  count_traffic("totals");
   report.total = {sums[0], sums[1], sums[2]};
   if (options.per_target_counts) report.per_target = counts;
   s.a.ax = std::move(ax);

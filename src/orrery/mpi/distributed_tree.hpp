@@ -38,6 +38,12 @@ struct DistributedOptions {
   std::int64_t max_held_particles = 0;
 };
 
+/// The bytes one part of a solve moved on this rank (the benchmark's).
+struct PartTraffic {
+  std::string part;
+  Traffic bytes;
+};
+
 template <class Real>
 class DistributedTree {
  public:
@@ -58,8 +64,14 @@ class DistributedTree {
 
   /// The walk's tree of the last solve on this rank (tests).
   const AssembledTree<Real>& last_tree() const { return tree_; }
-  /// Bytes this rank received in the last solve's local essential trees.
-  std::int64_t last_let_bytes() const { return let_bytes_; }
+  /// The bytes each part of the last solve moved on this rank, in order:
+  /// "decomposition" (the cube's and the top tree's reductions, the leaves'
+  /// work), "migration", "tree" (the top leaves' moments), then per
+  /// evaluation "domains" (the target boxes' allgather), "let" (the local
+  /// essential trees' all-to-all) and "walk" (the budget's and the
+  /// missing-node checks), and "totals" (the counters' sums); the relative
+  /// opening's bootstrap evaluation adds a second domains, let and walk.
+  const std::vector<PartTraffic>& last_traffic() const { return traffic_; }
   /// The walk's backend ("cpu", "cuda/coherent32", ...).
   std::string walk_backend() const { return walk_->backend(); }
 
@@ -71,7 +83,7 @@ class DistributedTree {
   DistributedOptions options_;
   std::shared_ptr<LetWalk<Real>> walk_;
   AssembledTree<Real> tree_;
-  std::int64_t let_bytes_ = 0;
+  std::vector<PartTraffic> traffic_;
 };
 
 }  // namespace orrery::mpi

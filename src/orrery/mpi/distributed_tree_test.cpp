@@ -241,5 +241,37 @@ TEST(DistributedTree, ParticlesThatCrossDomainsMigrateWithTheirIds) {
   EXPECT_TRUE(std::all_of(seen.begin(), seen.end(), [](std::uint64_t c) { return c == 1; }));
 }
 
+// The bytes each part of a solve moved (the benchmark's counts): what the
+// ranks sent is what they received, part by part; a rank received local
+// essential trees (more than the all-to-all's sizes) exactly when it holds
+// nodes of another rank; one rank moves nothing.
+TEST(DistributedTree, TheBytesTheRanksSentAreTheBytesTheyReceived) {
+  const auto comm = mpi::Communicator::world();
+  mpi::DistributedTree<float> dist(config(bh::Opening::relative, 2), comm);
+  mpi::RankParticles<float> s = dealt(input<float>("hernquist", 3000), comm);
+  dist.solve(s);  // the relative opening's bootstrap: two evaluations
+  const std::vector<mpi::PartTraffic>& parts = dist.last_traffic();
+  std::vector<std::string> names;
+  std::vector<std::uint64_t> bytes;
+  for (const auto& p : parts) {
+    names.push_back(p.part);
+    bytes.push_back(static_cast<std::uint64_t>(p.bytes.sent));
+    bytes.push_back(static_cast<std::uint64_t>(p.bytes.received));
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"decomposition", "migration", "tree", "domains", "let", "walk", "domains",
+                                             "let", "walk", "totals"}));
+  const auto& origin = dist.last_tree().origin;
+  const bool holds_others = std::any_of(origin.begin(), origin.end(), [&](int r) { return r != comm.rank(); });
+  const std::int64_t counts = 4 * (comm.size() - 1);  // the all-to-all's message sizes
+  EXPECT_EQ(parts[7].bytes.received > counts, holds_others);
+  std::vector<std::uint64_t> all = bytes;
+  comm.sum(all);
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    EXPECT_EQ(all[2 * i], all[2 * i + 1]) << parts[i].part;
+    if (comm.size() == 1) EXPECT_EQ(bytes[2 * i] + bytes[2 * i + 1], 0u) << parts[i].part;
+    else EXPECT_GT(bytes[2 * i + 1], 0u) << parts[i].part;
+  }
+}
+
 }  // namespace
 }  // namespace orrery
