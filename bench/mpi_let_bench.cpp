@@ -1,17 +1,20 @@
 // `mpirun -np K mpi_let_bench`: one leapfrog step over the distributed tree
-// (docs/adr/0012) split into its parts, and what a rank holds: the protocol
-// of docs/performance/mpi.md, "Part 2". Every rank generates the same model
-// (the setup alone holds all N), keeps every K-th particle and runs the
-// steps of driver::DistributedSteps (kick, drift, the solve with its
-// migration, kick); rank 0 prints one CSV row: the median over the timed
-// steps of each part (rank 0's times; the slowest rank's step), and the
-// largest count over the ranks of what a rank holds after the last solve.
+// (docs/adr/0012) split into its parts, what a rank holds and the bytes it
+// moves: the protocol of docs/performance/mpi.md, "Part 2". Every rank
+// generates the same model (the setup alone holds all N), keeps every K-th
+// particle and runs the steps of driver::DistributedSteps (kick, drift, the
+// solve with its migration, kick); rank 0 prints one CSV row: per part the
+// median over the timed steps of the slowest rank's time and of the mean
+// over the ranks; the bytes per step (mpi::Traffic, the median over the
+// timed steps, largest and mean over the ranks); and what a rank holds after
+// the last solve (largest and mean over the ranks).
 //
 //   mpi_let_bench --n N [--model plummer|hernquist] [--steps S] [--warmup W]
 //                 [--theta T] [--header]
 #include <mpi.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -69,31 +72,71 @@ Args parse(int argc, char** argv) {
   return a;
 }
 
-long long largest(long long v) {
-  long long m = v;
-  MPI_Allreduce(&v, &m, 1, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);  // sizes and times only
-  return m;
+/// Element-wise largest and mean over the ranks (timings and sizes only:
+/// nothing here is a result, so a floating-point reduction is fine).
+struct OverRanks {
+  std::vector<double> max, mean;
+};
+OverRanks over_ranks(std::vector<double> v, int size) {
+  OverRanks o{v, v};
+  MPI_Allreduce(v.data(), o.max.data(), static_cast<int>(v.size()), MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Allreduce(v.data(), o.mean.data(), static_cast<int>(v.size()), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  for (double& m : o.mean) m /= size;
+  return o;
+}
+
+/// The median over the steps of each column of `rows`.
+std::vector<double> medians(const std::vector<std::vector<double>>& rows) {
+  std::vector<double> out;
+  for (std::size_t c = 0; c < rows.front().size(); ++c) {
+    std::vector<double> column;
+    for (const auto& r : rows) column.push_back(r[c]);
+    out.push_back(bench::stats_of(column).median);
+  }
+  return out;
+}
+
+/// One step's bytes on this rank: the local essential trees (sent,
+/// received), the migration (received), the O(K) collectives every rank
+/// takes part in (the reductions, the top leaves' moments and the target
+/// boxes: received), and everything (sent, received).
+template <class Real>
+std::vector<double> step_bytes(const mpi::DistributedTree<Real>& tree) {
+  double let_sent = 0, let_received = 0, migration = 0, global = 0, sent = 0, received = 0;
+  for (const auto& [part, b] : tree.last_traffic()) {
+    if (part == "let") let_sent += b.sent, let_received += b.received;
+    else if (part == "migration") migration += b.received;
+    else global += b.received;
+    sent += b.sent;
+    received += b.received;
+  }
+  return {let_sent, let_received, migration, global, sent, received};
 }
 
 void run(const Args& a, int rank, int size) {
   using Real = float;
-  const Particles<Real> all = ic::to_precision<Real>(a.model == "plummer" ? ic::plummer_sphere(a.n, 42)
-                                                                          : ic::hernquist_sphere(a.n, 42));
-  gravity::GravityConfig g;
+  const double t_setup = MPI_Wtime();
+  gravity::GravityConfig g;  // the run's default tree (theta 0.5, leaf capacity 16, monopole, geometric)
   g.solver = "tree";
   g.theta = a.theta;
   const auto config = gravity::tree_solver_config(g);
   auto comm = mpi::Communicator::world();
   mpi::DistributedTree<Real> tree(config, comm);
-  mpi::RankParticles<Real> s = mpi::share_of(all, rank, size);
+  mpi::RankParticles<Real> s;
+  {
+    const Particles<Real> all = ic::to_precision<Real>(a.model == "plummer" ? ic::plummer_sphere(a.n, 42)
+                                                                            : ic::hernquist_sphere(a.n, 42));
+    s = mpi::share_of(all, rank, size);
+  }
   gravity::SolveOptions options;
   options.potential = false;
   tree.solve(s, options);  // the first evaluation: migrates the dealt particles to their domains
+  const double setup = MPI_Wtime() - t_setup;
   options.previous_accelerations = true;
   const Real dt = Real(1.0 / 1024), half = dt / 2;
   const std::vector<std::string> parts = {"decomposition", "migration", "tree", "exchange", "walk", "kick/drift"};
-  std::map<std::string, std::vector<double>> times;
-  std::vector<double> totals, slowest;
+  std::vector<std::vector<double>> time_max, time_mean, bytes_max, bytes_mean;
+  std::vector<double> step_max;
   for (int step = 0; step < a.warmup + a.steps; ++step) {
     MPI_Barrier(MPI_COMM_WORLD);
     const double t0 = MPI_Wtime();
@@ -107,22 +150,38 @@ void run(const Args& a, int rank, int size) {
     std::map<std::string, double> t;
     t["kick/drift"] = (t1 - t0) + (t3 - t2);
     for (const auto& [phase, seconds] : report.phase_seconds) t[phase] += seconds;
-    double mine = t3 - t0, worst = mine;
-    MPI_Allreduce(&mine, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    std::vector<double> mine;
+    for (const auto& part : parts) mine.push_back(t[part]);
+    mine.push_back(t3 - t0);
+    const OverRanks times = over_ranks(mine, size), bytes = over_ranks(step_bytes(tree), size);
     if (step < a.warmup) continue;
-    for (const auto& part : parts) times[part].push_back(t[part]);
-    totals.push_back(mine);
-    slowest.push_back(worst);
+    time_max.push_back(times.max);
+    time_mean.push_back(times.mean);
+    bytes_max.push_back(bytes.max);
+    bytes_mean.push_back(bytes.mean);
+    step_max.push_back(times.max.back());
   }
+  // What a rank holds after the last solve: its domain, its walk's tree
+  // (particles without the sentinel, nodes) and what of it came from others.
   const auto& held = tree.last_tree();
-  const long long own = largest(s.size()), particles = largest(static_cast<long long>(held.tree.x.size()) - 1),
-                  nodes = largest(held.tree.num_nodes()), let_bytes = largest(tree.last_let_bytes());
+  const auto held_particles = static_cast<double>(held.tree.x.size()) - 1;
+  const auto let_nodes = static_cast<double>(std::count_if(held.origin.begin(), held.origin.end(),
+                                                           [&](int r) { return r != rank; }));
+  const OverRanks sizes = over_ranks({static_cast<double>(s.size()), held_particles,
+                                      static_cast<double>(held.tree.num_nodes()), let_nodes,
+                                      held_particles - static_cast<double>(s.size()), setup},
+                                     size);
   if (rank != 0) return;
-  const auto total = bench::stats_of(totals);
-  std::printf("%d,%lld,%s,%d", size, static_cast<long long>(a.n), a.model.c_str(), omp_get_max_threads());
-  for (const auto& part : parts) std::printf(",%.6f", bench::stats_of(times[part]).median);
-  std::printf(",%.6f,%.6f,%.3f,%lld,%lld,%lld,%lld\n", bench::stats_of(slowest).median, total.median, total.spread(),
-              own, particles, nodes, let_bytes);
+  const std::vector<double> tmax = medians(time_max), tmean = medians(time_mean), bmax = medians(bytes_max),
+                            bmean = medians(bytes_mean);
+  std::printf("%d,%lld,%s,%d,%d", size, static_cast<long long>(a.n), a.model.c_str(), omp_get_max_threads(), a.steps);
+  for (std::size_t p = 0; p < tmax.size(); ++p) std::printf(",%.6f,%.6f", tmax[p], tmean[p]);
+  std::printf(",%.3f", bench::stats_of(step_max).spread());
+  const auto& m = sizes.max;
+  const auto& e = sizes.mean;
+  std::printf(",%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f", m[0], e[0], m[1], e[1], m[2], m[3], e[3], m[4], e[4]);
+  std::printf(",%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.3f\n", bmax[0], bmax[1], bmean[1], bmax[2], bmean[2],
+              bmax[3], bmax[4], bmax[5], bmean[5], m[5]);
 }
 
 }  // namespace
@@ -130,7 +189,11 @@ void run(const Args& a, int rank, int size) {
 int main(int argc, char** argv) {
   return orrery::bench::mpi_bench_main(
       argc, argv, "mpi_let_bench",
-      "ranks,n,model,threads_per_rank,decomposition_s,migration_s,tree_s,exchange_s,walk_s,kick_drift_s,"
-      "slowest_step_s,step_s,step_spread,own_particles_max,held_particles_max,held_nodes_max,let_bytes_received_max",
+      "ranks,n,model,threads_per_rank,steps,decomposition_max_s,decomposition_mean_s,migration_max_s,migration_mean_s,"
+      "tree_max_s,tree_mean_s,exchange_max_s,exchange_mean_s,walk_max_s,walk_mean_s,kick_drift_max_s,kick_drift_mean_s,"
+      "step_max_s,step_mean_s,step_spread,own_particles_max,own_particles_mean,held_particles_max,held_particles_mean,"
+      "held_nodes_max,let_nodes_max,let_nodes_mean,let_particles_max,let_particles_mean,let_bytes_sent_max,"
+      "let_bytes_received_max,let_bytes_received_mean,migration_bytes_received_max,migration_bytes_received_mean,"
+      "global_bytes_received_max,bytes_sent_max,bytes_received_max,bytes_received_mean,setup_max_s",
       parse, run);
 }

@@ -48,6 +48,12 @@
 #                 the GPU), a 2-rank GPU test under compute-sanitizer memcheck, then
 #                 scripts/mpi_bench.sh (docs/performance/mpi.md) -> mpi_bench.csv
 #                 (ORRERY_BENCH_MODE=quick for the small rows; ORRERY_MPI_BENCH=0: the tests alone)
+#   bench-mpi-let CPU ranks over the distributed tree (docs/performance/mpi.md, part 2):
+#                 scripts/mpi_let_bench.sh, K = 1, 2, 4, 8, 16 ranks of 16 / K threads, Plummer,
+#                 weak scaling at 1M per rank, strong at 4M and 16M, 2 timed steps a row after the
+#                 untimed first solve, the rows cut off at 330 s -> mpi_let_h200host.csv, then
+#                 scripts/mpi_model.py's prediction from it (ORRERY_LET_SIZES, ORRERY_LET_RANKS,
+#                 ORRERY_LET_STEPS, ORRERY_LET_WARMUP, ORRERY_LET_BUDGET_S override)
 # To add a task: a function task_<name> below and its targets in targets_for.
 #
 # $OUT gets summary.txt (what ran, test summary, bench table), the CSVs, and
@@ -84,6 +90,7 @@ targets_for() {
     bench-regression) echo bh_regression_bench ;;
     bench-targets) echo targets_bench ;;
     bench-block) echo block_steps_bench ;;
+    bench-mpi-let) echo mpi_let_bench ;;
     mpi) echo orrery_mpi_solver_test orrery_mpi_solver_gpu_test orrery_driver_mpi_test orrery_driver_mpi_gpu_test orrery_mpi_distributed_test orrery_mpi_distributed_gpu_test orrery_driver_distributed_test orrery_cli mpi_bench ;;
     *) return 1 ;;
   esac
@@ -272,6 +279,17 @@ task_mpi() {
   tee -a "$summary" <"$logs/mpi_bench.log"
 }
 
+task_bench-mpi-let() {
+  local csv=$out/mpi_let_h200host.csv
+  say "== scripts/mpi_let_bench.sh: Plummer, K = ${ORRERY_LET_RANKS:-1 2 4 8 16} ranks of $(nproc) / K threads, N = ${ORRERY_LET_SIZES:-1048576/rank 4194304 16777216}"
+  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ORRERY_LET_STEPS=${ORRERY_LET_STEPS:-2} \
+    ORRERY_LET_WARMUP=${ORRERY_LET_WARMUP:-0} ORRERY_LET_BUDGET_S=${ORRERY_LET_BUDGET_S:-330} \
+    scripts/mpi_let_bench.sh build/cuda/bench/mpi_let_bench "$csv" "${ORRERY_LET_SIZES:-1048576/rank 4194304 16777216}" \
+    "${ORRERY_LET_RANKS:-1 2 4 8 16}" plummer >"$logs/mpi_let_bench.log" 2>&1 || fail "mpi_let_bench.sh (see logs/mpi_let_bench.log)"
+  tee -a "$summary" <"$logs/mpi_let_bench.log"
+  python3 scripts/mpi_model.py "$csv" 2>&1 | tee -a "$summary" || fail "mpi_model.py"
+}
+
 task_bench-regression() {
   local old=${ORRERY_OLD_SRC:-} csv=$out/bh_regression.csv
   if [ -n "$old" ]; then
@@ -344,7 +362,7 @@ task_bench-cpu-tree() {
 
 targets=()
 for t in "${tasks[@]}"; do
-  tg=$(targets_for "$t") || { fail "unknown task '$t' (accepted: tests sanitize bench-direct tree bench-tree bench-cpu-tree profile cpu-threads python bench-build cpu-isa golden bench-regression bench-targets mpi)"; continue; }
+  tg=$(targets_for "$t") || { fail "unknown task '$t' (accepted: tests sanitize bench-direct tree bench-tree bench-cpu-tree profile cpu-threads python bench-build cpu-isa golden bench-regression bench-targets bench-block bench-mpi-let mpi)"; continue; }
   read -ra more <<<"$tg"
   targets+=("${more[@]}")
 done
