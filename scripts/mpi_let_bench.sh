@@ -7,7 +7,8 @@
 # the start and the end whose drift it prints (over 10 %: repeat the session).
 #   scripts/mpi_let_bench.sh BIN OUT.csv "N..." "K..." [model...]
 # An N is a total (strong scaling) or P/rank, P particles per rank: N = P K
-# (weak scaling); a (K, N, model) row already run is not run again.
+# (weak scaling), either followed by :K,K,... for its own rank counts in
+# place of "K..."; a (K, N, model) row already run is not run again.
 # ORRERY_LET_STEPS and ORRERY_LET_WARMUP: the timed and the warm-up steps of
 # each row (default 3 and 1); ORRERY_LET_BUDGET_S: the seconds the rows may
 # take in all (default: no limit), a row is cut off (timeout) where it would
@@ -34,7 +35,10 @@ canary=$(row 1 131072 plummer --header "${steps[@]}")
 head -1 <<<"$canary" > "$out"
 c0=$(column_of step_max_s <<<"$canary")
 declare -A done_rows
-for model in $models; do for n in $sizes; do for k in $ranks; do
+for model in $models; do for size in $sizes; do
+  n=${size%%:*} these=$ranks
+  [[ $size == *:* ]] && these=${size#*:} && these=${these//,/ }
+  for k in $these; do
   total=$n
   [[ $n == */rank ]] && total=$(( ${n%/rank} * k ))
   [[ -n ${done_rows[$k,$total,$model]:-} ]] && continue
