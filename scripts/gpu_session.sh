@@ -51,8 +51,8 @@
 #   bench-mpi-let CPU ranks over the distributed tree (docs/performance/mpi.md, part 2):
 #                 scripts/mpi_let_bench.sh, K = 1, 2, 4, 8, 16 ranks of 16 / K threads (the cores
 #                 constant), Plummer, weak scaling at 1M per rank, strong at 4M, and at 16M with
-#                 K = 1, 4, 16 first, then 2 and 8; 2 timed steps a row after the untimed first solve;
-#                 the rows cut off at 300 s (estimated ~240 s for all) -> mpi_let_h200host.csv, then
+#                 K = 1, 4, 16; 2 timed steps a row after the untimed first solve; the rows cut off
+#                 at 300 s (estimated ~240 s for all) -> mpi_let_h200host.csv, then
 #                 scripts/mpi_model.py's prediction from it (ORRERY_LET_SIZES, ORRERY_LET_RANKS,
 #                 ORRERY_LET_STEPS, ORRERY_LET_WARMUP, ORRERY_LET_BUDGET_S override)
 # To add a task: a function task_<name> below and its targets in targets_for.
@@ -282,10 +282,10 @@ task_mpi() {
 
 task_bench-mpi-let() {
   local csv=$out/mpi_let_h200host.csv
-  say "== scripts/mpi_let_bench.sh: Plummer, K = ${ORRERY_LET_RANKS:-1 2 4 8 16} ranks of $(nproc) / K threads, N = ${ORRERY_LET_SIZES:-1048576/rank 4194304 16777216:1,4,16,2,8}"
+  say "== scripts/mpi_let_bench.sh: Plummer, K = ${ORRERY_LET_RANKS:-1 2 4 8 16} ranks of $(nproc) / K threads, N = ${ORRERY_LET_SIZES:-1048576/rank 4194304 16777216:1,4,16}"
   OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ORRERY_LET_STEPS=${ORRERY_LET_STEPS:-2} \
     ORRERY_LET_WARMUP=${ORRERY_LET_WARMUP:-0} ORRERY_LET_BUDGET_S=${ORRERY_LET_BUDGET_S:-300} \
-    scripts/mpi_let_bench.sh build/cuda/bench/mpi_let_bench "$csv" "${ORRERY_LET_SIZES:-1048576/rank 4194304 16777216:1,4,16,2,8}" \
+    scripts/mpi_let_bench.sh build/cuda/bench/mpi_let_bench "$csv" "${ORRERY_LET_SIZES:-1048576/rank 4194304 16777216:1,4,16}" \
     "${ORRERY_LET_RANKS:-1 2 4 8 16}" plummer >"$logs/mpi_let_bench.log" 2>&1 || fail "mpi_let_bench.sh (see logs/mpi_let_bench.log)"
   tee -a "$summary" <"$logs/mpi_let_bench.log"
   python3 scripts/mpi_model.py "$csv" 2>&1 | tee -a "$summary" || fail "mpi_model.py"

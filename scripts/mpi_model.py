@@ -22,7 +22,9 @@ import statistics
 import sys
 
 # --- One H200 (docs/performance/gpu_tree.md, gpu_tree_build.md) ------------
-WALK_S = 7.4e-9    # per particle: geometric monopole, theta 0.5, accelerations only: 7.82 ms at 1M, 124.7 ms at 16M
+WALK_S = 7.43e-9   # per particle at N = 16M: geometric monopole, theta 0.5, accelerations only (124.7 ms;
+                   # 7.82 ms at 1M); a target's walk is the one-process walk of the whole N, which grows
+WALK_PER_DECADE_S = 0.26e-9  # per decade of N: 1.07e9 particles in 8.82 s on one H200, 8.2 ns with the build
 BUILD_S = 0.4e-9   # per particle: keys, sort, topology, moments: 0.396 ms at 1M (0.27 ns at 16M)
 ASSEMBLY_S = 0.4e-9  # per held particle: the LET's selection and assembly, assumed to cost a second build
 KICK_DRIFT_S = 0.01e-9  # per particle: 7 arrays streamed at ~4.8 TB/s
@@ -134,15 +136,26 @@ def cpu_parts(rows):
               + " ".join(f"{p * 1e6:7.2f}u" for p in parts)
               + f" {r['step_max_s']:9.3f} {r['step_max_s'] / r['step_mean_s']:6.2f}"
               + f" {r['held_particles_mean'] / r['per_rank']:6.2f} {r['let_bytes_received_mean'] / 1e6:7.2f}")
-    weak = {}
-    for r in rows:
-        weak.setdefault(r["per_rank"], []).append(r)
-    for per_rank, group in sorted(weak.items()):
-        one = [r for r in group if r["ranks"] == 1]
-        if one and len(group) > 1:
-            effs = ", ".join(f"K = {r['ranks']:.0f}: {one[0]['step_max_s'] / r['step_max_s']:.2f}"
-                             for r in sorted(group, key=lambda r: r["ranks"]) if r["ranks"] > 1)
-            print(f"weak scaling at {per_rank:.0f} per rank (step of K = 1 / step of K): {effs}")
+    # The cores are the same in every row (threads per rank = cores / K): the efficiency of K
+    # ranks is the step's cost per particle on one rank over its cost on K, against one rank at
+    # the same N (strong) or at the same particles per rank (weak: N = K times as large).
+    def per_particle(r):
+        return r["step_max_s"] / r["n"]
+    for kind, key in (("strong", "n"), ("weak", "per_rank")):
+        groups = {}
+        for r in rows:
+            groups.setdefault(r[key], []).append(r)
+        for value, group in sorted(groups.items()):
+            one = [r for r in group if r["ranks"] == 1]
+            if one and len(group) > 1:
+                effs = ", ".join(f"K = {r['ranks']:.0f}: {per_particle(one[0]) / per_particle(r):.2f}"
+                                 for r in sorted(group, key=lambda r: r["ranks"]) if r["ranks"] > 1)
+                print(f"{kind} scaling at {key} = {value:.0f}, cost per particle of K = 1 / of K: {effs}")
+
+
+def walk_s(n_total):
+    """The H200's walk per target in a tree of n_total particles."""
+    return WALK_S + WALK_PER_DECADE_S * max(0.0, math.log10(n_total / 16.8e6))
 
 
 def step(fit, n_total, gpus):
@@ -164,7 +177,7 @@ def step(fit, n_total, gpus):
         latency = LATENCY_NODE_S + LATENCY_HOP_S * math.log2(gpus)
     link = NVLINK_B if nodes == 1 else IB_B
     parts = {
-        "walk": WALK_S * n * fit.imbalance,
+        "walk": walk_s(n_total) * n * fit.imbalance,
         "tree": BUILD_S * n + ASSEMBLY_S * (n + let_p),
         "let": (let_s + (gpus - 1) * PEER_S + latency) if gpus > 1 else 0.0,
         "global": (fit.global_per_rank * gpus / link + (TOP_LEVELS + 3) * latency) if gpus > 1 else 0.0,
@@ -195,7 +208,7 @@ def predict(fit):
 def report(fit, n_total, gpus):
     parts, held, at_cpu_ratio = step(fit, n_total, gpus)
     total = sum(parts.values())
-    eff = (WALK_S + BUILD_S + KICK_DRIFT_S) * n_total / gpus / total
+    eff = (walk_s(n_total) + BUILD_S + KICK_DRIFT_S) * n_total / gpus / total
     memory = held * BYTES_PER_PARTICLE / 1e9
     print(f"{n_total:8.1e} {gpus:5d} {n_total / gpus:9.2e} " + " ".join(
         f"{parts[p] * 1e3:{w}.2f}" for p, w in (("walk", 8), ("tree", 7), ("let", 7), ("global", 7), ("migration", 6)))
