@@ -6,8 +6,6 @@
 #include "orrery/core/error.hpp"
 #include "orrery/gravity/solver_factory.hpp"
 #if defined(ORRERY_HAVE_MPI)
-#include "orrery/gravity/tree_solver.hpp"
-#include "orrery/mpi/distributed_solver.hpp"
 #include "orrery/mpi/replicated_solver.hpp"
 #endif
 #if defined(ORRERY_HAVE_CUDA)
@@ -57,22 +55,31 @@ std::unique_ptr<gravity::ForceSolver<Real>> Ranks::solver(const gravity::Gravity
     cuda::select_device(comm_.local_rank() % cuda::device_count());
 #endif
 #if defined(ORRERY_HAVE_MPI)
-  if (gravity.mpi_layout == gravity::RankLayout::distributed) {
-    bool gpu = false;  // where backend "auto" would put the solve
-#if defined(ORRERY_HAVE_CUDA)
-    gpu = cuda::device_available();
-#endif
-    const bool cpu = gravity.backend == "cpu" || (gravity.backend == "auto" && !gpu);
-    if (gravity.solver != "tree" || !cpu)
-      throw InputError("gravity.mpi_layout = \"distributed\" with gravity.solver = \"" + gravity.solver +
-                       "\" and gravity.backend = \"" + gravity.backend +
-                       "\"; accepted: solver \"tree\" on the CPU (backend \"cpu\", or \"auto\" without a GPU), or gravity.mpi_layout = \"replicated\"");
-    return std::make_unique<mpi::DistributedSolver<Real>>(gravity::tree_solver_config(gravity), comm_);
-  }
   return std::make_unique<mpi::ReplicatedSolver<Real>>(gravity::make_solver<Real>(gravity), comm_);
 #else
   return gravity::make_solver<Real>(gravity);  // not reached: world() refuses without MPI
 #endif
+}
+
+void Ranks::require_distributed(const gravity::GravityConfig& gravity, bool block_steps) {
+  bool gpu = false;  // where backend "auto" would put the solve
+#if defined(ORRERY_HAVE_CUDA)
+  gpu = cuda::device_available();
+#endif
+  const bool cpu = gravity.backend == "cpu" || (gravity.backend == "auto" && !gpu);
+  if (gravity.solver != "tree" || !cpu)
+    throw InputError("gravity.mpi_layout = \"distributed\" with gravity.solver = \"" + gravity.solver +
+                     "\" and gravity.backend = \"" + gravity.backend +
+                     "\"; accepted: solver \"tree\" on the CPU (backend \"cpu\", or \"auto\" without a GPU), or "
+                     "gravity.mpi_layout = \"replicated\"");
+  if (block_steps)
+    throw InputError("gravity.mpi_layout = \"distributed\" with integration.kind = \"block\"; accepted: "
+                     "integration.kind = \"global\" with the distributed layout, or gravity.mpi_layout = "
+                     "\"replicated\" for block time steps (docs/adr/0012)");
+  if (gravity.per_type_softening())
+    throw InputError("gravity.mpi_layout = \"distributed\" with a softening per particle type "
+                     "(gravity.softening_per_type.*); accepted: one gravity.softening for every particle with the "
+                     "distributed layout, or gravity.mpi_layout = \"replicated\"");
 }
 
 void Ranks::fail_if_injected(std::int64_t step) const {

@@ -1,9 +1,11 @@
 #pragma once
 // The processes a run is spread over (docs/adr/0013): one process (the
-// default, and the Python package's), or every rank of an MPI job. Each rank
-// holds every particle and steps all of them; the force solve is split over
-// the ranks by target and gathered (mpi::ReplicatedSolver), so every rank
-// holds the same bits as one process would. Rank 0 alone writes files and
+// default, and the Python package's), or every rank of an MPI job. With
+// gravity.mpi_layout = "replicated" each rank holds every particle and steps
+// all of them; the force solve is split over the ranks by target and
+// gathered (mpi::ReplicatedSolver), so every rank holds the same bits as one
+// process would. With "distributed" each rank holds its domain's particles
+// (distributed_run.cpp, docs/adr/0012). Rank 0 alone writes files and
 // prints; whatever decides when to stop is agreed by all ranks, so they stop
 // at the same step with one checkpoint. No MPI header; in a build without
 // MPI, world() refuses.
@@ -41,6 +43,13 @@ class Ranks {
   /// for a CUDA backend.
   template <class Real>
   std::unique_ptr<gravity::ForceSolver<Real>> solver(const gravity::GravityConfig& gravity) const;
+
+  /// The ranks' communicator (an MPI run's collectives).
+  const mpi::Communicator& comm() const { return comm_; }
+  /// InputError unless the run may hold its particles apart
+  /// (gravity.mpi_layout = "distributed", docs/adr/0012): the CPU tree, one
+  /// softening for every particle, the global step; naming what is accepted.
+  static void require_distributed(const gravity::GravityConfig& gravity, bool block_steps);
 
   /// The test seam of a failing rank: ORRERY_TEST_FAIL_RANK=<rank>:<step>
   /// makes that rank throw a RuntimeFailure after that step (the other ranks
