@@ -136,6 +136,9 @@ RunSummary run_distributed_in(const integrate::RunConfig& config, const RunOptio
   summary.first_step = sim.step_count();
   // One process's tree solver's name: the snapshots store it.
   summary.run.solver = "tree/cpu/" + std::string(to_string(tree.tree.multipole));
+  // A new run's first solve (its first outputs want the potentials): here, so that a rank past its
+  // budget stops the run before anything is written.
+  if (options.restart.empty()) sim.steps().potentials();
   parts::create_output_directory(dir);
   const auto log = parts::diagnostics_log(config, options, ranks, sim.step_count(), summary);
   parts::Watch watch(config, options, ranks, summary);
