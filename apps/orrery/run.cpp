@@ -68,7 +68,8 @@ void add_run_command(CLI::App& app) {
       ->check(CLI::ExistingFile);
   run->add_flag("--mpi", options->mpi,
                 "Run as one rank of an MPI job (implied under mpirun/mpiexec): every rank holds all particles and "
-                "walks its share of the targets; results are bit-identical to one process (docs/adr/0013)");
+                "walks its share of the targets (docs/adr/0013), or with gravity.mpi_layout = distributed only its "
+                "domain's (docs/adr/0012); results are bit-identical to one process");
   run->footer(
       "Examples:\n"
       "  orrery run examples/plummer_equilibrium.toml\n"

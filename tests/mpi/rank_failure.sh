@@ -5,6 +5,7 @@
 # ORRERY_TEST_FAIL_RANK=<rank>:<step> is the driver's seam (driver/ranks.hpp).
 source "$(dirname "$0")/../cli/lib.sh"
 source "$(dirname "$0")/lib.sh"
+tree_run=("${tree_run[@]}" "$@")  # mpi.rank_failure_distributed: --set gravity.mpi_layout=distributed
 
 on_ranks 2 run "${tree_run[@]}" --set integration.t_end=0.25 --set output.directory=out >/dev/null
 checkpoint=out/checkpoint_000000000016.orrck
@@ -13,7 +14,7 @@ cp "$checkpoint" earlier.orrck
 cp out/diagnostics.csv earlier.csv
 
 status=0
-ORRERY_TEST_FAIL_RANK=1:20 on_ranks 2 run --restart "$checkpoint" --set integration.t_end=0.5 \
+ORRERY_TEST_FAIL_RANK=1:20 on_ranks 2 run --restart "$checkpoint" --set integration.t_end=0.5 "$@" \
   >/dev/null 2>.stderr || status=$?
 [ "$status" -eq 1 ] || fail "exit status $status, expected 1 -- stderr: $(cat .stderr)"
 [ "$(grep -c '^orrery: ' .stderr)" -eq 1 ] || fail "not one line from orrery: $(cat .stderr)"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A run checkpointed on 3 ranks continues on 2 to the same bits as one
+# A run checkpointed on 3 ranks (FIRST_K) continues on 2 (SECOND_K) to the same bits as one
 # process doing the same two legs (which continue bit-identically to a run
 # that never stopped: tests/restart): every snapshot of both legs is
 # byte-identical. Each run writes to a directory of the same name ("out", in
@@ -9,15 +9,16 @@
 source "$(dirname "$0")/../cli/lib.sh"
 source "$(dirname "$0")/lib.sh"
 tree_run=("${tree_run[@]}" "$@")
+first=${FIRST_K:-3} second=${SECOND_K:-2}  # the rank counts of the two legs
 
 mkdir one ranks
 (cd one && "$ORRERY" run "${tree_run[@]}" --set integration.t_end=0.25 --set output.directory=out >/dev/null)
-(cd ranks && on_ranks 3 run "${tree_run[@]}" --set integration.t_end=0.25 --set output.directory=out >/dev/null)
+(cd ranks && on_ranks "$first" run "${tree_run[@]}" --set integration.t_end=0.25 --set output.directory=out >/dev/null)
 checkpoint=$(cd ranks && ls out/checkpoint_*.orrck)
 (cd one && "$ORRERY" run --restart "$checkpoint" --set integration.t_end=0.5 "$@" >/dev/null)
-(cd ranks && on_ranks 2 run --restart "$checkpoint" --set integration.t_end=0.5 "$@" >/dev/null)
+(cd ranks && on_ranks "$second" run --restart "$checkpoint" --set integration.t_end=0.5 "$@" >/dev/null)
 cmp -s "one/$checkpoint" "ranks/$checkpoint" && fail "two runs share a run identity: the comparison below proves nothing new"
 [ "$(ls one/out/*.orrck | sed 's,.*/,,')" = "$(ls ranks/out/*.orrck | sed 's,.*/,,')" ] ||
   fail "the checkpoints differ in name: $(ls one/out ranks/out)"
 same_snapshots one ranks 3
-echo "restart on another K: 3 snapshots byte-identical to one process (3 ranks to t = 0.25, then 2 ranks)"
+echo "restart on another K: 3 snapshots byte-identical to one process ($first ranks to t = 0.25, then $second ranks)"

@@ -9,47 +9,38 @@ namespace orrery::diag {
 
 namespace {
 Vec3 values(const CompensatedSum (&s)[3]) { return {s[0].value(), s[1].value(), s[2].value()}; }
+
+void add(CompensatedSum (&s)[3], const Vec3& term) {
+  for (int a = 0; a < 3; ++a) s[a] += term[a];
+}
+
 }  // namespace
 
 template <class Real>
 double kinetic_energy(const Particles<Real>& p) {
   CompensatedSum k;
-  for (std::int64_t i = 0; i < p.size(); ++i) {
-    const double vx = p.vx[i], vy = p.vy[i], vz = p.vz[i];
-    k += 0.5 * p.mass[i] * (vx * vx + vy * vy + vz * vz);
-  }
+  for (std::int64_t i = 0; i < p.size(); ++i) k += kinetic_term(p, i);
   return k.value();
 }
 
 template <class Real>
 double potential_energy(const Particles<Real>& p, const std::vector<Real>& potential) {
   CompensatedSum w;
-  for (std::int64_t i = 0; i < p.size(); ++i) w += 0.5 * p.mass[i] * static_cast<double>(potential[i]);
+  for (std::int64_t i = 0; i < p.size(); ++i) w += potential_term(p, potential, i);
   return w.value();
 }
 
 template <class Real>
 Vec3 linear_momentum(const Particles<Real>& p) {
   CompensatedSum s[3];
-  for (std::int64_t i = 0; i < p.size(); ++i) {
-    const double m = p.mass[i];
-    s[0] += m * p.vx[i];
-    s[1] += m * p.vy[i];
-    s[2] += m * p.vz[i];
-  }
+  for (std::int64_t i = 0; i < p.size(); ++i) add(s, momentum_term(p, i));
   return values(s);
 }
 
 template <class Real>
 Vec3 angular_momentum(const Particles<Real>& p) {
   CompensatedSum s[3];
-  for (std::int64_t i = 0; i < p.size(); ++i) {
-    const double m = p.mass[i], x = p.x[i], y = p.y[i], z = p.z[i];
-    const double vx = p.vx[i], vy = p.vy[i], vz = p.vz[i];
-    s[0] += m * (y * vz - z * vy);
-    s[1] += m * (z * vx - x * vz);
-    s[2] += m * (x * vy - y * vx);
-  }
+  for (std::int64_t i = 0; i < p.size(); ++i) add(s, angular_momentum_term(p, i));
   return values(s);
 }
 
@@ -57,11 +48,8 @@ template <class Real>
 Vec3 centre_of_mass(const Particles<Real>& p) {
   CompensatedSum s[3], mass;
   for (std::int64_t i = 0; i < p.size(); ++i) {
-    const double m = p.mass[i];
-    mass += m;
-    s[0] += m * p.x[i];
-    s[1] += m * p.y[i];
-    s[2] += m * p.z[i];
+    mass += p.mass[i];
+    add(s, mass_moment_term(p, i));
   }
   const Vec3 c = values(s);
   return {c[0] / mass.value(), c[1] / mass.value(), c[2] / mass.value()};

@@ -11,6 +11,34 @@ namespace orrery::diag {
 
 using Vec3 = std::array<double, 3>;
 
+// Each sum's term of particle i: the sums below add them in index order, and
+// so does a run whose particles the ranks hold apart (diagnostics_sums.hpp).
+template <class Real>
+double kinetic_term(const Particles<Real>& p, std::int64_t i) {
+  const double vx = p.vx[i], vy = p.vy[i], vz = p.vz[i];
+  return 0.5 * p.mass[i] * (vx * vx + vy * vy + vz * vz);
+}
+template <class Real>
+double potential_term(const Particles<Real>& p, const std::vector<Real>& potential, std::int64_t i) {
+  return 0.5 * p.mass[i] * static_cast<double>(potential[i]);
+}
+template <class Real>
+Vec3 momentum_term(const Particles<Real>& p, std::int64_t i) {
+  const double m = p.mass[i];
+  return {m * p.vx[i], m * p.vy[i], m * p.vz[i]};
+}
+template <class Real>
+Vec3 angular_momentum_term(const Particles<Real>& p, std::int64_t i) {
+  const double m = p.mass[i], x = p.x[i], y = p.y[i], z = p.z[i];
+  const double vx = p.vx[i], vy = p.vy[i], vz = p.vz[i];
+  return {m * (y * vz - z * vy), m * (z * vx - x * vz), m * (x * vy - y * vx)};
+}
+template <class Real>
+Vec3 mass_moment_term(const Particles<Real>& p, std::int64_t i) {
+  const double m = p.mass[i];
+  return {m * p.x[i], m * p.y[i], m * p.z[i]};
+}
+
 /// sum 1/2 m v^2
 template <class Real>
 double kinetic_energy(const Particles<Real>& p);

@@ -1,7 +1,6 @@
 #include "orrery/diag/diagnostics.hpp"
 
-#include <cmath>
-
+#include "orrery/diag/diagnostics_sums.hpp"
 #include "orrery/diag/lagrangian_radii.hpp"
 
 namespace orrery::diag {
@@ -9,18 +8,9 @@ namespace orrery::diag {
 template <class Real>
 Diagnostics measure(const Particles<Real>& p, const std::vector<Real>& potential, double time, std::int64_t step,
                     double initial_energy) {
-  Diagnostics d;
-  d.time = time;
-  d.step = step;
-  d.kinetic = kinetic_energy(p);
-  d.potential = potential_energy(p, potential);
-  d.total = d.kinetic + d.potential;
-  d.relative_energy_error = std::isnan(initial_energy) ? 0.0 : relative_energy_error(d.total, initial_energy);
-  d.virial_ratio = virial_ratio(d.kinetic, d.potential);
-  d.momentum = linear_momentum(p);
-  d.angular_momentum = angular_momentum(p);
-  d.lagrangian_radii = lagrangian_radii(p, kLagrangianFractions);
-  return d;
+  DiagnosticsSums sums;
+  for (std::int64_t i = 0; i < p.size(); ++i) sums.add(p, potential, i);
+  return sums.row(time, step, initial_energy, lagrangian_radii(p, kLagrangianFractions));
 }
 
 template Diagnostics measure(const Particles<float>&, const std::vector<float>&, double, std::int64_t, double);

@@ -8,11 +8,35 @@
 
 namespace orrery::diag {
 
+RadiusWalk::RadiusWalk(std::span<const double> fractions, double total)
+    : targets_(fractions.size()), by_fraction_(fractions.size()), radii_(fractions.size(), 0.0) {
+  // Walk outwards once; the fractions may come in any order.
+  std::iota(by_fraction_.begin(), by_fraction_.end(), std::size_t{0});
+  std::sort(by_fraction_.begin(), by_fraction_.end(),
+            [&](std::size_t a, std::size_t b) { return fractions[a] < fractions[b]; });
+  for (std::size_t k = 0; k < fractions.size(); ++k) targets_[k] = fractions[by_fraction_[k]] * total;
+}
+
+void RadiusWalk::add(double r2, double mass) {
+  enclosed_ += mass;
+  ++taken_;
+  last_r2_ = r2;
+  // A fraction is reached by the first particle at which the enclosed mass is within 1e-12 of it.
+  while (next_ < by_fraction_.size() && !(enclosed_ < targets_[next_] * (1 - 1e-12))) {
+    radii_[by_fraction_[next_]] = std::sqrt(last_r2_);
+    ++next_;
+  }
+}
+
+std::vector<double> RadiusWalk::radii() {
+  for (; taken_ > 0 && next_ < by_fraction_.size(); ++next_) radii_[by_fraction_[next_]] = std::sqrt(last_r2_);
+  return radii_;
+}
+
 template <class Real>
 std::vector<double> lagrangian_radii(const Particles<Real>& p, std::span<const double> fractions) {
-  std::vector<double> radii(fractions.size(), 0.0);
   const auto n = static_cast<std::size_t>(p.size());
-  if (n == 0) return radii;
+  if (n == 0) return std::vector<double>(fractions.size(), 0.0);
   const Vec3 c = centre_of_mass(p);
   std::vector<double> r2(n);
   for (std::size_t i = 0; i < n; ++i) {
@@ -24,18 +48,9 @@ std::vector<double> lagrangian_radii(const Particles<Real>& p, std::span<const d
   std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return r2[a] < r2[b] || (r2[a] == r2[b] && a < b); });
   double total = 0;
   for (std::size_t i = 0; i < n; ++i) total += p.mass[i];
-  // Walk outwards once; the fractions may come in any order.
-  std::vector<std::size_t> by_fraction(fractions.size());
-  std::iota(by_fraction.begin(), by_fraction.end(), std::size_t{0});
-  std::sort(by_fraction.begin(), by_fraction.end(), [&](std::size_t a, std::size_t b) { return fractions[a] < fractions[b]; });
-  double enclosed = 0;
-  std::size_t k = 0, next = 0;
-  for (; next < by_fraction.size(); ++next) {
-    const double target = fractions[by_fraction[next]] * total;
-    while (k < n && (enclosed < target * (1 - 1e-12) || k == 0)) enclosed += p.mass[order[k++]];
-    radii[by_fraction[next]] = std::sqrt(r2[order[k - 1]]);
-  }
-  return radii;
+  RadiusWalk walk(fractions, total);
+  for (std::size_t k = 0; k < n && !walk.done(); ++k) walk.add(r2[order[k]], p.mass[order[k]]);
+  return walk.radii();
 }
 
 template std::vector<double> lagrangian_radii(const Particles<float>&, std::span<const double>);

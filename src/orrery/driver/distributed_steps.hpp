@@ -3,13 +3,20 @@
 // decision 4): each rank kicks and drifts only the particles of its domain
 // (integrate/leapfrog.hpp's element-wise steps, the one process's bits),
 // and each force solve first migrates the drifted particles to their new
-// domains (mpi::DistributedTree::solve). The order of the steps is
-// integrate::Simulation's (a first solve, then per step: kick dt/2, drift
-// dt, solve reading the previous accelerations, kick dt/2), so a run has
-// the bits of one process's Simulation with the CPU TreeSolver on any K.
+// domains (mpi::DistributedTree::solve). The solves are
+// integrate::Simulation's, one for one: the first when the accelerations or
+// potentials are first asked for, then per step kick dt/2, drift dt, a
+// solve reading the previous accelerations (with the potentials when the
+// step's outputs want them), kick dt/2; potentials asked for after that
+// come from a solve that keeps the accelerations the run integrates with.
+// So a run has the bits of one process's Simulation with the CPU
+// TreeSolver on any K, outputs included.
+#include <cstdint>
+#include <memory>
 #include <utility>
 
 #include "orrery/integrate/leapfrog.hpp"
+#include "orrery/integrate/phase_timers.hpp"
 #include "orrery/mpi/distributed_tree.hpp"
 #include "orrery/mpi/migrate.hpp"
 
@@ -19,46 +26,91 @@ template <class Real>
 class DistributedSteps {
  public:
   /// `mine`: this rank's share of the particles (any share, with their
-  /// one-process indices). Collective: the first solve runs here, unless
-  /// `restored` (a restart: mine.a holds the accelerations of the saved
-  /// positions, which the first kick uses and the next solve reads as the
-  /// previous ones, as Simulation::restore_accelerations does).
+  /// one-process indices). `restored` (a restart): mine.a holds the
+  /// accelerations of the saved positions, which the first kick uses and
+  /// the next solve reads as the previous ones, as
+  /// Simulation::restore_accelerations does.
   DistributedSteps(mpi::RankParticles<Real> mine, const bh::TreeSolverConfig& config, mpi::Communicator comm, double dt,
-                   bool restored = false)
-      : tree_(config, comm), comm_(comm), particles_(std::move(mine)), dt_(dt), solved_(restored) {
-    if (!restored) solve();
+                   bool restored = false, mpi::DistributedOptions options = {},
+                   std::shared_ptr<mpi::LetWalk<Real>> walk = nullptr)
+      : tree_(config, comm, std::move(options), std::move(walk)),
+        comm_(comm),
+        particles_(std::move(mine)),
+        dt_(dt),
+        have_forces_(restored),
+        have_previous_(restored) {}
+
+  /// One step; with `potential` the solve after the drift computes the
+  /// potentials too (the step's outputs want them). Collective.
+  void step(bool potential = false) {
+    accelerations();
+    const Real half = static_cast<Real>(0.5 * dt_);
+    {
+      auto timer = timers_.scope("kick");
+      integrate::kick(particles_.p, particles_.a, half);
+    }
+    {
+      auto timer = timers_.scope("drift");
+      integrate::drift(particles_.p, static_cast<Real>(dt_));
+    }
+    have_forces_ = have_potential_ = false;
+    solve(potential);
+    auto timer = timers_.scope("kick");
+    integrate::kick(particles_.p, particles_.a, half);
   }
 
-  /// One step. Collective.
-  void step() {
-    const Real half = static_cast<Real>(0.5 * dt_);
-    integrate::kick(particles_.p, particles_.a, half);
-    integrate::drift(particles_.p, static_cast<Real>(dt_));
-    solve();
-    integrate::kick(particles_.p, particles_.a, half);
+  /// The accelerations at the current positions in particles().a (solved
+  /// first when there are none). Collective.
+  void accelerations() {
+    if (!have_forces_) solve(false);
+  }
+  /// The potentials too (particles().a.potential). Collective.
+  void potentials() {
+    if (have_potential_) return;
+    if (!have_forces_) {
+      solve(true);
+      return;
+    }
+    // Only the potentials are missing: a solve that keeps the accelerations
+    // (with the relative opening its own may differ in the last bits from
+    // those the run integrates with; Simulation solves into a copy).
+    auto timer = timers_.scope("force");
+    gravity::SolveOptions options;
+    options.potential = true;
+    options.previous_accelerations = have_previous_;
+    tree_.solve(particles_, options, true);
+    have_potential_ = true;
   }
 
   /// This rank's particles now (its domain's, by (key, index) at the last solve).
   const mpi::RankParticles<Real>& particles() const { return particles_; }
   const mpi::DistributedTree<Real>& tree() const { return tree_; }
-  /// Every particle in one process's order on every rank (an output step's
-  /// snapshot or checkpoint; mpi::gathered_in_index_order). Collective.
+  const mpi::Communicator& comm() const { return comm_; }
+  const integrate::PhaseTimers& timers() const { return timers_; }
+  integrate::PhaseTimers& timers() { return timers_; }
+  /// Every particle in one process's order on every rank (tests; O(N) on
+  /// every rank; mpi::gathered_in_index_order). Collective.
   mpi::RankParticles<Real> gathered() const { return mpi::gathered_in_index_order(particles_, comm_); }
 
  private:
-  void solve() {
+  void solve(bool potential) {
+    auto timer = timers_.scope("force");
     gravity::SolveOptions options;
-    options.potential = false;
-    options.previous_accelerations = solved_;
+    options.potential = potential;
+    options.previous_accelerations = have_previous_;
     tree_.solve(particles_, options);
-    solved_ = true;
+    have_forces_ = have_previous_ = true;
+    have_potential_ = potential;
   }
 
   mpi::DistributedTree<Real> tree_;
   mpi::Communicator comm_;
   mpi::RankParticles<Real> particles_;
   double dt_;
-  bool solved_;
+  integrate::PhaseTimers timers_;
+  bool have_forces_;            // particles_.a holds the accelerations at the current positions
+  bool have_potential_ = false;  // and the potentials
+  bool have_previous_;          // particles_.a holds an evaluation of these particles (the next solve reads it)
 };
 
 }  // namespace orrery::driver

@@ -1,15 +1,12 @@
 #include "orrery/driver/ranks.hpp"
 
 #include <cstdlib>
-#include <memory>
 #include <string>
-#include <utility>
 
 #include "orrery/core/error.hpp"
 #include "orrery/gravity/solver_factory.hpp"
 #if defined(ORRERY_HAVE_MPI)
 #include "orrery/gravity/tree_solver.hpp"
-#include "orrery/mpi/distributed_solver.hpp"
 #include "orrery/mpi/replicated_solver.hpp"
 #endif
 #if defined(ORRERY_HAVE_CUDA)
@@ -63,31 +60,48 @@ std::unique_ptr<gravity::ForceSolver<Real>> Ranks::solver(const gravity::Gravity
     cuda::select_device(comm_.local_rank() % cuda::device_count());
 #endif
 #if defined(ORRERY_HAVE_MPI)
-  if (gravity.mpi_layout == gravity::RankLayout::distributed) {
-    bool gpu = false;  // where backend "auto" would put the solve
-#if defined(ORRERY_HAVE_CUDA)
-    gpu = cuda::device_available();
-#endif
-    const bool cpu = gravity.backend == "cpu" || (gravity.backend == "auto" && !gpu);
-    if (gravity.solver != "tree")
-      throw InputError("gravity.mpi_layout = \"distributed\" with gravity.solver = \"" + gravity.solver +
-                       "\"; accepted: solver \"tree\" (on the CPU or one GPU per rank), or gravity.mpi_layout = \"replicated\"");
-    if (cpu) return std::make_unique<mpi::DistributedSolver<Real>>(gravity::tree_solver_config(gravity), comm_);
-#if defined(ORRERY_HAVE_CUDA)
-    // Each rank walks its targets on its GPU (mpi/let_walk_gpu.hpp): one process's GPU tree solver's bits.
-    const gravity::GpuTreeSolverConfig g = gravity::gpu_tree_config(gravity);
-    std::shared_ptr<mpi::LetWalk<Real>> walk = mpi::gpu_let_walk<Real>(g);
-    const std::string name = "tree/" + walk->backend() + "/" + std::string(bh::to_string(g.tree.tree.multipole));
-    return std::make_unique<mpi::DistributedSolver<Real>>(g.tree, comm_, std::move(walk), name);
-#else
-    throw InputError("gravity.backend = \"" + gravity.backend + "\" in a build without CUDA; accepted: \"cpu\" or \"auto\"");
-#endif
-  }
   return std::make_unique<mpi::ReplicatedSolver<Real>>(gravity::make_solver<Real>(gravity), comm_);
 #else
   return gravity::make_solver<Real>(gravity);  // not reached: world() refuses without MPI
 #endif
 }
+
+void Ranks::require_distributed(const gravity::GravityConfig& gravity, bool block_steps) {
+  if (gravity.solver != "tree")
+    throw InputError("gravity.mpi_layout = \"distributed\" with gravity.solver = \"" + gravity.solver +
+                     "\"; accepted: solver \"tree\" (on the CPU or one GPU per rank), or "
+                     "gravity.mpi_layout = \"replicated\"");
+  if (block_steps)
+    throw InputError("gravity.mpi_layout = \"distributed\" with integration.kind = \"block\"; accepted: "
+                     "integration.kind = \"global\" with the distributed layout, or gravity.mpi_layout = "
+                     "\"replicated\" for block time steps (docs/adr/0012)");
+  if (gravity.per_type_softening())
+    throw InputError("gravity.mpi_layout = \"distributed\" with a softening per particle type "
+                     "(gravity.softening_per_type.*); accepted: one gravity.softening for every particle with the "
+                     "distributed layout, or gravity.mpi_layout = \"replicated\"");
+}
+
+template <class Real>
+std::shared_ptr<mpi::LetWalk<Real>> Ranks::let_walk(const gravity::GravityConfig& gravity) const {
+  bool gpu = false;  // where backend "auto" would put the walk
+#if defined(ORRERY_HAVE_CUDA)
+  gpu = cuda::device_available();
+#endif
+  const bool cpu = gravity.backend == "cpu" || (gravity.backend == "auto" && !gpu);
+#if defined(ORRERY_HAVE_MPI)
+  if (cpu) return mpi::cpu_let_walk<Real>(gravity::tree_solver_config(gravity));
+#if defined(ORRERY_HAVE_CUDA)
+  // Each rank walks its targets on its GPU (mpi/let_walk_gpu.hpp): one process's GPU tree solver's bits.
+  if (cuda::device_available()) cuda::select_device(comm_.local_rank() % cuda::device_count());
+  return mpi::gpu_let_walk<Real>(gravity::gpu_tree_config(gravity));
+#endif
+#endif
+  throw InputError("gravity.backend = \"" + gravity.backend + "\" with gravity.mpi_layout = \"distributed\" in a " +
+                   "build without " + (cpu ? "MPI" : "CUDA") + "; accepted: backend \"cpu\" or \"auto\" in an MPI build");
+}
+
+template std::shared_ptr<mpi::LetWalk<float>> Ranks::let_walk<float>(const gravity::GravityConfig&) const;
+template std::shared_ptr<mpi::LetWalk<double>> Ranks::let_walk<double>(const gravity::GravityConfig&) const;
 
 void Ranks::fail_if_injected(std::int64_t step) const {
   static const char* spec = std::getenv("ORRERY_TEST_FAIL_RANK");

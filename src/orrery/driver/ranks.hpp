@@ -1,9 +1,11 @@
 #pragma once
 // The processes a run is spread over (docs/adr/0013): one process (the
-// default, and the Python package's), or every rank of an MPI job. Each rank
-// holds every particle and steps all of them; the force solve is split over
-// the ranks by target and gathered (mpi::ReplicatedSolver), so every rank
-// holds the same bits as one process would. Rank 0 alone writes files and
+// default, and the Python package's), or every rank of an MPI job. With
+// gravity.mpi_layout = "replicated" each rank holds every particle and steps
+// all of them; the force solve is split over the ranks by target and
+// gathered (mpi::ReplicatedSolver), so every rank holds the same bits as one
+// process would. With "distributed" each rank holds its domain's particles
+// (distributed_run.cpp, docs/adr/0012). Rank 0 alone writes files and
 // prints; whatever decides when to stop is agreed by all ranks, so they stop
 // at the same step with one checkpoint. No MPI header; in a build without
 // MPI, world() refuses.
@@ -14,6 +16,7 @@
 #include "orrery/gravity/gravity_config.hpp"
 #include "orrery/io/run_control.hpp"
 #include "orrery/mpi/communicator.hpp"
+#include "orrery/mpi/let_walk.hpp"
 
 namespace orrery::driver {
 
@@ -41,6 +44,18 @@ class Ranks {
   /// for a CUDA backend.
   template <class Real>
   std::unique_ptr<gravity::ForceSolver<Real>> solver(const gravity::GravityConfig& gravity) const;
+
+  /// The ranks' communicator (an MPI run's collectives).
+  const mpi::Communicator& comm() const { return comm_; }
+  /// InputError unless the run may hold its particles apart
+  /// (gravity.mpi_layout = "distributed", docs/adr/0012): the tree solver (CPU or GPU ranks), one
+  /// softening for every particle, the global step; naming what is accepted.
+  static void require_distributed(const gravity::GravityConfig& gravity, bool block_steps);
+  /// How each rank of the distributed layout walks its targets
+  /// (mpi/let_walk.hpp): on the CPU (backend "cpu", or "auto" without a GPU),
+  /// or on its GPU (local rank mod the GPUs present, selected here).
+  template <class Real>
+  std::shared_ptr<mpi::LetWalk<Real>> let_walk(const gravity::GravityConfig& gravity) const;
 
   /// The test seam of a failing rank: ORRERY_TEST_FAIL_RANK=<rank>:<step>
   /// makes that rank throw a RuntimeFailure after that step (the other ranks

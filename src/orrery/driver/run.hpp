@@ -43,6 +43,10 @@ struct RunOptions {
   // collective: every rank calls run with the same arguments). Rank 0 writes
   // the files; the results are bit-identical to one process (docs/adr/0013).
   bool mpi = false;
+  // gravity.mpi_layout = "distributed": the rows rank 0 receives at a time
+  // for an output (0: io::kColumnPiece, one HDF5 chunk). Tests make it small
+  // to cut the particles into many pieces.
+  std::int64_t output_piece = 0;
   // Called with each warning of the run (on the process that writes the files), e.g. to print it.
   std::function<void(const std::string&)> on_warning;
 };

@@ -34,6 +34,20 @@ TEST(MpiRun, DistributedTreeIsBitIdenticalToOneProcess) {
                                       "gravity.mpi_layout=distributed", "gravity.precision=single"});
 }
 
+// Each rank holds its domain's particles alone; the outputs gather them to
+// rank 0 in pieces of 37 rows (many pieces, the last one short, and many
+// rounds of the Lagrangian radii's merge): the same final state,
+// diagnostics and snapshot contents as one process, both openings.
+TEST(MpiRun, DistributedRunInSmallPiecesIsOneProcesssRun) {
+  expect_run_like_one_process({"initial_conditions.count=700", "gravity.solver=tree", "gravity.mpi_layout=distributed",
+                               "gravity.opening=relative", "gravity.theta=1.0"},
+                              37);
+  expect_run_like_one_process<float>({"initial_conditions.count=500", "gravity.solver=tree",
+                                      "gravity.mpi_layout=distributed", "gravity.precision=single",
+                                      "gravity.multipole=quadrupole"},
+                                     37);
+}
+
 TEST(MpiRun, SinglePrecisionIsBitIdenticalToOneProcess) {
   expect_run_like_one_process<float>({"initial_conditions.count=800", "gravity.solver=tree", "gravity.precision=single"});
 }
@@ -54,9 +68,16 @@ void expect_same_steps_everywhere(const RunSummary& s) {
   EXPECT_EQ(fewest, most);
 }
 
-TEST(MpiRun, TheWallClockLimitOfRank0StopsEveryRankAtTheSameStep) {
+// The stops with every particle on every rank, and with the distributed tree (the parameter: its settings).
+class MpiStop : public ::testing::TestWithParam<std::vector<std::string>> {};
+INSTANTIATE_TEST_SUITE_P(Layouts, MpiStop,
+                         ::testing::Values(std::vector<std::string>{},
+                                           std::vector<std::string>{"gravity.solver=tree",
+                                                                    "gravity.mpi_layout=distributed"}));
+
+TEST_P(MpiStop, TheWallClockLimitOfRank0StopsEveryRankAtTheSameStep) {
   orrery::testing::MpiScratchDir dir;
-  auto r = testing::small_run(dir / "out", 0.5);
+  auto r = testing::small_run(dir / "out", 0.5, GetParam());
   r.options.mpi = true;
   r.config.integration.wall_limit_minutes = 1e-9;  // past after the first step
   const auto s = run(r.config, r.options);
@@ -68,14 +89,14 @@ TEST(MpiRun, TheWallClockLimitOfRank0StopsEveryRankAtTheSameStep) {
   }
 }
 
-TEST(MpiRun, AStopFileStopsEveryRankAtTheSameStep) {
+TEST_P(MpiStop, AStopFileStopsEveryRankAtTheSameStep) {
   orrery::testing::MpiScratchDir dir;
   if (orrery::testing::world_rank() == 0) {
     std::filesystem::create_directories(dir / "out");
     io::testing::write_bytes(dir / "out" / "STOP", "");
   }
   MPI_Barrier(MPI_COMM_WORLD);
-  auto r = testing::small_run(dir / "out", 0.5);
+  auto r = testing::small_run(dir / "out", 0.5, GetParam());
   r.options.mpi = true;
   const auto s = run(r.config, r.options);
   expect_same_steps_everywhere(s);
@@ -86,12 +107,12 @@ TEST(MpiRun, AStopFileStopsEveryRankAtTheSameStep) {
   }
 }
 
-TEST(MpiRun, ASignalToTheLastRankStopsEveryRankAtTheSameStep) {
+TEST_P(MpiStop, ASignalToTheLastRankStopsEveryRankAtTheSameStep) {
   orrery::testing::MpiScratchDir dir;
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  auto r = testing::small_run(dir / "out", 0.5);
+  auto r = testing::small_run(dir / "out", 0.5, GetParam());
   r.options.mpi = true;
   io::RunControl::set_signal_flag(rank == size - 1);  // as if SIGTERM had reached that rank alone
   const auto s = run(r.config, r.options);

@@ -69,6 +69,9 @@ struct GravityConfig {
 
   // Under mpirun only; a single process ignores it.
   RankLayout mpi_layout = RankLayout::replicated;
+  // mpi_layout = distributed: the most particles a rank may hold in its
+  // walk's tree (its domain's and those other ranks sent it); 0: no limit.
+  std::int64_t max_particles_per_rank = 0;
 };
 
 }  // namespace orrery::gravity

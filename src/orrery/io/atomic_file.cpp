@@ -65,17 +65,22 @@ void AtomicFile::commit() {
   sync_path(directory_of(target_), O_RDONLY | O_DIRECTORY);
 }
 
+int write_all(int fd, std::span<const std::byte> bytes) {
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno;
+    done += static_cast<std::size_t>(n);
+  }
+  return 0;
+}
+
 void write_file_atomically(const std::filesystem::path& target, std::span<const std::byte> bytes) {
   AtomicFile file(target);
   const int fd = ::open(file.temp_path().c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
   int e = fd < 0 ? errno : injected_write_error();
-  std::size_t done = 0;
-  while (e == 0 && done < bytes.size()) {
-    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) e = errno;
-    else done += static_cast<std::size_t>(n);
-  }
+  if (e == 0) e = write_all(fd, bytes);
   if (fd >= 0 && ::close(fd) != 0 && e == 0) e = errno;
   if (e != 0)
     throw_os_error("output file '" + target.string() + "': could not be written", e,

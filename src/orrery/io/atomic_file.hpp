@@ -35,6 +35,10 @@ class AtomicFile {
   bool committed_ = false;
 };
 
+/// Writes every byte to `fd` (retrying interrupted and short writes);
+/// returns 0, or the errno of the write that failed.
+int write_all(int fd, std::span<const std::byte> bytes);
+
 /// Writes `bytes` to `target` through an AtomicFile; one write of the
 /// fault-injection seam (core/write_fault.hpp).
 void write_file_atomically(const std::filesystem::path& target, std::span<const std::byte> bytes);

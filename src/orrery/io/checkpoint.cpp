@@ -1,6 +1,8 @@
 #include "orrery/io/checkpoint.hpp"
 
+#include <fcntl.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -8,12 +10,16 @@
 #include <bit>
 #include <cstring>
 #include <fstream>
+#include <optional>
+#include <span>
+#include <utility>
 #include <type_traits>
 
 #include <fmt/format.h>
 
 #include "orrery/core/error.hpp"
 #include "orrery/core/os_error.hpp"
+#include "orrery/core/write_fault.hpp"
 #include "orrery/io/atomic_file.hpp"
 #include "orrery/io/crc64.hpp"
 #include "orrery/io/validate_particles.hpp"
@@ -80,6 +86,7 @@ class Reader {
     take(v.data(), n * sizeof(T), field);
   }
   std::size_t remaining() const { return bytes_.size() - at_; }
+  std::size_t position() const { return at_; }
   [[noreturn]] void fail(const std::string& field, const std::string& problem) const {
     throw InputError("file '" + file_ + "': checkpoint field '" + field + "': " + problem);
   }
@@ -98,6 +105,29 @@ class Reader {
 template <class Real>
 const char* precision_name() {
   return std::is_same_v<Real, double> ? "double" : "float";
+}
+
+/// Everything before the particles' columns: signature, format, build,
+/// configuration, state, counters and the particle count.
+template <class Real>
+void write_head(Writer& w, const Checkpoint<Real>& c, std::size_t n) {
+  for (const char ch : kMagic) w.put(ch);
+  w.put(kFormat);
+  w.put(c.build.version);
+  w.put(c.build.precision);
+  w.put(c.build.compiler);
+  w.put(c.config);
+  w.put(c.state.time_origin);
+  w.put(c.state.dt);
+  w.put(c.state.step);
+  w.put(c.state.initial_energy);
+  w.put(c.state.rng_state);
+  w.put(static_cast<std::uint64_t>(c.counters.size()));
+  for (const auto& [name, value] : c.counters) {
+    w.put(name);
+    w.put(value);
+  }
+  w.put(static_cast<std::uint64_t>(n));
 }
 
 /// The whole file with its checksum verified; the returned payload excludes the CRC.
@@ -223,23 +253,7 @@ void write_checkpoint(const std::filesystem::path& path, const Checkpoint<Real>&
                                  "accepted: none, or one per particle in each",
                                  path.string(), a.ax.size(), a.ay.size(), a.az.size(), n));
   Writer w;
-  for (const char ch : kMagic) w.put(ch);
-  w.put(kFormat);
-  w.put(c.build.version);
-  w.put(c.build.precision);
-  w.put(c.build.compiler);
-  w.put(c.config);
-  w.put(c.state.time_origin);
-  w.put(c.state.dt);
-  w.put(c.state.step);
-  w.put(c.state.initial_energy);
-  w.put(c.state.rng_state);
-  w.put(static_cast<std::uint64_t>(c.counters.size()));
-  for (const auto& [name, value] : c.counters) {
-    w.put(name);
-    w.put(value);
-  }
-  w.put(static_cast<std::uint64_t>(n));
+  write_head(w, c, n);
   for (const auto* v : {&p.x, &p.y, &p.z, &p.vx, &p.vy, &p.vz, &p.mass}) w.put(*v);
   w.put(p.id);
   w.put(static_cast<std::uint64_t>(a.ax.size()));
@@ -368,27 +382,257 @@ void remove_stale_temporaries(const std::filesystem::path& dir) {
 
 }  // namespace
 
-template <class Real>
-std::filesystem::path write_rotating_checkpoint(const std::filesystem::path& dir, const Checkpoint<Real>& c, int keep) {
-  if (keep < 1) throw InputError(fmt::format("output.checkpoint_keep = {}; accepted: an integer >= 1", keep));
-  const auto path = dir / fmt::format("{}{:012}{}", kPrefix, c.state.step, kSuffix);
-  write_checkpoint(path, c);
+namespace {
+
+std::filesystem::path checkpoint_path(const std::filesystem::path& dir, std::int64_t step) {
+  return dir / fmt::format("{}{:012}{}", kPrefix, step, kSuffix);
+}
+
+/// After `path` was written: the oldest checkpoints of the same run removed until `keep` are left.
+void rotate(const std::filesystem::path& dir, const std::filesystem::path& path,
+            const std::map<std::string, std::int64_t>& counters, int keep) {
   // The other checkpoints of this run, oldest first (name order is step order);
   // the one just written is always one of the `keep`, even when an earlier leg
   // of the run reached higher steps.
   std::vector<std::filesystem::path> older;
-  const auto run = c.counters.find(kRunIdCounter);
+  const auto run = counters.find(kRunIdCounter);
   for (const auto& p : list_checkpoints(dir)) {
-    if (p == path || run == c.counters.end()) continue;
-    const auto counters = peek_counters(p);
-    const auto id = counters.find(kRunIdCounter);
-    if (id != counters.end() && id->second == run->second) older.push_back(p);
+    if (p == path || run == counters.end()) continue;
+    const auto theirs = peek_counters(p);
+    const auto id = theirs.find(kRunIdCounter);
+    if (id != theirs.end() && id->second == run->second) older.push_back(p);
   }
   std::error_code ec;
   for (std::size_t i = 0; i + static_cast<std::size_t>(keep) - 1 < older.size(); ++i)
     std::filesystem::remove(older[i], ec);
   remove_stale_temporaries(dir);
+}
+
+void check_keep(int keep) {
+  if (keep < 1) throw InputError(fmt::format("output.checkpoint_keep = {}; accepted: an integer >= 1", keep));
+}
+
+/// A file written in pieces through an AtomicFile, its CRC-64 kept as it goes.
+class PieceFile {
+ public:
+  explicit PieceFile(const std::filesystem::path& target) : file_(target), target_(target) {
+    fd_ = ::open(file_.temp_path().c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+    if (fd_ < 0) fail(errno);
+  }
+  PieceFile(const PieceFile&) = delete;
+  PieceFile& operator=(const PieceFile&) = delete;
+  ~PieceFile() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  void write(std::span<const std::byte> bytes) {
+    crc_ = crc64(bytes, crc_);
+    int e = injected_write_error();
+    if (e == 0) e = write_all(fd_, bytes);
+    if (e != 0) fail(e);
+  }
+  /// The CRC after the bytes written, then the rename into place.
+  void commit() {
+    const std::uint64_t crc = crc_;
+    write(std::as_bytes(std::span(&crc, 1)));
+    const int fd = std::exchange(fd_, -1);
+    if (::close(fd) != 0) fail(errno);
+    file_.commit();
+  }
+
+ private:
+  [[noreturn]] void fail(int e) {
+    throw_os_error("output file '" + target_.string() + "': could not be written", e,
+                   "any previous file of that name is unchanged");
+  }
+  AtomicFile file_;
+  std::filesystem::path target_;
+  int fd_ = -1;
+  std::uint64_t crc_ = 0;
+};
+
+/// The head of a checkpoint (everything before the columns), read in a
+/// growing prefix of the file (a configuration is far below 1 MiB); returns
+/// where the columns start. No checksum verified (verify_checkpoint).
+std::size_t read_head(const std::filesystem::path& path, std::ifstream& in, std::uint64_t size, BuildFingerprint& build,
+                      std::uint32_t& format, std::string& config, integrate::SimulationState& state,
+                      std::map<std::string, std::int64_t>& counters, std::uint64_t& n) {
+  const std::string where = "file '" + path.string() + "'";
+  for (std::size_t want = std::size_t{1} << 20;; want *= 8) {
+    std::vector<std::byte> head(static_cast<std::size_t>(std::min<std::uint64_t>(size, want)));
+    in.seekg(0);
+    if (!in.read(reinterpret_cast<char*>(head.data()), static_cast<std::streamsize>(head.size())))
+      throw InputError(where + ": cannot be read");
+    if (head.size() < sizeof(kMagic) || std::memcmp(head.data(), kMagic, sizeof(kMagic)) != 0)
+      throw InputError(where + ": not an Orrery checkpoint (no ORRERYCK signature)");
+    try {
+      Reader r(head, path.string());
+      build = read_build(r, format);
+      counters.clear();
+      read_run(r, config, state, counters);
+      n = r.get<std::uint64_t>("particles.count");
+      return r.position();
+    } catch (const InputError&) {
+      if (head.size() == size) throw;
+    }
+  }
+}
+
+/// The file open for reading, and its size.
+std::ifstream open_checkpoint(const std::filesystem::path& path, std::uint64_t& size) {
+  require_readable_file(path);
+  std::error_code ec;
+  size = std::filesystem::file_size(path, ec);
+  std::ifstream in(path, std::ios::binary);
+  if (ec || !in) throw InputError("file '" + path.string() + "': cannot be read");
+  return in;
+}
+
+}  // namespace
+
+template <class Real>
+std::filesystem::path write_rotating_checkpoint(const std::filesystem::path& dir, const Checkpoint<Real>& c, int keep) {
+  check_keep(keep);
+  const auto path = checkpoint_path(dir, c.state.step);
+  write_checkpoint(path, c);
+  rotate(dir, path, c.counters, keep);
   return path;
+}
+
+template <class Real>
+std::filesystem::path write_rotating_checkpoint_in_pieces(const std::filesystem::path& dir, const Checkpoint<Real>& head,
+                                                          std::int64_t n, bool accelerations,
+                                                          const ColumnSource& source, int keep, bool writes,
+                                                          std::int64_t piece) {
+  check_keep(keep);
+  const auto path = checkpoint_path(dir, head.state.step);
+  std::optional<PieceFile> out;
+  if (writes) {
+    out.emplace(path);
+    Writer w;
+    write_head(w, head, static_cast<std::size_t>(n));
+    out->write(w.bytes());
+  }
+  using C = Column;
+  const auto column = [&](Column c) {
+    for (std::int64_t b = 0; b < n; b += piece) {
+      const auto rows = source(c, b, std::min(n, b + piece));
+      if (out) out->write(rows);
+    }
+  };
+  const auto count = [&](std::uint64_t v) {
+    if (out) out->write(std::as_bytes(std::span(&v, 1)));
+  };
+  for (const C c : {C::x, C::y, C::z, C::vx, C::vy, C::vz, C::mass, C::id}) column(c);
+  count(accelerations ? static_cast<std::uint64_t>(n) : 0);
+  if (accelerations)
+    for (const C c : {C::ax, C::ay, C::az}) column(c);
+  count(0);  // no time bins: block steps do not run on distributed particles
+  if (!out) return path;
+  out->commit();
+  out.reset();
+  rotate(dir, path, head.counters, keep);
+  return path;
+}
+
+void verify_checkpoint(const std::filesystem::path& path) {
+  const std::string where = "file '" + path.string() + "'";
+  std::uint64_t size = 0;
+  std::ifstream in = open_checkpoint(path, size);
+  // read_verified's checks, in its order, over the file in pieces.
+  char magic[sizeof(kMagic)] = {};
+  if (size < sizeof(kMagic) || !in.read(magic, sizeof(magic)) || std::memcmp(magic, kMagic, sizeof(kMagic)) != 0)
+    throw InputError(where + ": not an Orrery checkpoint (no ORRERYCK signature)");
+  if (size < sizeof(kMagic) + 4 + 8) throw InputError(where + ": checkpoint truncated");
+  in.seekg(0);
+  std::vector<std::byte> piece(std::size_t{1} << 20);
+  std::uint64_t crc = 0, left = size - 8;
+  while (left > 0) {
+    const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(left, piece.size()));
+    if (!in.read(reinterpret_cast<char*>(piece.data()), static_cast<std::streamsize>(n)))
+      throw InputError(where + ": cannot be read");
+    crc = crc64(std::span(piece.data(), n), crc);
+    left -= n;
+  }
+  std::uint64_t stored = 0;
+  if (!in.read(reinterpret_cast<char*>(&stored), 8)) throw InputError(where + ": cannot be read");
+  if (stored != crc)
+    throw InputError(where + fmt::format(": checkpoint checksum mismatch (stored {:016x}, computed {:016x}): "
+                                         "the file is truncated or corrupt",
+                                         stored, crc));
+}
+
+std::string checkpoint_config(const std::filesystem::path& path) {
+  std::uint64_t size = 0, n = 0;
+  std::ifstream in = open_checkpoint(path, size);
+  BuildFingerprint build;
+  std::uint32_t format = 0;
+  std::string config;
+  integrate::SimulationState state;
+  std::map<std::string, std::int64_t> counters;
+  read_head(path, in, size, build, format, config, state, counters, n);
+  return config;
+}
+
+template <class Real>
+Checkpoint<Real> read_checkpoint_rows(const std::filesystem::path& path, std::int64_t begin, std::int64_t end,
+                                      std::int64_t& total) {
+  const std::string where = "file '" + path.string() + "'";
+  std::uint64_t size = 0;
+  std::ifstream in = open_checkpoint(path, size);
+  Checkpoint<Real> c;
+  std::uint32_t format = 0;
+  std::uint64_t n = 0;
+  const std::size_t at = read_head(path, in, size, c.build, format, c.config, c.state, c.counters, n);
+  if (c.build.precision != precision_name<Real>())
+    throw InputError(where + ": checkpoint field 'build.precision': the checkpoint holds " + c.build.precision +
+                     " particles, this run uses " + precision_name<Real>());
+  constexpr std::size_t R = sizeof(Real);
+  const auto fail = [&](const std::string& field, const std::string& problem) {
+    throw InputError(where + ": checkpoint field '" + field + "': " + problem);
+  };
+  // The sizes the counts imply must be the file's.
+  const auto counted = [&](std::uint64_t offset, const char* field) {
+    std::uint64_t v = 0;
+    if (offset + 8 > size) fail(field, "truncated");
+    in.seekg(static_cast<std::streamoff>(offset));
+    in.read(reinterpret_cast<char*>(&v), 8);
+    return v;
+  };
+  const std::uint64_t columns = at, after = columns + n * (7 * R + 8);
+  if (n == 0 || after > size) fail("particles.count", fmt::format("{} does not match the file's {} bytes", n, size));
+  const std::uint64_t m = format >= 2 ? counted(after, "accelerations.count") : 0;
+  if (m != 0 && m != n) fail("accelerations.count", fmt::format("{} for {} particles; accepted: 0 or {}", m, n, n));
+  const std::uint64_t bins_at = after + (format >= 2 ? 8 + 3 * m * R : 0);
+  const std::uint64_t bins = format >= 3 ? counted(bins_at, "time_bins.count") : 0;
+  if (bins != 0 && bins != n) fail("time_bins.count", fmt::format("{} for {} particles; accepted: 0 or {}", bins, n, n));
+  const std::uint64_t expected = bins_at + (format >= 3 ? 8 + bins : 0) + 8;
+  if (expected != size) fail("particles.count", fmt::format("the counts give {} bytes, the file has {}", expected, size));
+  total = static_cast<std::int64_t>(n);
+  if (begin < 0 || end > total || begin > end)
+    throw RuntimeFailure(fmt::format("checkpoint rows {} to {} of {}", begin, end, total));
+  const auto rows = static_cast<std::size_t>(end - begin);
+  const auto read_rows = [&](auto& v, std::uint64_t offset, std::size_t width, const char* field) {
+    v.resize(rows);
+    in.seekg(static_cast<std::streamoff>(offset + static_cast<std::uint64_t>(begin) * width));
+    if (!in.read(reinterpret_cast<char*>(v.data()), static_cast<std::streamsize>(rows * width))) fail(field, "truncated");
+  };
+  auto& p = c.particles;
+  int k = 0;
+  for (auto* v : {&p.x, &p.y, &p.z, &p.vx, &p.vy, &p.vz, &p.mass}) read_rows(*v, columns + (k++) * n * R, R, "particles");
+  read_rows(p.id, columns + 7 * n * R, 8, "particles.id");
+  if (m != 0) {
+    k = 0;
+    for (auto* v : {&c.accelerations.ax, &c.accelerations.ay, &c.accelerations.az}) {
+      read_rows(*v, after + 8 + (k++) * n * R, R, "accelerations");
+      for (std::size_t i = 0; i < rows; ++i)
+        if (!std::isfinite((*v)[i]))
+          fail("accelerations", fmt::format("row {} is {}; accepted: finite numbers", begin + static_cast<std::int64_t>(i), (*v)[i]));
+    }
+  }
+  if (bins != 0) read_rows(c.time_bins, bins_at + 8, sizeof(integrate::TimeBin), "time_bins");
+  validate_particles(p, where + fmt::format(" (rows {} to {})", begin, end),
+                     {"particles.position", "particles.velocity", "particles.mass", "particles.id"});
+  return c;
 }
 
 #define ORRERY_CHECKPOINT_INSTANTIATE(Real)                                                              \
@@ -398,7 +642,12 @@ std::filesystem::path write_rotating_checkpoint(const std::filesystem::path& dir
   template Checkpoint<Real> checkpoint_of<Real>(integrate::Simulation<Real>&, std::string,                 \
                                                std::map<std::string, std::int64_t>);                     \
   template std::filesystem::path write_rotating_checkpoint<Real>(const std::filesystem::path&, const Checkpoint<Real>&, \
-                                                                 int);
+                                                                 int);                                   \
+  template std::filesystem::path write_rotating_checkpoint_in_pieces<Real>(                              \
+      const std::filesystem::path&, const Checkpoint<Real>&, std::int64_t, bool, const ColumnSource&, int, bool,    \
+      std::int64_t);                                                                                     \
+  template Checkpoint<Real> read_checkpoint_rows<Real>(const std::filesystem::path&, std::int64_t, std::int64_t, \
+                                                       std::int64_t&);
 ORRERY_CHECKPOINT_INSTANTIATE(float)
 ORRERY_CHECKPOINT_INSTANTIATE(double)
 

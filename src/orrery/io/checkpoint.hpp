@@ -21,6 +21,7 @@
 
 #include "orrery/core/particles.hpp"
 #include "orrery/integrate/simulation.hpp"
+#include "orrery/io/particle_columns.hpp"
 
 namespace orrery::io {
 
@@ -101,5 +102,35 @@ inline constexpr const char* kRunIdCounter = "run_id";
 /// killed writers. Returns the path written (which therefore exists).
 template <class Real>
 std::filesystem::path write_rotating_checkpoint(const std::filesystem::path& dir, const Checkpoint<Real>& c, int keep);
+
+/// write_rotating_checkpoint for particles that no one array holds: the
+/// fields of `head` but its particles, accelerations and time bins (unused),
+/// and N particles whose columns `source` hands out in pieces of at most
+/// `piece` rows in the file's order (x, y, z, vx, vy, vz, mass, id, then
+/// with `accelerations` ax, ay, az); no time bins. The bytes of
+/// write_checkpoint for the same particles, written through a temporary file
+/// with its checksum kept as it goes. `writes` false: `source` is asked for
+/// the same pieces and nothing is written (an MPI rank that only takes part).
+template <class Real>
+std::filesystem::path write_rotating_checkpoint_in_pieces(const std::filesystem::path& dir, const Checkpoint<Real>& head,
+                                                          std::int64_t n, bool accelerations,
+                                                          const ColumnSource& source, int keep, bool writes,
+                                                          std::int64_t piece = kColumnPiece);
+
+/// The checksum of a checkpoint verified reading it in pieces (InputError
+/// naming the file as read_checkpoint's).
+void verify_checkpoint(const std::filesystem::path& path);
+
+/// The configuration (TOML) a checkpoint holds, from its head alone (its
+/// checksum not verified: verify_checkpoint first).
+std::string checkpoint_config(const std::filesystem::path& path);
+
+/// A checkpoint's header fields and its particles [begin, end) only (their
+/// accelerations and time bins when stored), validated; `total` its N. The
+/// checksum is not verified here (verify_checkpoint): each rank of an MPI
+/// run reads its own rows, one verifies the file.
+template <class Real>
+Checkpoint<Real> read_checkpoint_rows(const std::filesystem::path& path, std::int64_t begin, std::int64_t end,
+                                      std::int64_t& total);
 
 }  // namespace orrery::io

@@ -177,6 +177,12 @@ std::vector<KeySpec> build_schema() {
                "gravity.backend = \"cpu\" only. Both give one process's bits for every number of ranks.",
                {"replicated", "distributed"}, {}, false,
                ORRERY_NAMED(gravity.mpi_layout, gravity::RankLayout::replicated, gravity::RankLayout::distributed)});
+  s.push_back({"gravity.max_particles_per_rank", ValueType::integer, std::int64_t{0},
+               "Under mpirun with gravity.mpi_layout = \"distributed\": the most particles a rank may hold, its "
+               "domain's and those the other ranks send it for its walks (local essential trees), checked at "
+               "every force solve; a rank past it stops the run with an error naming the rank and the counts "
+               "(a memory budget: more ranks hold fewer each). 0: no limit.",
+               {}, 0.0, false, ORRERY_FIELD(gravity.max_particles_per_rank)});
   s.push_back({"gravity.tolerance", ValueType::real, 0.0025,
                "Tree solver, opening = \"relative\": alpha, the force error allowed per interaction relative to the "
                "target's acceleration (GADGET's ErrTolForceAcc). Smaller is more accurate and slower.",

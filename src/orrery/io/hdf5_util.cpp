@@ -77,10 +77,15 @@ std::string last_error() {
   return out;
 }
 
-MemoryFile::MemoryFile() : fapl_(H5Pcreate(H5P_FILE_ACCESS), H5Pclose) {
+Handle file_access() {
+  Handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
   // The 1.8 object-header and superblock formats carry checksums of all
   // metadata, so a corrupt file is reported instead of misread.
-  H5Pset_libver_bounds(fapl_.get(), H5F_LIBVER_V18, H5F_LIBVER_LATEST);
+  H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V18, H5F_LIBVER_LATEST);
+  return fapl;
+}
+
+MemoryFile::MemoryFile() : fapl_(file_access()) {
   H5Pset_fapl_core(fapl_.get(), std::size_t{1} << 20, /*backing_store=*/0);
   // The image buffer is handed to image_free when the file closes: copy it
   // there. H5Fget_file_image before the close gives an image whose superblock
@@ -147,8 +152,7 @@ Handle untimed(const Where& w, hid_t cls, const char* name) {
   return list;
 }
 
-void write_dataset(const Where& w, hid_t group, const char* name, hid_t file_type, hid_t mem_type,
-                   std::uint64_t rows, int cols, const void* data) {
+Handle create_dataset(const Where& w, hid_t group, const char* name, hid_t file_type, std::uint64_t rows, int cols) {
   const int rank = cols == 1 ? 1 : 2;
   const hsize_t dims[2] = {rows, static_cast<hsize_t>(cols)};
   // Chunks of at most ~1 MiB; rows >= 1 is guaranteed by the callers.
@@ -157,10 +161,26 @@ void write_dataset(const Where& w, hid_t group, const char* name, hid_t file_typ
   const Handle dcpl = untimed(w, H5P_DATASET_CREATE, name);
   if (H5Pset_chunk(dcpl.get(), rank, chunk) < 0 || H5Pset_fletcher32(dcpl.get()) < 0)
     w.fail(name, "cannot set chunking" + detail());
-  const Handle set = check(w, name, H5Dcreate2(group, name, file_type, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
-                           H5Dclose, "cannot create dataset");
+  return check(w, name, H5Dcreate2(group, name, file_type, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
+               H5Dclose, "cannot create dataset");
+}
+
+void write_dataset(const Where& w, hid_t group, const char* name, hid_t file_type, hid_t mem_type,
+                   std::uint64_t rows, int cols, const void* data) {
+  const Handle set = create_dataset(w, group, name, file_type, rows, cols);
   if (H5Dwrite(set.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
     w.fail(name, "cannot write dataset" + detail());
+}
+
+void write_rows(const Where& w, hid_t set, const char* name, hid_t mem_type, std::uint64_t first, std::uint64_t count,
+                int cols, const void* data) {
+  const int rank = cols == 1 ? 1 : 2;
+  const hsize_t start[2] = {first, 0}, size[2] = {count, static_cast<hsize_t>(cols)};
+  const Handle file_space = check(w, name, H5Dget_space(set), H5Sclose, "cannot read dataspace");
+  const Handle memory = check(w, name, H5Screate_simple(rank, size, nullptr), H5Sclose, "cannot create dataspace");
+  if (H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, size, nullptr) < 0 ||
+      H5Dwrite(set, mem_type, memory.get(), file_space.get(), H5P_DEFAULT, data) < 0)
+    w.fail(name, "cannot write rows " + std::to_string(first) + " to " + std::to_string(first + count) + detail());
 }
 
 bool has_attr(hid_t loc, const char* name) { return H5Aexists(loc, name) > 0; }

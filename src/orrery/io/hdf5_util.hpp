@@ -46,6 +46,10 @@ class Handle {
   Closer close_ = nullptr;
 };
 
+/// The access properties of every file Orrery writes (the format version;
+/// the default driver: the file on disk). MemoryFile starts from them.
+Handle file_access();
+
 /// A file that HDF5 writes to memory only (the core driver, no backing
 /// store), whose complete image, as it would be on disk after H5Fclose, is
 /// handed over when it is closed: the caller writes it to disk itself, with
@@ -96,6 +100,11 @@ void write_attr(const Where& w, hid_t loc, const char* name, const std::string& 
 /// chunked with a Fletcher-32 checksum so corrupt data is detected on read.
 void write_dataset(const Where& w, hid_t group, const char* name, hid_t file_type, hid_t mem_type,
                    std::uint64_t rows, int cols, const void* data);
+/// The same dataset created empty, to be written in pieces (write_rows).
+Handle create_dataset(const Where& w, hid_t group, const char* name, hid_t file_type, std::uint64_t rows, int cols);
+/// Rows [first, first + count) of a dataset of `cols` columns (cols = 1: rank 1).
+void write_rows(const Where& w, hid_t set, const char* name, hid_t mem_type, std::uint64_t first, std::uint64_t count,
+                int cols, const void* data);
 
 // --- reading (each names the file and object in its error) ---------------
 bool has_attr(hid_t loc, const char* name);

@@ -4,11 +4,13 @@
 #include <atomic>
 #include <cstring>
 #include <fstream>
+#include <span>
 #include <type_traits>
 
 #include "orrery/core/error.hpp"
 #include "orrery/core/memory.hpp"
 #include "orrery/core/os_error.hpp"
+#include "orrery/core/write_fault.hpp"
 #include "orrery/io/atomic_file.hpp"
 #include "orrery/io/bounding_cube.hpp"
 #include "orrery/io/hdf5_util.hpp"
@@ -39,17 +41,6 @@ h5::Handle make_group(const h5::Where& w, hid_t file, const char* name) {
   const hid_t g = H5Gcreate2(file, name, H5P_DEFAULT, gcpl.get(), H5P_DEFAULT);
   if (g < 0) w.fail(name, "cannot create group (HDF5: " + h5::last_error() + ")");
   return {g, H5Gclose};
-}
-
-template <class Real>
-std::vector<Real> interleave(const std::vector<Real>& a, const std::vector<Real>& b, const std::vector<Real>& c) {
-  std::vector<Real> out(3 * a.size());
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    out[3 * i] = a[i];
-    out[3 * i + 1] = b[i];
-    out[3 * i + 2] = c[i];
-  }
-  return out;
 }
 
 template <class Real>
@@ -100,25 +91,103 @@ void write_parameters(const h5::Where& w, hid_t file, const SnapshotInfo& info, 
   h5::write_attr(w, g, "config", info.config);
 }
 
+/// One dataset of a type's group: its columns and units.
+struct DatasetColumns {
+  const char* name;
+  Dimension dimension;
+  int cols;
+  Column column[3];
+};
+
+/// The datasets of a type's group, in the order they are written.
+std::vector<DatasetColumns> group_datasets(bool potential, bool acceleration) {
+  using C = Column;
+  std::vector<DatasetColumns> d = {{"Coordinates", kLength, 3, {C::x, C::y, C::z}},
+                                   {"Velocities", kVelocity, 3, {C::vx, C::vy, C::vz}},
+                                   {"Masses", kMass, 1, {C::mass}},
+                                   {"ParticleIDs", kDimensionless, 1, {C::id}}};
+  if (potential) d.push_back({"Potential", kSpecificEnergy, 1, {C::potential}});
+  if (acceleration) d.push_back({"Acceleration", kAcceleration, 3, {C::ax, C::ay, C::az}});
+  return d;
+}
+
+/// The group of the particles [first, first + n) (one type), its datasets
+/// filled from `source` in pieces of `piece` rows (n at most: one write per
+/// dataset). `writes` false: the source is asked for the same pieces, and
+/// nothing is written (`file` unused).
 template <class Real>
-void write_particles(const h5::Where& w, hid_t file, const std::string& name, const Particles<Real>& p,
-                     const SnapshotFields<Real>& fields, const UnitSystem& units) {
-  const h5::Handle group = make_group(w, file, name.c_str());
-  const hid_t g = group.get();
-  const std::uint64_t n = static_cast<std::uint64_t>(p.size());
-  const hid_t ft = file_type<Real>(), mt = native_type<Real>();
-  const auto put = [&](const char* dataset, hid_t file_t, hid_t mem_t, int cols, const void* data, Dimension d) {
-    h5::write_dataset(w, g, dataset, file_t, mem_t, n, cols, data);
-    describe_units(w, g, dataset, d, units);
-  };
-  put("Coordinates", ft, mt, 3, interleave(p.x, p.y, p.z).data(), kLength);
-  put("Velocities", ft, mt, 3, interleave(p.vx, p.vy, p.vz).data(), kVelocity);
-  put("Masses", ft, mt, 1, p.mass.data(), kMass);
-  put("ParticleIDs", H5T_STD_U64LE, H5T_NATIVE_UINT64, 1, p.id.data(), kDimensionless);
-  if (const auto* f = fields.field) {
-    if (fields.potential) put("Potential", ft, mt, 1, f->potential.data(), kSpecificEnergy);
-    if (fields.acceleration) put("Acceleration", ft, mt, 3, interleave(f->ax, f->ay, f->az).data(), kAcceleration);
+void write_group(const h5::Where& w, hid_t file, const std::string& name, std::uint64_t first, std::uint64_t n,
+                 bool potential, bool acceleration, const UnitSystem& units, const ColumnSource& source,
+                 std::uint64_t piece, bool writes) {
+  const h5::Handle group = writes ? make_group(w, file, name.c_str()) : h5::Handle();
+  for (const auto& d : group_datasets(potential, acceleration)) {
+    const bool id = d.column[0] == Column::id;
+    const hid_t file_t = id ? H5T_STD_U64LE : file_type<Real>(), mem_t = id ? H5T_NATIVE_UINT64 : native_type<Real>();
+    const std::size_t width = id ? sizeof(std::uint64_t) : sizeof(Real), cols = static_cast<std::size_t>(d.cols);
+    const bool whole = piece >= n;  // the data in one write, as a file of one process's arrays
+    const h5::Handle set = writes && !whole ? h5::create_dataset(w, group.get(), d.name, file_t, n, d.cols) : h5::Handle();
+    std::vector<std::byte> rows;
+    for (std::uint64_t b = 0; b < n; b += piece) {
+      const std::uint64_t e = std::min(n, b + piece);
+      std::vector<std::byte> column[3];
+      for (std::size_t k = 0; k < cols; ++k)
+        column[k] = source(d.column[k], static_cast<std::int64_t>(first + b), static_cast<std::int64_t>(first + e));
+      if (!writes) continue;
+      // Row-major (N, cols), as HDF5 stores it.
+      rows.resize((e - b) * cols * width);
+      for (std::size_t k = 0; k < cols; ++k)
+        for (std::uint64_t i = 0; i < e - b; ++i)
+          std::memcpy(rows.data() + (i * cols + k) * width, column[k].data() + i * width, width);
+      if (whole)
+        h5::write_dataset(w, group.get(), d.name, file_t, mem_t, n, d.cols, rows.data());
+      else
+        h5::write_rows(w, set.get(), d.name, mem_t, b, e - b, d.cols, rows.data());
+    }
+    if (writes) describe_units(w, group.get(), d.name, d.dimension, units);
   }
+}
+
+/// The columns of one process's arrays (write_snapshot's source).
+template <class Real>
+ColumnSource arrays_source(const Particles<Real>& p, const Accelerations<Real>* field) {
+  return [&p, field](Column c, std::int64_t begin, std::int64_t end) {
+    const auto bytes = [&](const auto& v) {
+      const auto s = std::as_bytes(std::span(v.data() + begin, static_cast<std::size_t>(end - begin)));
+      return std::vector<std::byte>(s.begin(), s.end());
+    };
+    switch (c) {
+      case Column::x: return bytes(p.x);
+      case Column::y: return bytes(p.y);
+      case Column::z: return bytes(p.z);
+      case Column::vx: return bytes(p.vx);
+      case Column::vy: return bytes(p.vy);
+      case Column::vz: return bytes(p.vz);
+      case Column::mass: return bytes(p.mass);
+      case Column::id: return bytes(p.id);
+      case Column::potential: return bytes(field->potential);
+      case Column::ax: return bytes(field->ax);
+      case Column::ay: return bytes(field->ay);
+      case Column::az: return bytes(field->az);
+    }
+    return std::vector<std::byte>{};
+  };
+}
+
+/// Header, parameters and every type's group of N particles from `source`.
+template <class Real>
+void write_contents(const h5::Where& w, hid_t file, std::uint64_t n, const SnapshotInfo& info,
+                    const std::array<double, 6>& cube, bool potential, bool acceleration, const ColumnSource& source,
+                    std::uint64_t piece, bool writes) {
+  const auto types = info.types.resolved(n, "snapshot '" + w.file + "'");
+  if (writes) {
+    write_header(w, file, types, info.time, std::is_same_v<Real, double>);
+    write_parameters(w, file, info, precision_name<Real>(), cube);
+  }
+  // GADGET writes a group only for the types present.
+  for (int t = 0; t < kTypes; ++t)
+    if (types.count[t] != 0)
+      write_group<Real>(w, file, type_group(t), types.first(t), types.count[t], potential, acceleration, info.units,
+                        source, std::min<std::uint64_t>(piece, types.count[t]), writes);
 }
 
 template <class Real>
@@ -288,24 +357,62 @@ void write_snapshot(const std::filesystem::path& path, const Particles<Real>& p,
     const h5::Handle fcpl = h5::untimed(w, H5P_FILE_CREATE, "");  // the root group's times
     h5::Handle file(H5Fcreate(name.c_str(), H5F_ACC_TRUNC, fcpl.get(), memory.access()), H5Fclose);
     if (!file.valid()) w.fail("", "cannot create in memory (HDF5: " + h5::last_error() + ")");
-    const auto types = info.types.resolved(static_cast<std::uint64_t>(p.size()), "snapshot '" + path.string() + "'");
-    write_header(w, file.get(), types, info.time, std::is_same_v<Real, double>);
-    write_parameters(w, file.get(), info, precision_name<Real>(), bounding_cube(p));
-    for (int t = 0; t < kTypes; ++t) {
-      if (types.count[t] == 0) continue;
-      // GADGET writes a group only for the types present.
-      const auto first = types.first(t), n = types.count[t];
-      Accelerations<Real> field;
-      SnapshotFields<Real> part = fields;
-      if (fields.field != nullptr) part.field = &(field = slice(*fields.field, first, n));
-      write_particles(w, file.get(), type_group(t), slice(p, first, n), part, info.units);
-    }
+    const auto* f = fields.field;
+    write_contents<Real>(w, file.get(), static_cast<std::uint64_t>(p.size()), info, bounding_cube(p),
+                         f != nullptr && fields.potential, f != nullptr && fields.acceleration, arrays_source(p, f),
+                         static_cast<std::uint64_t>(p.size()), true);
     const ssize_t size = H5Fflush(file.get(), H5F_SCOPE_GLOBAL) < 0 ? -1 : H5Fget_file_image(file.get(), nullptr, 0);
     if (size > 0) memory.expect_size(static_cast<std::size_t>(size));
     if (size <= 0 || !file.reset() || memory.image().empty())
       w.fail("", "could not be assembled in memory (HDF5: " + h5::last_error() + ")");
   }
   write_file_atomically(path, memory.image());
+}
+
+template <class Real>
+void write_snapshot_in_pieces(const std::filesystem::path& path, std::int64_t n, const SnapshotInfo& info,
+                              const std::array<double, 6>& cube, bool fields, const ColumnSource& source, bool writes,
+                              std::int64_t piece) {
+  const h5::Where w{path.string()};
+  if (n < 1) throw InputError("snapshot '" + path.string() + "': no particles to write (N = 0)");
+  const auto rows = static_cast<std::uint64_t>(n);
+  if (!writes) {
+    write_contents<Real>(w, H5I_INVALID_HID, rows, info, cube, fields, fields, source, static_cast<std::uint64_t>(piece),
+                         false);
+    return;
+  }
+  h5::quiet_errors();
+  // HDF5 writes the temporary file itself (no image of the whole file in
+  // memory); a disk too small is refused before it starts, since HDF5
+  // cannot always close a file whose writes failed.
+  AtomicFile out(path);
+  const double bytes = static_cast<double>(rows) * ((fields ? 11 : 7) * sizeof(Real) + 8) + (1 << 20);
+  std::error_code ec;
+  const auto space = std::filesystem::space(out.temp_path().parent_path().empty() ? "." : out.temp_path().parent_path(), ec);
+  int e = injected_write_error();
+  if (e == 0 && !ec && static_cast<double>(space.available) < bytes) e = ENOSPC;
+  if (e != 0)
+    throw_os_error("output file '" + path.string() + "': could not be written", e,
+                   "any previous file of that name is unchanged");
+  {
+    const h5::Handle fcpl = h5::untimed(w, H5P_FILE_CREATE, "");  // the root group's times
+    const h5::Handle fapl = h5::file_access();  // the in-memory writer's format: the same file
+    h5::Handle file(H5Fcreate(out.temp_path().c_str(), H5F_ACC_TRUNC, fcpl.get(), fapl.get()), H5Fclose);
+    if (!file.valid()) w.fail("", "cannot create (HDF5: " + h5::last_error() + ")");
+    write_contents<Real>(w, file.get(), rows, info, cube, fields, fields, source, static_cast<std::uint64_t>(piece), true);
+    // The in-memory writer's image is the file's extent at the flush, which
+    // the close then trims on disk (unused metadata space, zeros): the same
+    // length here, so that the bytes are write_snapshot's.
+    const ssize_t image = H5Fflush(file.get(), H5F_SCOPE_GLOBAL) < 0 ? -1 : H5Fget_file_image(file.get(), nullptr, 0);
+    if (image <= 0 || !file.reset()) w.fail("", "could not be written (HDF5: " + h5::last_error() + ")");
+    std::error_code ec;
+    if (std::filesystem::file_size(out.temp_path(), ec) < static_cast<std::uintmax_t>(image) && !ec)
+      std::filesystem::resize_file(out.temp_path(), static_cast<std::uintmax_t>(image), ec);
+    if (ec)
+      throw_os_error("output file '" + path.string() + "': could not be written", ec.value(),
+                     "any previous file of that name is unchanged");
+  }
+  out.commit();
 }
 
 template <class Real>
@@ -348,6 +455,12 @@ template void write_snapshot<float>(const std::filesystem::path&, const Particle
                                     const SnapshotFields<float>&);
 template void write_snapshot<double>(const std::filesystem::path&, const Particles<double>&, const SnapshotInfo&,
                                      const SnapshotFields<double>&);
+template void write_snapshot_in_pieces<float>(const std::filesystem::path&, std::int64_t, const SnapshotInfo&,
+                                              const std::array<double, 6>&, bool, const ColumnSource&, bool,
+                                              std::int64_t);
+template void write_snapshot_in_pieces<double>(const std::filesystem::path&, std::int64_t, const SnapshotInfo&,
+                                               const std::array<double, 6>&, bool, const ColumnSource&, bool,
+                                              std::int64_t);
 template Snapshot<float> read_snapshot<float>(const std::filesystem::path&);
 template Snapshot<double> read_snapshot<double>(const std::filesystem::path&);
 

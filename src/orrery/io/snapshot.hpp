@@ -29,6 +29,7 @@
 
 #include "orrery/core/particles.hpp"
 #include "orrery/core/units.hpp"
+#include "orrery/io/particle_columns.hpp"
 #include "orrery/io/particle_types.hpp"
 
 namespace orrery::io {
@@ -75,6 +76,21 @@ struct SnapshotFields {
 template <class Real>
 void write_snapshot(const std::filesystem::path& path, const Particles<Real>& p, const SnapshotInfo& info,
                     const SnapshotFields<Real>& fields = {});
+
+/// write_snapshot for particles that no one array holds: N particles whose
+/// columns `source` hands out in pieces of at most `piece` rows, in the
+/// file's order (per type: Coordinates x, y, z, Velocities, Masses,
+/// ParticleIDs, with `fields` Potential and Acceleration), and `cube` their
+/// bounding_cube (bounding_cube.hpp), computed apart. The datasets and
+/// attributes are write_snapshot's for the same particles. HDF5 writes a
+/// temporary file beside `path` (renamed into place; a disk without room
+/// for it is refused first). `writes` false: `source` is asked for the same
+/// pieces in the same order and nothing is written (an MPI rank that only
+/// takes part in the gathers).
+template <class Real>
+void write_snapshot_in_pieces(const std::filesystem::path& path, std::int64_t n, const SnapshotInfo& info,
+                              const std::array<double, 6>& cube, bool fields, const ColumnSource& source, bool writes,
+                              std::int64_t piece = kColumnPiece);
 
 /// Reads and validates a snapshot (any GADGET-4-layout file: the particles of
 /// PartType0..5 in that order, info.types their counts; a type's masses from

@@ -194,6 +194,29 @@ std::vector<std::byte> Communicator::allgather(std::span<const std::byte> mine, 
   return all;
 }
 
+std::vector<std::byte> Communicator::gather_to_rank0(std::span<const std::byte> mine,
+                                                    std::vector<std::int64_t>& from) const {
+  std::vector<int> counts(static_cast<std::size_t>(size_)), at;
+  const auto n = static_cast<std::int64_t>(mine.size());
+  if (n > std::numeric_limits<int>::max())
+    throw RuntimeFailure("an MPI gather of " + std::to_string(n) + " bytes from one rank; accepted: fewer than 2^31");
+  const int count = static_cast<int>(n);
+  check(MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Gather");
+  if (rank_ != 0) counts.assign(counts.size(), 0);
+  from = offsets_of(counts);
+  int_counts(from, counts, at);
+  std::vector<std::byte> all(static_cast<std::size_t>(from.back()));
+  check(MPI_Gatherv(mine.data(), count, MPI_BYTE, all.data(), counts.data(), at.data(), MPI_BYTE, 0, MPI_COMM_WORLD),
+        "MPI_Gatherv");
+  return all;
+}
+
+void Communicator::broadcast(std::span<std::byte> bytes) const {
+  if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+    throw RuntimeFailure("an MPI broadcast of " + std::to_string(bytes.size()) + " bytes; accepted: fewer than 2^31");
+  check(MPI_Bcast(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, 0, MPI_COMM_WORLD), "MPI_Bcast");
+}
+
 std::int64_t Communicator::from_rank0(std::int64_t value) const {
   check(MPI_Bcast(&value, 1, MPI_INT64_T, 0, MPI_COMM_WORLD), "MPI_Bcast");
   if (rank_ == 0) traffic_.sent += static_cast<std::int64_t>(sizeof value) * (size_ - 1);

@@ -61,6 +61,12 @@ class Communicator {
                                   std::vector<std::int64_t>& from) const;
   /// Every rank's bytes, in rank order (rank r's at from[r] .. from[r + 1]).
   std::vector<std::byte> allgather(std::span<const std::byte> mine, std::vector<std::int64_t>& from) const;
+  /// Every rank's bytes on rank 0 alone, in rank order (rank r's at from[r]
+  /// .. from[r + 1]); the other ranks get nothing (an output's pieces: no
+  /// rank but the writer holds them).
+  std::vector<std::byte> gather_to_rank0(std::span<const std::byte> mine, std::vector<std::int64_t>& from) const;
+  /// Rank 0's bytes into every rank's `bytes` (the same size on every rank).
+  void broadcast(std::span<std::byte> bytes) const;
   /// Rank 0's value, on every rank.
   std::int64_t from_rank0(std::int64_t value) const;
   void barrier() const;

@@ -63,7 +63,8 @@ DistributedTree<Real>::DistributedTree(const bh::TreeSolverConfig& config, Commu
     : config_(config), comm_(comm), options_(options), walk_(walk ? std::move(walk) : cpu_let_walk<Real>(config)) {}
 
 template <class Real>
-SolverReport DistributedTree<Real>::solve(RankParticles<Real>& particles, const gravity::SolveOptions& options) {
+SolverReport DistributedTree<Real>::solve(RankParticles<Real>& particles, const gravity::SolveOptions& options,
+                                         bool keep_accelerations) {
   SolverReport report;
   const bh::TreeParams& params = config_.tree;
   traffic_.clear();
@@ -164,9 +165,11 @@ SolverReport DistributedTree<Real>::solve(RankParticles<Real>& particles, const 
   count_traffic("totals");
   report.total = {sums[0], sums[1], sums[2]};
   if (options.per_target_counts) report.per_target = counts;
-  s.a.ax = std::move(ax);
-  s.a.ay = std::move(ay);
-  s.a.az = std::move(az);
+  if (!keep_accelerations) {
+    s.a.ax = std::move(ax);
+    s.a.ay = std::move(ay);
+    s.a.az = std::move(az);
+  }
   s.a.potential = options.potential ? std::move(pot) : std::vector<Real>(n, Real(0));
   particles = std::move(s);
   return report;
@@ -183,10 +186,12 @@ void DistributedTree<Real>::check_budget(std::int64_t held, std::int64_t own) co
   if (r == comm_.rank())
     throw InputError("rank " + std::to_string(r) + " of " + std::to_string(comm_.size()) + " holds " +
                      std::to_string(held) + " particles (" + std::to_string(own) + " of its domain, " +
-                     std::to_string(held - own) + " received), more than the limit of " + std::to_string(limit) +
-                     " a rank may hold; accepted: more ranks, or a larger limit");
+                     std::to_string(held - own) + " received), more than " + options_.budget_key + " = " +
+                     std::to_string(limit) + " a rank may hold; accepted: more ranks, or a larger " +
+                     options_.budget_key);
   throw InputError("rank " + std::to_string(comm_.rank()) + " stops: rank " + std::to_string(r) +
-                   " holds more particles than the limit of " + std::to_string(limit) + " (that rank says how many)");
+                   " holds more particles than " + options_.budget_key + " = " + std::to_string(limit) +
+                   " (that rank says how many)");
 }
 
 template class DistributedTree<float>;

@@ -33,9 +33,12 @@ namespace orrery::mpi {
 /// max_held_particles > 0: the most particles a rank may hold in its walk's
 /// tree (its own and those received), a memory budget; a solve past it on
 /// any rank stops every rank with an error naming the rank and the counts.
+/// budget_key: what the limit is called in its error (the configuration key
+/// that set it).
 struct DistributedOptions {
   double let_shrink = 1.0;
   std::int64_t max_held_particles = 0;
+  std::string budget_key = "the limit";
 };
 
 /// The bytes one part of a solve moved on this rank (the benchmark's).
@@ -60,7 +63,11 @@ class DistributedTree {
   /// gravity::TreeSolver bootstraps). report.total is the sum over every
   /// rank; report.per_target (with options.per_target_counts) is this
   /// rank's particles', in their new order. Collective.
-  SolverReport solve(RankParticles<Real>& particles, const gravity::SolveOptions& options = {});
+  /// keep_accelerations: particles.a stays as it was (read as a_old), only
+  /// the potentials are new: the potential-only solve of a step whose
+  /// accelerations the run already integrates with (integrate::Simulation's).
+  SolverReport solve(RankParticles<Real>& particles, const gravity::SolveOptions& options = {},
+                     bool keep_accelerations = false);
 
   /// The walk's tree of the last solve on this rank (tests).
   const AssembledTree<Real>& last_tree() const { return tree_; }
