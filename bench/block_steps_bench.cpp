@@ -4,7 +4,12 @@
 // device-resident, integrate/device_block_leapfrog.hpp), timed, with its energy
 // error. One CSV row per run on stdout; with --substeps FILE every substep of
 // a block run (its length, active fraction, wall time split into build, walk,
-// kick, drift and bookkeeping) goes to FILE.
+// kick, drift and bookkeeping) goes to FILE. A block row also says where the
+// time went (each part's share of the wall time: build, walk, the solver's
+// upkeep outside its phases, kick, drift, bookkeeping) and how deep the bins
+// went: the deepest bin any substep reached (a substep's drift dt is the
+// deepest occupied bin's step, dt_max / 2^k) and the histogram at the end,
+// "n_0/n_1/.../n_deepest".
 //
 //   block_steps_bench --mode block|global [--n N] [--backend cpu|cuda]
 //     [--softening EPS] [--theta T] [--dt DT] [--dt-max DTMAX] [--dt-min DTMIN]
@@ -15,6 +20,7 @@
 // radius r_h = (1 + sqrt 2) / 3 of Orrery's Hernquist halo (scale radius 1/3).
 #include <omp.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -87,6 +93,12 @@ Args parse(int argc, char** argv) {
   return a;
 }
 
+std::string fmt_share(double share) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4f", share);
+  return text;
+}
+
 template <class Real>
 int run(const Args& a) {
   const bool block = a.mode == "block";
@@ -98,6 +110,7 @@ int run(const Args& a) {
                                   .dt_min = a.dt_min});
   integrate::Substep total;
   std::int64_t substeps = 0, active_total = 0;
+  int deepest_reached = 0;
   std::map<std::string, double> phases;  // the solver's phases over every substep
   std::shared_ptr<diag::CsvFile> log;
   if (block) {
@@ -107,6 +120,7 @@ int run(const Args& a) {
     sim.set_on_substep([&](const integrate::Substep& s) {
       ++substeps;
       active_total += s.active;
+      deepest_reached = std::max(deepest_reached, static_cast<int>(std::lround(std::log2(a.dt_max / s.dt))));
       total.seconds += s.seconds;
       total.solve_seconds += s.solve_seconds;
       for (const auto& [name, t] : s.solver_phases) phases[name] += t;
@@ -140,17 +154,33 @@ int run(const Args& a) {
     total.drift_seconds = timers.seconds("drift");
     substeps = steps;
   }
+  // Where the time went and how deep the bins went (block rows; empty for the global step, whose
+  // solve_s holds its kicks and drift on the device and which has no substeps).
+  std::string shares = ",,,,,,,";
+  if (block) {
+    const double upkeep = total.solve_seconds - total.build_seconds - total.walk_seconds;
+    std::string histogram;
+    for (const auto c : sim.time_bin_histogram()) {
+      if (!histogram.empty()) histogram += '/';
+      histogram += std::to_string(c);
+    }
+    shares.clear();
+    for (const double part : {total.build_seconds, total.walk_seconds, upkeep, total.kick_seconds, total.drift_seconds,
+                              total.bookkeeping_seconds})
+      shares += fmt_share(part / wall) + ',';
+    shares += std::to_string(deepest_reached) + ',' + histogram;
+  }
   if (a.header)
     std::printf("mode,n,backend,threads,solver,dt_or_dt_max,eta,t_end,steps,substeps,evaluations_per_particle,wall_s,"
                 "per_substep_s,relative_energy_error,solve_s,build_s,walk_s,kick_s,drift_s,bookkeeping_s,box_s,keys_s,sort_s,topology_s,"
-                "moments_s\n");
-  std::printf("%s,%lld,%s,%d,%s %s,%.9g,%.9g,%.9g,%lld,%lld,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\n",
+                "moments_s,build_share,walk_share,upkeep_share,kick_share,drift_share,bookkeeping_share,deepest_bin,bins_at_end\n");
+  std::printf("%s,%lld,%s,%d,%s %s,%.9g,%.9g,%.9g,%lld,%lld,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%s\n",
               a.mode.c_str(), static_cast<long long>(a.n), a.gravity.backend.c_str(), omp_get_max_threads(),
               sim.solver_name().c_str(), sizeof(Real) == 4 ? "float" : "double", state.dt, block ? a.eta : 0.0, a.t_end, static_cast<long long>(steps),
               static_cast<long long>(substeps), evaluations, wall, wall / static_cast<double>(substeps), error,
               total.solve_seconds, total.build_seconds, total.walk_seconds, total.kick_seconds, total.drift_seconds,
               total.bookkeeping_seconds, phases["box"], phases["keys"], phases["sort"], phases["build"],
-              phases["moments"]);
+              phases["moments"], shares.c_str());
   return 0;
 }
 

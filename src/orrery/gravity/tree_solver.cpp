@@ -50,34 +50,44 @@ void relative_scales(std::int64_t n, const std::int32_t* from, const Real* ax, c
 
 /// The walk order of a subset of the sources: the targets' sorted source
 /// indices ascending (the tree's key order, so a group's walks are alike)
-/// and, for each, its place in the caller's target list. Throws InputError
-/// for an index out of range or listed twice.
-struct SubsetOrder {
-  std::vector<std::int32_t> source, place;
-};
-
-SubsetOrder subset_order(std::int64_t count, const std::int64_t* index, const std::vector<std::int32_t>& order) {
+/// in `source` and, for each, its place in the caller's target list in
+/// `place`. `rank` and `slot` are scratch of at least order.size() entries
+/// after the call; `slot` must be -1 everywhere on entry and is again on
+/// return, also when it throws InputError (for an index out of range or
+/// listed twice): resetting only what was set keeps a small subset's cost
+/// off the O(N) fill.
+void subset_order(std::int64_t count, const std::int64_t* index, const std::vector<std::int32_t>& order,
+                  std::vector<std::int32_t>& rank, std::vector<std::int32_t>& slot, std::vector<std::int32_t>& source,
+                  std::vector<std::int32_t>& place) {
   const auto n = static_cast<std::int64_t>(order.size());
-  std::vector<std::int32_t> rank(order.size());
+  if (rank.size() < order.size()) rank.resize(order.size());
+  if (slot.size() < order.size()) slot.resize(order.size(), -1);
 #pragma omp parallel for schedule(static)
   for (std::int64_t i = 0; i < n; ++i) rank[order[i]] = static_cast<std::int32_t>(i);
-  std::vector<std::int32_t> slot(order.size(), -1);
+  const auto unset = [&](std::int64_t listed) {
+    for (std::int64_t k = 0; k < listed; ++k) slot[rank[index[k]]] = -1;
+  };
   for (std::int64_t k = 0; k < count; ++k) {
     const std::int64_t j = index[k];
-    if (j < 0 || j >= n) throw InputError(target_out_of_range(k, j, n));
+    if (j < 0 || j >= n) {
+      unset(k);
+      throw InputError(target_out_of_range(k, j, n));
+    }
     std::int32_t& s = slot[rank[j]];
-    if (s >= 0) throw InputError(target_listed_twice(j, k));
+    if (s >= 0) {
+      unset(k);
+      throw InputError(target_listed_twice(j, k));
+    }
     s = static_cast<std::int32_t>(k);
   }
-  SubsetOrder w;
-  w.source.reserve(static_cast<std::size_t>(count));
-  w.place.reserve(static_cast<std::size_t>(count));
+  source.clear();
+  place.clear();
   for (std::int64_t i = 0; i < n; ++i) {
     if (slot[i] < 0) continue;
-    w.source.push_back(static_cast<std::int32_t>(i));
-    w.place.push_back(slot[i]);
+    source.push_back(static_cast<std::int32_t>(i));
+    place.push_back(slot[i]);
+    slot[i] = -1;
   }
-  return w;
 }
 
 }  // namespace
@@ -128,20 +138,26 @@ SolverReport TreeSolver<Real>::solve(const SourcesView<Real>& s, const TargetSet
   // The walk's targets and where each one's results go (the caller's index
   // in `out`): every source in key order, a subset in key order, or the
   // points in the order given.
-  SubsetOrder subset;
+  Scratch& w = scratch_;
   bh::WalkTargets<Real> walk = bh::every_source(tree_.view());
   const std::int32_t* place = tree_.order.data();
   if (targets.index != nullptr) {
-    subset = subset_order(targets.count, targets.index, tree_.order);
-    walk = {static_cast<std::int32_t>(n), subset.source.data()};
-    place = subset.place.data();
+    subset_order(targets.count, targets.index, tree_.order, w.rank, w.slot, w.source, w.place);
+    walk = {static_cast<std::int32_t>(n), w.source.data()};
+    place = w.place.data();
   } else if (targets.x != nullptr) {
     check_target_points(targets);
     walk = {static_cast<std::int32_t>(n), nullptr, targets.x, targets.y, targets.z};
     place = nullptr;
   }
-  std::vector<Real> ax(n), ay(n), az(n), pot(options.potential ? n : 0);
-  std::vector<InteractionCounts> counts(n);
+  const auto size = static_cast<std::size_t>(n);
+  for (auto* v : {&w.ax, &w.ay, &w.az}) {
+    if (v->size() < size) v->resize(size);
+  }
+  if (options.potential && w.pot.size() < size) w.pot.resize(size);
+  if (w.counts.size() < size) w.counts.resize(size);
+  Real *ax = w.ax.data(), *ay = w.ay.data(), *az = w.az.data(), *pot = options.potential ? w.pot.data() : nullptr;
+  InteractionCounts* counts = w.counts.data();
   // The walk of a set of targets: with one softening, or with a softening
   // per type (bh/walk_per_type.hpp), chosen once per solve.
   const std::vector<std::uint8_t> source_class =
@@ -154,14 +170,16 @@ SolverReport TreeSolver<Real>::solve(const SourcesView<Real>& s, const TargetSet
       bh::walk_targets(tree_, w, config_, potential, wx, wy, wz, wp, wc, ws);
   };
   // The relative opening's scales, in walk order (see the class comment).
-  std::vector<Real> scale;
-  if (config_.tree.opening == bh::Opening::relative) {
-    scale.resize(n);
+  const bool relative = config_.tree.opening == bh::Opening::relative;
+  Real* scale = nullptr;
+  if (relative) {
+    if (w.scale.size() < size) w.scale.resize(size);
+    scale = w.scale.data();
     const double given = options.largest_previous_acceleration;
     if (options.previous_accelerations) {
       const auto ts = std::chrono::steady_clock::now();
       const double largest = given >= 0 ? given : largest_magnitude(n, out.ax, out.ay, out.az);
-      relative_scales(n, place, out.ax, out.ay, out.az, largest, scale.data());
+      relative_scales(n, place, out.ax, out.ay, out.az, largest, scale);
       report.add_phase("relative scales", seconds_since(ts));
     } else {
       // The bootstrap: the geometric walk at theta supplies a_old. For a
@@ -175,13 +193,12 @@ SolverReport TreeSolver<Real>::solve(const SourcesView<Real>& s, const TargetSet
       walk_set(points ? walk : bh::every_source(tree_.view()), false, bx.data(), by.data(), bz.data(), nullptr, bc.data(),
                nullptr);
       const double largest = given >= 0 ? given : largest_magnitude(m, bx.data(), by.data(), bz.data());
-      relative_scales(n, points ? nullptr : walk.source, bx.data(), by.data(), bz.data(), largest, scale.data());
+      relative_scales(n, points ? nullptr : walk.source, bx.data(), by.data(), bz.data(), largest, scale);
       report.add_phase("bootstrap walk", seconds_since(tb));
     }
   }
   const auto t0 = std::chrono::steady_clock::now();
-  walk_set(walk, options.potential, ax.data(), ay.data(), az.data(), pot.data(), counts.data(),
-           scale.empty() ? nullptr : scale.data());
+  walk_set(walk, options.potential, ax, ay, az, pot, counts, scale);
   const auto t1 = std::chrono::steady_clock::now();
   report.add_phase("walk", std::chrono::duration<double>(t1 - t0).count());
   if (options.per_target_counts) report.per_target.resize(n);

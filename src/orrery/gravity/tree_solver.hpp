@@ -2,7 +2,9 @@
 // Barnes-Hut on the CPU: builds the octree (bh/octree_build.hpp) and walks it
 // for every target in parallel (bh/walk_all.hpp). This solver defines the
 // physics every other tree backend reproduces: same tree, same terms, same order.
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "orrery/bh/octree.hpp"
 #include "orrery/bh/tree_config.hpp"
@@ -57,6 +59,17 @@ class TreeSolver final : public ForceSolver<Real> {
  private:
   bh::TreeSolverConfig config_;
   bh::Octree<Real> tree_;
+  // A solve's buffers, kept across calls: a block step solves a subset at
+  // every substep, and allocating and zeroing these at each call was a sixth
+  // of its solves' time (docs/adr/0014). Resized, never shrunk; every entry
+  // a solve reads is written first in that solve, so the results are those
+  // of fresh buffers, bit for bit. slot is -1 everywhere between solves.
+  struct Scratch {
+    std::vector<Real> ax, ay, az, pot, scale;
+    std::vector<InteractionCounts> counts;
+    std::vector<std::int32_t> rank, slot, source, place;
+  };
+  Scratch scratch_;
 };
 
 }  // namespace orrery::gravity

@@ -182,6 +182,14 @@ TEST(TreeTargets, BadTargetSetsAndAnOutsideCubeAreRefusedByName) {
   EXPECT_NE(message(TargetSet<float>::of_sources(3, twice.data()), 3).find("source 3 is listed twice"), std::string::npos);
   EXPECT_NE(message(TargetSet<float>::of_sources(2, outside.data()), 2).find("names source 1000"), std::string::npos);
   EXPECT_NE(message(TargetSet<float>::of_sources(2, outside.data()), 5).find("5 entries for 2 targets"), std::string::npos);
+  // The refused sets left the solver's kept buffers as they were: the same
+  // sources again are solved, with a fresh solver's bits.
+  const std::vector<std::int64_t> again{3, 5, 2};
+  EXPECT_EQ(message(TargetSet<float>::of_sources(3, again.data()), 3), "");
+  TreeSolver<float> fresh(config(bh::Opening::geometric, bh::Multipole::monopole));
+  const auto reused = solve(solver, p, TargetSet<float>::of_sources(3, again.data()), 3);
+  const auto first = solve(fresh, p, TargetSet<float>::of_sources(3, again.data()), 3);
+  for (int j = 0; j < 3; ++j) EXPECT_TRUE(same_bits(reused.acc.ax[j], first.acc.ax[j])) << j;
   const float nan = std::nanf(""), zero = 0.0f;
   EXPECT_NE(message(TargetSet<float>::of_points(1, &nan, &zero, &zero), 1).find("target point 0"), std::string::npos);
   SolveOptions o;

@@ -12,6 +12,7 @@
 #include "orrery/bh/opening_relative.hpp"
 #include "orrery/core/error.hpp"
 #include "orrery/cuda/check_cuda.cuh"
+#include "orrery/cuda/event_timer.hpp"
 #include "orrery/cuda/memory.hpp"
 #include "orrery/integrate/leapfrog.hpp"
 #include "orrery/integrate/step_criterion.hpp"
@@ -125,6 +126,33 @@ __global__ void deepest_kernel(std::int64_t n, const TimeBin* bins, Scalars* s) 
   if (i < n) atomicMax(&s->deepest_occupied, int(bins[i]));
 }
 
+/// The stream work of a substep outside the solve, each part timed by a
+/// pair of CUDA events. Recording an event does not wait; the times are read
+/// after the substep's closing synchronisation, when every event has passed,
+/// so the timing adds no host synchronisation. A part a substep skips (no
+/// gather when every particle is active) counts 0.
+enum class Part { drift, find_active, gather, scatter, closing_kick, rebin, opening_kick, count };
+
+class PartTimers {
+ public:
+  void start(Part p, cuda::StreamHandle stream) { timer_[index(p)].start(stream); }
+  void stop(Part p, cuda::StreamHandle stream) {
+    timer_[index(p)].stop(stream);
+    recorded_[index(p)] = true;
+  }
+  /// The seconds of `p` in this substep (0 if it did not run); call after a
+  /// synchronisation that follows every stop().
+  double seconds(Part p) const { return recorded_[index(p)] ? timer_[index(p)].seconds() : 0.0; }
+  void clear() {
+    for (bool& r : recorded_) r = false;
+  }
+
+ private:
+  static std::size_t index(Part p) { return static_cast<std::size_t>(p); }
+  cuda::EventTimer timer_[static_cast<std::size_t>(Part::count)];
+  bool recorded_[static_cast<std::size_t>(Part::count)] = {};
+};
+
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
@@ -145,6 +173,7 @@ struct DeviceBlockLeapfrog<Real>::Buffers {
   cuda::DeviceBuffer<Real> half;
   cuda::DeviceBuffer<Scalars> scalars{1};
   cuda::DeviceBuffer<unsigned char> scan_temp;
+  PartTimers parts;  // created once: an event's creation is not free
 };
 
 template <class Real>
@@ -195,6 +224,7 @@ void DeviceBlockLeapfrog<Real>::update_bins(const DeviceParticleArrays<Real>& s,
                                             std::int64_t m, std::int64_t tick, bool assign, double time,
                                             cuda::StreamHandle stream) {
   Scalars* sc = buf_->scalars.data();
+  if (!assign) buf_->parts.start(Part::rebin, stream);
   reset_kernel<<<1, 1, 0, stream>>>(sc, false);
   ORRERY_CUDA_CHECK_LAUNCH("reset_kernel");
   const Real* pot = needs_potential() ? s.potential : nullptr;
@@ -208,6 +238,7 @@ void DeviceBlockLeapfrog<Real>::update_bins(const DeviceParticleArrays<Real>& s,
     deepest_kernel<<<blocks_for(n_), kThreads, 0, stream>>>(n_, buf_->bins.data(), sc);
     ORRERY_CUDA_CHECK_LAUNCH("deepest_kernel");
   }
+  if (!assign) buf_->parts.stop(Part::rebin, stream);
   // Read back: the failure (the error names the particle) and the deepest
   // occupied bin (the next substep's length, decided on the host).
   Scalars back{};
@@ -241,6 +272,7 @@ std::uint64_t DeviceBlockLeapfrog<Real>::step(const DeviceParticleArrays<Real>& 
   const double tick_dt = std::ldexp(dt_max_, -deepest_);
   Buffers& b = *buf_;
   Scalars* sc = b.scalars.data();
+  PartTimers& parts = b.parts;
   const SourcesView<Real> sources{n, s.x, s.y, s.z, s.mass};
   std::uint64_t interactions = 0;
   if (n > 0) {
@@ -260,11 +292,15 @@ std::uint64_t DeviceBlockLeapfrog<Real>::step(const DeviceParticleArrays<Real>& 
     // The deepest occupied bin was read back by the last update_bins.
     const std::int64_t next = tick + bin_ticks(deepest_occupied_, deepest_);
     record.dt = tick_dt * static_cast<double>(next - tick);  // exact, as on the host
+    parts.clear();
+    parts.start(Part::drift, stream);
     drift_kernel<Real><<<blocks_for(n), kThreads, 0, stream>>>(n, s.x, s.y, s.z, s.vx, s.vy, s.vz,
                                                                static_cast<Real>(record.dt));
     ORRERY_CUDA_CHECK_LAUNCH("drift_kernel");
+    parts.stop(Part::drift, stream);
     tick = next;
     record.time = time_at_start + tick_dt * static_cast<double>(tick);
+    parts.start(Part::find_active, stream);
     reset_kernel<<<1, 1, 0, stream>>>(sc, true);
     ORRERY_CUDA_CHECK_LAUNCH("reset_kernel");
     flag_kernel<Real><<<blocks_for(n), kThreads, 0, stream>>>(n, b.bins.data(), tick, deepest_, b.flag.data(), s.ax,
@@ -274,6 +310,7 @@ std::uint64_t DeviceBlockLeapfrog<Real>::step(const DeviceParticleArrays<Real>& 
                                                     n, stream));
     compact_kernel<<<blocks_for(n), kThreads, 0, stream>>>(n, b.flag.data(), b.position.data(), b.active.data(), sc);
     ORRERY_CUDA_CHECK_LAUNCH("compact_kernel");
+    parts.stop(Part::find_active, stream);
     // Read back: the active count (the TargetSet's count and the launches')
     // and the relative floor (a host field of SolveOptions).
     Scalars back{};
@@ -287,45 +324,60 @@ std::uint64_t DeviceBlockLeapfrog<Real>::step(const DeviceParticleArrays<Real>& 
     options.potential = with_potential;
     options.previous_accelerations = true;  // every particle's latest evaluation is in s.ax/ay/az
     SolverReport report;
-    const auto t_solve = Clock::now();
+    auto t_solve = Clock::now();
     if (m == n) {
       // Everyone ends here: the solve of every target, as the host's.
       report = solver.solve_device(sources, {n, s.ax, s.ay, s.az, with_potential ? s.potential : nullptr}, options);
     } else if (m > 0) {
       Real* cpot = with_potential ? b.cpot.data() : nullptr;
+      parts.start(Part::gather, stream);
       gather_kernel<Real><<<blocks_for(m), kThreads, 0, stream>>>(m, b.active.data(), false, b.cax.data(),
                                                                   b.cay.data(), b.caz.data(), nullptr, s.ax, s.ay,
                                                                   s.az, nullptr);
       ORRERY_CUDA_CHECK_LAUNCH("gather_kernel");
+      parts.stop(Part::gather, stream);
       cuda::synchronize(stream);  // the solver runs on its own stream
       options.largest_previous_acceleration = largest;
+      t_solve = Clock::now();  // the gather is bookkeeping (its events), not the solve
       report = solver.solve_device(sources, gravity::TargetSet<Real>::of_sources(m, b.active.data()),
                                    {m, b.cax.data(), b.cay.data(), b.caz.data(), cpot}, options);
+      record.solve_seconds = seconds_since(t_solve);
+      parts.start(Part::scatter, stream);
       gather_kernel<Real><<<blocks_for(m), kThreads, 0, stream>>>(m, b.active.data(), true, s.ax, s.ay, s.az,
                                                                   with_potential ? s.potential : nullptr,
                                                                   b.cax.data(), b.cay.data(), b.caz.data(), cpot);
       ORRERY_CUDA_CHECK_LAUNCH("gather_kernel");
+      parts.stop(Part::scatter, stream);
     }
-    record.solve_seconds = seconds_since(t_solve);
+    if (m == n) record.solve_seconds = seconds_since(t_solve);
     for (const auto& [name, sec] : report.phase_seconds) (is_walk_phase(name) ? record.walk_seconds : record.build_seconds) += sec;
     record.solver_phases = std::move(report.phase_seconds);
     interactions += report.total.particle_interactions + report.total.cell_interactions;
     evaluations_ += static_cast<std::uint64_t>(m);
     if (m > 0) {
+      parts.start(Part::closing_kick, stream);
       kick_kernel<Real><<<blocks_for(m), kThreads, 0, stream>>>(m, b.active.data(), s.vx, s.vy, s.vz, s.ax, s.ay,
                                                                 s.az, b.bins.data(), b.half.data());
       ORRERY_CUDA_CHECK_LAUNCH("kick_kernel");
+      parts.stop(Part::closing_kick, stream);
     }
     update_bins(s, ids, m, tick, false, record.time, stream);
     if (tick < end && m > 0) {
       // The next step of each active particle opens here (at the block
       // step's end, with the next block step), as on the host.
+      parts.start(Part::opening_kick, stream);
       kick_kernel<Real><<<blocks_for(m), kThreads, 0, stream>>>(m, b.active.data(), s.vx, s.vy, s.vz, s.ax, s.ay,
                                                                 s.az, b.bins.data(), b.half.data());
       ORRERY_CUDA_CHECK_LAUNCH("kick_kernel");
+      parts.stop(Part::opening_kick, stream);
     }
     cuda::synchronize(stream);
     record.seconds = seconds_since(t_start);
+    // Every event has passed (the synchronisation above): reading them waits for nothing.
+    record.drift_seconds = parts.seconds(Part::drift);
+    record.kick_seconds = parts.seconds(Part::closing_kick) + parts.seconds(Part::opening_kick);
+    record.bookkeeping_seconds = parts.seconds(Part::find_active) + parts.seconds(Part::gather) +
+                                 parts.seconds(Part::scatter) + parts.seconds(Part::rebin);
     if (on_substep) on_substep(record);
   }
   return interactions;

@@ -14,6 +14,11 @@
 // the relative opening's floor (SolveOptions is a host struct); after the
 // re-binning, the lowest particle that asked for a step outside the bins (the
 // error names it) and the deepest occupied bin (the next substep's length).
+// The substep log (Substep, substeps.csv) splits the wall time as the host's
+// does: solve_seconds is the solve's wall time; kick, drift and bookkeeping
+// (active set, gather, scatter, new bins) are CUDA-event times of their
+// kernels on `stream`, read after the substep's closing synchronisation, so
+// the timing adds no synchronisation.
 // No CUDA header: the buffers are behind a pointer.
 #include <cstdint>
 #include <functional>

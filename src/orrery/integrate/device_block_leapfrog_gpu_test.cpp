@@ -97,6 +97,34 @@ INSTANTIATE_TEST_SUITE_P(OpeningsAndCriteria, DeviceBlockLeapfrogGpu,
                                          Case{bh::Opening::relative, StepCriterion::softening},
                                          Case{bh::Opening::geometric, StepCriterion::dynamical}));
 
+// substeps.csv on the device: kick, drift and bookkeeping are CUDA-event
+// times of the substep's own kernels (no 0 columns), each part inside the
+// substep's wall time, and the gather and scatter of a partial substep count
+// as bookkeeping, not as the solve.
+TEST(DeviceBlockLeapfrogGpuTiming, SubstepsSplitKickDriftAndBookkeeping) {
+  if (!cuda::device_available()) GTEST_SKIP() << "no CUDA device";
+  const auto p = ic::to_precision<float>(ic::hernquist_sphere(20000, 4));
+  DeviceSimulation<float> gpu(p, gravity::make_gpu_tree_solver<float>(tree("cuda", bh::Opening::geometric, 0.005)),
+                              SimulationState{.dt = kDtMax});
+  gpu.use_block_steps(rule(StepCriterion::softening));
+  std::vector<Substep> substeps;
+  gpu.block_steps()->on_substep = [&](const Substep& s) { substeps.push_back(s); };
+  gpu.step();
+  ASSERT_GT(substeps.size(), std::size_t{3});
+  bool partial = false;
+  for (const auto& s : substeps) {
+    EXPECT_GT(s.drift_seconds, 0) << "t = " << s.time;
+    EXPECT_GT(s.kick_seconds, 0) << "t = " << s.time;
+    EXPECT_GT(s.bookkeeping_seconds, 0) << "t = " << s.time;
+    EXPECT_GT(s.solve_seconds, 0) << "t = " << s.time;
+    // Device times of parts that ran one after another on the host's order: together within the wall time.
+    EXPECT_LE(s.solve_seconds + s.kick_seconds + s.drift_seconds + s.bookkeeping_seconds, 1.01 * s.seconds)
+        << "t = " << s.time;
+    partial = partial || s.active < s.particles;
+  }
+  EXPECT_TRUE(partial);  // the gather and scatter ran
+}
+
 TEST(DeviceBlockLeapfrogGpuOneBin, IsTheDeviceGlobalStepBitForBit) {
   if (!cuda::device_available()) GTEST_SKIP() << "no CUDA device";
   const auto p = ic::to_precision<float>(ic::plummer_sphere(3000, 3));
