@@ -60,12 +60,14 @@ GravityConfig gravity_config(const nb::dict& settings) {
 
 /// The keys of the [gravity] table, without the section; a sub-table's keys
 /// (softening_per_type.PartType0..5) as one key, its name. Not
-/// gravity.mpi_layout: the package is single-process (docs/python.md), so
-/// how MPI ranks share a solve is no setting of its.
+/// gravity.mpi_layout nor gravity.max_particles_per_rank: the package is
+/// single-process (docs/python.md), so how MPI ranks share a solve and what
+/// each may hold are no settings of its.
 std::vector<std::string> gravity_keys() {
   std::vector<std::string> keys;
   for (const auto& spec : io::config_schema()) {
-    if (spec.section() != "gravity" || spec.key == "gravity.mpi_layout") continue;
+    if (spec.section() != "gravity" || spec.key == "gravity.mpi_layout" || spec.key == "gravity.max_particles_per_rank")
+      continue;
     std::string name = spec.key.substr(spec.key.find('.') + 1);
     name = name.substr(0, name.find('.'));
     if (keys.empty() || keys.back() != name) keys.push_back(name);

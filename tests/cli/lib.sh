@@ -39,6 +39,41 @@ as_unprivileged() {
 }
 
 # No temporary file of an atomic write is left in directory $1.
+# The write-failure sweeps (fault_injection.sh, tests/mpi/write_failure_distributed.sh):
+# writer_of TEXT: which writer a failure's line names (log, snapshot, checkpoint).
+writer_of() {
+  case "$1" in
+    *"diagnostics log"*) echo log ;;
+    *"snapshot_"*) echo snapshot ;;
+    *"checkpoint_"*) echo checkpoint ;;
+  esac
+}
+# save_earlier: after an earlier complete run to t = 0.25 into out/, its log and checkpoint kept
+# aside (earlier.csv, earlier.orrck); $earlier_checkpoint names the checkpoint.
+save_earlier() {
+  cp out/diagnostics.csv earlier.csv
+  earlier_checkpoint=out/checkpoint_000000000016.orrck
+  cp "$earlier_checkpoint" earlier.orrck
+}
+# expect_earlier_kept K CHECKPOINT: after the failed write K, what an earlier complete run
+# wrote into out/ (saved as earlier.csv and earlier.orrck) is intact and no temporary is left.
+expect_earlier_kept() {
+  local s
+  cmp -s out/diagnostics.csv earlier.csv || fail "write $1: the earlier complete diagnostics.csv was replaced"
+  cmp -s "$2" earlier.orrck || fail "write $1: the earlier run's checkpoint is gone or changed"
+  expect_no_temporaries out
+  for s in out/snapshot_*.h5; do "$ORRERY" info "$s" >/dev/null || fail "write $1: $s is not readable"; done
+}
+# expect_every_writer_hit STATUS SEEN: the sweep reached a run that succeeded (STATUS 0) and
+# its failures hit every writer (SEEN: their writer_of words).
+expect_every_writer_hit() {
+  local kind
+  [ "$1" -eq 0 ] || fail "the run still failed at write 40: the seam counts more writes than expected"
+  for kind in log snapshot checkpoint; do
+    [[ " $2 " == *" $kind "* ]] || fail "no injected failure hit the $kind writer (seen:$2)"
+  done
+}
+
 expect_no_temporaries() {
   local left
   left=$(find "$1" -name '.*.tmp-*' | head -1)

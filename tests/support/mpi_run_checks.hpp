@@ -60,15 +60,18 @@ void expect_same_snapshot_contents(const std::filesystem::path& a, const std::fi
 /// `piece` > 0 (the distributed layout): outputs gathered that many rows at
 /// a time, the snapshots then compared by their contents (their chunks are
 /// written in other pieces than one process's, not always to the same bytes).
+/// `t_end` off the outputs' schedules: the last outputs solve for the
+/// potentials alone.
 template <class Real = double>
-void expect_run_like_one_process(const std::vector<std::string>& settings, std::int64_t piece = 0) {
+void expect_run_like_one_process(const std::vector<std::string>& settings, std::int64_t piece = 0,
+                                 double t_end = 0.5) {
   MpiScratchDir dir;
-  auto spread = driver::testing::small_run(dir / "ranks", 0.5, settings);
+  auto spread = driver::testing::small_run(dir / "ranks", t_end, settings);
   spread.options.mpi = true;
   spread.options.output_piece = piece;
   const auto s = driver::run(spread.config, spread.options);
   if (world_rank() != 0) return;
-  auto one = driver::testing::small_run(dir / "one", 0.5, settings);
+  auto one = driver::testing::small_run(dir / "one", t_end, settings);
   one.options.config_toml = spread.options.config_toml;  // snapshots store it: the same text, the same bytes
   const auto o = driver::run(one.config, one.options);
   EXPECT_EQ(s.run.steps, o.run.steps);

@@ -172,9 +172,10 @@ std::vector<KeySpec> build_schema() {
   s.push_back({"gravity.mpi_layout", ValueType::string, std::string("replicated"),
                "Under mpirun: how the force solve is spread over the ranks (one process ignores it). replicated: "
                "every rank holds every particle and walks a share of the targets (docs/adr/0013). distributed: the "
-               "CPU tree is distributed, each rank building its domain's part and receiving the nodes its walks "
-               "need from the others (local essential trees, docs/adr/0012); gravity.solver = \"tree\" and "
-               "gravity.backend = \"cpu\" only. Both give one process's bits for every number of ranks.",
+               "CPU tree is distributed, each rank holding only its domain's particles and receiving the nodes "
+               "its walks need from the others (local essential trees, docs/adr/0012; outputs gathered to rank 0 "
+               "in pieces); gravity.solver = \"tree\", gravity.backend = \"cpu\" and integration.kind = "
+               "\"global\" only. Both give one process's bits for every number of ranks.",
                {"replicated", "distributed"}, {}, false,
                ORRERY_NAMED(gravity.mpi_layout, gravity::RankLayout::replicated, gravity::RankLayout::distributed)});
   s.push_back({"gravity.max_particles_per_rank", ValueType::integer, std::int64_t{0},

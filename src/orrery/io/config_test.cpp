@@ -74,6 +74,7 @@ leaf_capacity = 8
 multipole = "quadrupole"
 opening = "relative"
 mpi_layout = "distributed"
+max_particles_per_rank = 100000
 tolerance = 0.005
 math = "exact"
 traversal = "independent"

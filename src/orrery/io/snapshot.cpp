@@ -358,9 +358,11 @@ void write_snapshot(const std::filesystem::path& path, const Particles<Real>& p,
     h5::Handle file(H5Fcreate(name.c_str(), H5F_ACC_TRUNC, fcpl.get(), memory.access()), H5Fclose);
     if (!file.valid()) w.fail("", "cannot create in memory (HDF5: " + h5::last_error() + ")");
     const auto* f = fields.field;
+    // In pieces of one chunk, as write_snapshot_in_pieces writes them: the same file (a dataset
+    // written whole lays out its chunk index otherwise).
     write_contents<Real>(w, file.get(), static_cast<std::uint64_t>(p.size()), info, bounding_cube(p),
                          f != nullptr && fields.potential, f != nullptr && fields.acceleration, arrays_source(p, f),
-                         static_cast<std::uint64_t>(p.size()), true);
+                         kColumnPiece, true);
     const ssize_t size = H5Fflush(file.get(), H5F_SCOPE_GLOBAL) < 0 ? -1 : H5Fget_file_image(file.get(), nullptr, 0);
     if (size > 0) memory.expect_size(static_cast<std::size_t>(size));
     if (size <= 0 || !file.reset() || memory.image().empty())
