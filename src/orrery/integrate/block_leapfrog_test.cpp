@@ -10,7 +10,6 @@
 #include "orrery/core/error.hpp"
 #include "orrery/gravity/solver_factory.hpp"
 #include "orrery/ic/initial_conditions.hpp"
-#include "orrery/diag/lagrangian_radii.hpp"
 #include "orrery/ic/hernquist.hpp"
 #include "orrery/ic/kepler.hpp"
 #include "orrery/ic/plummer.hpp"
@@ -230,16 +229,15 @@ void expect_block_far_better(double e) {
 TEST(BlockLeapfrog, KeplerE09TenOrbitsWithoutSoftening) { expect_block_far_better(0.9); }
 TEST(BlockLeapfrog, KeplerE099TenOrbitsWithoutSoftening) { expect_block_far_better(0.99); }
 
-struct HaloDrift {
-  double energy = 0;          // worst |dE/E|
-  double r1 = 0, r10 = 0;     // worst |r(t) / r(0) - 1| of the 1 % and 10 % Lagrangian radii
+struct HaloEnergy {
+  double energy = 0;  // worst |dE/E|
   double evaluations_per_particle = 0;
 };
 
 // A Hernquist halo (scale radius 1/3, truncated at 10 scale radii), softening
 // 0.01, for 10 dynamical times at the half-mass radius: t_dyn = sqrt(r_h^3 /
 // (G M / 2)) = 1.02 with r_h = (1 + sqrt 2) / 3; direct summation.
-HaloDrift hernquist_drift(bool block, double dt) {
+HaloEnergy hernquist_energy(bool block, double dt) {
   constexpr std::int64_t n = 1000;
   constexpr double eps = 0.01;
   const auto p = ic::to_precision<float>(ic::hernquist_sphere(n, 1, {.truncation = 10}));
@@ -248,14 +246,9 @@ HaloDrift hernquist_drift(bool block, double dt) {
   g.softening = eps;
   Simulation<float> sim(p, gravity::make_solver<float>(g), SimulationState{.dt = dt});
   if (block) sim.use_block_steps({.rule = {StepCriterion::softening, 0.025, eps}, .dt_min = 1e-6});
-  const double fractions[] = {0.01, 0.1};
-  const auto r0 = diag::lagrangian_radii(sim.particles(), fractions);
-  HaloDrift d;
+  HaloEnergy d;
   sim.add_output(diagnostics_output<float>(nullptr, 0.5, [&](const diag::Diagnostics& row) {
-    const auto r = diag::lagrangian_radii(sim.particles(), fractions);
     d.energy = std::max(d.energy, std::abs(row.relative_energy_error));
-    d.r1 = std::max(d.r1, std::abs(r[0] / r0[0] - 1));
-    d.r10 = std::max(d.r10, std::abs(r[1] / r0[1] - 1));
   }));
   sim.run_until(10.2);
   d.evaluations_per_particle =
@@ -263,30 +256,21 @@ HaloDrift hernquist_drift(bool block, double dt) {
   return d;
 }
 
-// Block steps against the global step of equal cost. What is asserted is the
-// energy (measured: 1.4e-3 against 9.5e-3, seeds 1 and 2 alike): at a
-// CI-sized N the Lagrangian radii are set by two-body relaxation, not by the
-// integrator (docs/performance/block_steps.md: a converged global step,
-// dt = 1/512, moves the 1 % radius of this halo by 171 % and the 10 % radius
-// by 42 % over the same 10 t_dyn, more than block steps (123 %, 31 %) or the
-// coarse global step (128 %, 41 %) do; with seed 2 the coarse global step's
-// 1 % radius drifts less than block steps'). The radii are recorded, and held
-// to that relaxation floor: what the converged integration of this N and
-// softening does. At N = 500 the halo is so collisional that block steps'
-// energy error (3.0e-2) exceeds the global step's (1.1e-2).
+// Block steps against the global step of equal cost: the energy (measured:
+// 1.4e-3 against 9.5e-3, seeds 1 and 2 alike). The Lagrangian radii of a
+// halo under block steps are tests/physics/block_steps_halo_test.cpp's (at
+// N = 4000, about the density centre: about the centre of mass, as this
+// test once recorded them, the inner radii of a small halo are noise). At
+// N = 500 the halo is so collisional that block steps' energy error (3.0e-2)
+// exceeds the global step's (1.1e-2).
 TEST(BlockLeapfrog, HernquistHaloBlockStepsBeatTheGlobalStepOfEqualCost) {
-  const auto block = hernquist_drift(true, 1.0 / 16);
-  const auto global = hernquist_drift(false, 10.2 / (block.evaluations_per_particle - 1));
-  for (const auto& [name, d] : {std::pair{"block", block}, std::pair{"global", global}}) {
+  const auto block = hernquist_energy(true, 1.0 / 16);
+  const auto global = hernquist_energy(false, 10.2 / (block.evaluations_per_particle - 1));
+  for (const auto& [name, d] : {std::pair{"block", block}, std::pair{"global", global}})
     RecordProperty(std::string(name) + "_energy_error", std::to_string(d.energy));
-    RecordProperty(std::string(name) + "_r1_drift", std::to_string(d.r1));
-    RecordProperty(std::string(name) + "_r10_drift", std::to_string(d.r10));
-  }
   EXPECT_NEAR(global.evaluations_per_particle, block.evaluations_per_particle, 1.0);
   EXPECT_LT(block.energy, 3e-3);
   EXPECT_GT(global.energy, 3 * block.energy);
-  EXPECT_LT(block.r1, 1.8);   // the relaxation floor measured at N = 1000, above
-  EXPECT_LT(block.r10, 0.45);
 }
 
 }  // namespace
