@@ -324,10 +324,11 @@ std::uint64_t DeviceBlockLeapfrog<Real>::step(const DeviceParticleArrays<Real>& 
     options.potential = with_potential;
     options.previous_accelerations = true;  // every particle's latest evaluation is in s.ax/ay/az
     SolverReport report;
-    auto t_solve = Clock::now();
     if (m == n) {
       // Everyone ends here: the solve of every target, as the host's.
+      const auto t_solve = Clock::now();
       report = solver.solve_device(sources, {n, s.ax, s.ay, s.az, with_potential ? s.potential : nullptr}, options);
+      record.solve_seconds = seconds_since(t_solve);
     } else if (m > 0) {
       Real* cpot = with_potential ? b.cpot.data() : nullptr;
       parts.start(Part::gather, stream);
@@ -338,7 +339,7 @@ std::uint64_t DeviceBlockLeapfrog<Real>::step(const DeviceParticleArrays<Real>& 
       parts.stop(Part::gather, stream);
       cuda::synchronize(stream);  // the solver runs on its own stream
       options.largest_previous_acceleration = largest;
-      t_solve = Clock::now();  // the gather is bookkeeping (its events), not the solve
+      const auto t_solve = Clock::now();  // the gather is bookkeeping (its events), not the solve
       report = solver.solve_device(sources, gravity::TargetSet<Real>::of_sources(m, b.active.data()),
                                    {m, b.cax.data(), b.cay.data(), b.caz.data(), cpot}, options);
       record.solve_seconds = seconds_since(t_solve);
@@ -349,7 +350,6 @@ std::uint64_t DeviceBlockLeapfrog<Real>::step(const DeviceParticleArrays<Real>& 
       ORRERY_CUDA_CHECK_LAUNCH("gather_kernel");
       parts.stop(Part::scatter, stream);
     }
-    if (m == n) record.solve_seconds = seconds_since(t_solve);
     for (const auto& [name, sec] : report.phase_seconds) (is_walk_phase(name) ? record.walk_seconds : record.build_seconds) += sec;
     record.solver_phases = std::move(report.phase_seconds);
     interactions += report.total.particle_interactions + report.total.cell_interactions;
