@@ -177,10 +177,21 @@ std::vector<KeySpec> build_schema() {
                "gravity.backend = \"cpu\" only. Both give one process's bits for every number of ranks.",
                {"replicated", "distributed"}, {}, false,
                ORRERY_NAMED(gravity.mpi_layout, gravity::RankLayout::replicated, gravity::RankLayout::distributed)});
-  s.push_back({"gravity.tolerance", ValueType::real, 0.0025,
+  s.push_back({"gravity.tolerance", ValueType::real, 0.002,
                "Tree solver, opening = \"relative\": alpha, the force error allowed per interaction relative to the "
-               "target's acceleration (GADGET's ErrTolForceAcc). Smaller is more accurate and slower.",
+               "target's acceleration (GADGET's ErrTolForceAcc, unit-free with G = 1; docs/adr/0015). Smaller is "
+               "more accurate and slower.",
                {}, 0.0, true, ORRERY_FIELD(gravity.tolerance)});
+  {
+    KeySpec cap{"gravity.relative_cap", ValueType::real, 0.5,
+                "Tree solver, opening = \"relative\": the cap's angle as a fraction of gravity.theta. A cell that "
+                "Barnes' criterion at relative_cap * theta accepts is used as a whole whatever the relative test "
+                "says, which bounds the cost where the relative rule would open far more than the geometric one "
+                "(dense centres, uniform regions); 0: no cap, 1: the geometric criterion at theta (docs/adr/0015).",
+                {}, 0.0, false, ORRERY_FIELD(gravity.relative_cap)};
+    cap.max = 1.0;
+    s.push_back(std::move(cap));
+  }
   s.push_back({"gravity.math", ValueType::string, std::string("fast"),
                "Force-kernel arithmetic. exact: IEEE division and square root, explicit fma, no contraction: the "
                "GPU's accelerations equal the CPU's bit for bit. fast: the GPU may use rsqrt and flush denormals "
@@ -334,6 +345,7 @@ std::string KeySpec::accepted() const {
   }
   std::string out = type == ValueType::integer ? "an integer" : (type == ValueType::real ? "a number" : "a " + std::string(to_string(type)));
   if (min) out += (min_exclusive ? " > " : " >= ") + number(*min);
+  if (max) out += (min ? " and <= " : " <= ") + number(*max);
   if (unset) out += ", or " + number(*unset) + " (" + unset_means + ")";
   return out;
 }
@@ -349,7 +361,9 @@ bool KeySpec::accepts(const Value& v) const {
   } else {
     return true;
   }
-  if (!min || (unset && x == *unset)) return true;
+  if (unset && x == *unset) return true;
+  if (max && x > *max) return false;
+  if (!min) return true;
   return min_exclusive ? x > *min : x >= *min;
 }
 
