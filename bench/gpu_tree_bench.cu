@@ -15,7 +15,9 @@
 // against the first canary is reported beside the row.
 //
 // usage: gpu_tree_bench [--out FILE.csv] [--mode quick|full] [--capacity 0|1]
-//                       [--tables divergence,width,math,accuracy,relative,relative-tuning,tuning,leaf,variants,scaling,cpu,crossover,capacity,profile]
+//                       [--tables divergence,width,math,accuracy,relative,relative-tuning,distributions,double,tuning,leaf,variants,scaling,cpu,crossover,capacity,profile]
+//   distributions: both criteria on the uniform cube, Plummer and Hernquist at 2^18 and 2^20 (issue 21);
+//   double: float against double at 1M and 16M, both criteria. Neither is in the default list.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -38,6 +40,10 @@
 #include "orrery/gravity/direct_gpu.hpp"
 #include "orrery/gravity/tree_gpu_solver.hpp"
 #include "orrery/gravity/tree_solver.hpp"
+#include "orrery/ic/hernquist.hpp"
+#include "orrery/ic/initial_conditions.hpp"
+#include "orrery/ic/plummer.hpp"
+#include "orrery/ic/uniform_cube.hpp"
 
 namespace orrery::bench {
 namespace {
@@ -64,7 +70,8 @@ __device__ double uniform(std::uint64_t seed, std::int64_t i, int k) {
 
 /// Plummer sphere in Henon units (scale radius 3 pi / 16), truncated at 99.9 %
 /// of the mass, equal masses 1/N, in random (caller's) order.
-__global__ void plummer_kernel(std::int64_t n, std::uint64_t seed, float* x, float* y, float* z, float* m) {
+template <class Real>
+__global__ void plummer_kernel(std::int64_t n, std::uint64_t seed, Real* x, Real* y, Real* z, Real* m) {
   const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
   const double a = 3.0 * 3.14159265358979323846 / 16.0;
@@ -72,34 +79,54 @@ __global__ void plummer_kernel(std::int64_t n, std::uint64_t seed, float* x, flo
   const double r = a / sqrt(pow(u, -2.0 / 3.0) - 1.0);
   const double cz = 2.0 * uniform(seed, i, 1) - 1.0, phi = 6.283185307179586 * uniform(seed, i, 2);
   const double s = sqrt(1.0 - cz * cz);
-  x[i] = float(r * s * cos(phi));
-  y[i] = float(r * s * sin(phi));
-  z[i] = float(r * cz);
-  m[i] = float(1.0 / double(n));
+  x[i] = Real(r * s * cos(phi));
+  y[i] = Real(r * s * sin(phi));
+  z[i] = Real(r * cz);
+  m[i] = Real(1.0 / double(n));
 }
 
-/// N particles and their results, all on the device.
-struct DeviceSet {
+/// N particles and their results, all on the device: the device Plummer
+/// sphere, or particles made on the host (ic::uniform_cube, ic::hernquist_sphere).
+template <class Real>
+struct DeviceSetOf {
   std::int64_t n;
-  cuda::DeviceBuffer<float> x, y, z, m, ax, ay, az, pot;
-  explicit DeviceSet(std::int64_t count, bool potential = true)
+  cuda::DeviceBuffer<Real> x, y, z, m, ax, ay, az, pot;
+  explicit DeviceSetOf(std::int64_t count, bool potential = true)
       : n(count), x(count), y(count), z(count), m(count), ax(count), ay(count), az(count), pot(potential ? count : 0) {
-    plummer_kernel<<<unsigned((n + 255) / 256), 256>>>(n, kSeed, x.data(), y.data(), z.data(), m.data());
+    plummer_kernel<Real><<<unsigned((n + 255) / 256), 256>>>(n, kSeed, x.data(), y.data(), z.data(), m.data());
     ORRERY_CUDA_CHECK_LAUNCH("plummer_kernel");
     cuda::synchronize(nullptr);
   }
-  SourcesView<float> sources() const { return {n, x.data(), y.data(), z.data(), m.data()}; }
-  AccelerationsView<float> out() { return {n, ax.data(), ay.data(), az.data(), pot.empty() ? nullptr : pot.data()}; }
+  DeviceSetOf(const Particles<double>& host, bool potential)
+      : DeviceSetOf(host.size(), potential, [&](DeviceSetOf& d) {
+          const Particles<Real> h = ic::to_precision<Real>(host);
+          d.x.upload(std::span<const Real>(h.x));
+          d.y.upload(std::span<const Real>(h.y));
+          d.z.upload(std::span<const Real>(h.z));
+          d.m.upload(std::span<const Real>(h.mass));
+        }) {}
+  SourcesView<Real> sources() const { return {n, x.data(), y.data(), z.data(), m.data()}; }
+  AccelerationsView<Real> out() { return {n, ax.data(), ay.data(), az.data(), pot.empty() ? nullptr : pot.data()}; }
   std::size_t bytes() const { return x.bytes() * 7 + pot.bytes(); }
+
+ private:
+  template <class Fill>
+  DeviceSetOf(std::int64_t count, bool potential, Fill fill)
+      : n(count), x(count), y(count), z(count), m(count), ax(count), ay(count), az(count), pot(potential ? count : 0) {
+    fill(*this);
+    cuda::synchronize(nullptr);
+  }
 };
+using DeviceSet = DeviceSetOf<float>;
 
 // ---------------------------------------------------------------- reference
 
 constexpr int kRefBlock = 256;
 
 /// Direct sum in double for the targets listed, one block per target.
+template <class Real>
 __global__ void __launch_bounds__(kRefBlock)
-    reference_kernel(std::int64_t n, const float* x, const float* y, const float* z, const float* m,
+    reference_kernel(std::int64_t n, const Real* x, const Real* y, const Real* z, const Real* m,
                      const std::int64_t* targets, double eps2, double* ref) {
   using Reduce = cub::BlockReduce<double, kRefBlock>;
   __shared__ typename Reduce::TempStorage tmp;
@@ -126,14 +153,15 @@ struct Reference {
   std::vector<double> acc;  // 3 per target
 };
 
-Reference reference(const DeviceSet& p, int count, double softening = kSoftening) {
+template <class Real>
+Reference reference(const DeviceSetOf<Real>& p, int count, double softening = kSoftening) {
   Reference r;
   for (int k = 0; k < count; ++k) r.targets.push_back(std::int64_t(k) * p.n / count);
   cuda::DeviceBuffer<std::int64_t> t(r.targets.size());
   t.upload(std::span<const std::int64_t>(r.targets));
   cuda::DeviceBuffer<double> ref(3 * r.targets.size());
-  const double eps = double(float(softening));
-  reference_kernel<<<unsigned(count), kRefBlock>>>(p.n, p.x.data(), p.y.data(), p.z.data(), p.m.data(), t.data(),
+  const double eps = double(Real(softening));
+  reference_kernel<Real><<<unsigned(count), kRefBlock>>>(p.n, p.x.data(), p.y.data(), p.z.data(), p.m.data(), t.data(),
                                                    eps * eps, ref.data());
   ORRERY_CUDA_CHECK_LAUNCH("reference_kernel");
   r.acc.resize(3 * r.targets.size());
@@ -145,11 +173,12 @@ struct Errors {
   double median = 0, p99 = 0, max = 0;
 };
 
-Errors errors(const DeviceSet& p, const Reference& r) {
-  std::vector<float> a[3] = {std::vector<float>(p.n), std::vector<float>(p.n), std::vector<float>(p.n)};
-  p.ax.download(std::span<float>(a[0]));
-  p.ay.download(std::span<float>(a[1]));
-  p.az.download(std::span<float>(a[2]));
+template <class Real>
+Errors errors(const DeviceSetOf<Real>& p, const Reference& r) {
+  std::vector<Real> a[3] = {std::vector<Real>(p.n), std::vector<Real>(p.n), std::vector<Real>(p.n)};
+  p.ax.download(std::span<Real>(a[0]));
+  p.ay.download(std::span<Real>(a[1]));
+  p.az.download(std::span<Real>(a[2]));
   std::vector<double> e;
   for (std::size_t k = 0; k < r.targets.size(); ++k) {
     double d2 = 0, n2 = 0;
@@ -191,7 +220,8 @@ struct Timing {
 /// accelerations (a simulation's steady state under the relative opening);
 /// otherwise every evaluation is a first one (with the relative opening: a
 /// bootstrap walk, then the walk).
-Timing time_solver(GpuTreeSolver<float>& s, DeviceSet& p, int warm, int trials, bool previous = false) {
+template <class Real>
+Timing time_solver(GpuTreeSolver<Real>& s, DeviceSetOf<Real>& p, int warm, int trials, bool previous = false) {
   bool have = false;
   const auto options = [&] {
     const gravity::SolveOptions o{.potential = !p.pot.empty(), .previous_accelerations = previous && have};
@@ -239,7 +269,7 @@ class Csv {
     f_ << "table,n,traversal,width,multipole,math,theta,leaf_capacity,softening,trials,total_ms,spread_pct,build_ms,walk_ms,"
           "box_ms,keys_ms,sort_ms,levels_ms,order_ms,moments_ms,nodes,depth,visits_pp,cells_pp,particles_pp,"
           "ms_per_nlogn,exponent,err_median,err_p99,err_max,bytes_pp,cpu_ms,canary_drift_pct,potential,counters,"
-          "opening,tolerance,previous,bootstrap_ms\n";
+          "opening,tolerance,previous,bootstrap_ms,model,precision,relative_cap\n";
   }
   struct Row {
     std::string table;
@@ -253,6 +283,8 @@ class Csv {
     double bytes_pp = NAN, cpu_ms = NAN, drift = NAN;
     bool potential = true;
     bool previous = false;  // timed with the previous evaluation's accelerations (relative opening)
+    std::string model = "plummer";
+    std::string precision = "single";
   };
   void write(const Row& r) {
     const auto ph = [&](const char* name) {
@@ -265,7 +297,7 @@ class Csv {
     char buf[1024];
     std::snprintf(buf, sizeof buf,
                   "%s,%lld,%s,%d,%s,%s,%.2f,%d,%.3g,%d,%.5g,%.3g,%.5g,%.5g,%.4g,%.4g,%.4g,%.4g,%.4g,%.4g,%d,%d,%.6g,%.6g,"
-                  "%.6g,%.4g,%.3g,%.4g,%.4g,%.4g,%.4g,%.5g,%.3g,%d,%d,%s,%.4g,%d,%.5g\n",
+                  "%.6g,%.4g,%.3g,%.4g,%.4g,%.4g,%.4g,%.5g,%.3g,%d,%d,%s,%.4g,%d,%.5g,%s,%s,%.3g\n",
                   r.table.c_str(), (long long)r.n, std::string(to_string(r.c.traversal)).c_str(), r.c.group_width,
                   std::string(bh::to_string(r.c.tree.tree.multipole)).c_str(),
                   std::string(to_string(r.c.tree.math)).c_str(), r.c.tree.tree.theta, r.c.tree.tree.leaf_capacity, r.c.tree.softening, r.t.trials, r.t.total_ms,
@@ -275,7 +307,8 @@ class Csv {
                   r.t.total_ms / (n * std::log2(n)), r.exponent, r.err.median, r.err.p99, r.err.max, r.bytes_pp,
                   r.cpu_ms, r.drift, int(r.potential), int(r.c.counters),
                   std::string(bh::to_string(r.c.tree.tree.opening)).c_str(), r.c.tree.tree.tolerance, int(r.previous),
-                  ph("bootstrap walk") + ph("relative scales"));
+                  ph("bootstrap walk") + ph("relative scales"), r.model.c_str(), r.precision.c_str(),
+                  r.c.tree.tree.relative_cap);
     f_ << buf;
     f_.flush();
   }
@@ -297,16 +330,18 @@ class Session {
     return 100.0 * (ms / canary0_ - 1.0);
   }
 
-  Csv::Row run(const std::string& table, DeviceSet& p, const GpuTreeSolverConfig& c, int trials = 0,
-              bool previous = false) {
+  template <class Real>
+  Csv::Row run(const std::string& table, DeviceSetOf<Real>& p, const GpuTreeSolverConfig& c, int trials = 0,
+               bool previous = false) {
     Csv::Row r;
+    r.precision = sizeof(Real) == 4 ? "single" : "double";
     r.drift = canary();
     r.table = table;
     r.n = p.n;
     r.c = c;
     r.potential = !p.pot.empty();
     r.previous = previous;
-    GpuTreeSolver<float> s(c);
+    GpuTreeSolver<Real> s(c);
     r.t = time_solver(s, p, 2, trials > 0 ? trials : quick_ ? 3 : trials_for(p.n), previous);
     r.nodes = s.num_nodes();
     r.depth = s.depth();
@@ -414,6 +449,100 @@ class Session {
           }
         }
       }
+    }
+  }
+
+  /// One row of the distributions and double tables: timed (steady state
+  /// for the relative opening), errors of the last evaluation, printed.
+  template <class Real>
+  Csv::Row accuracy_row(const char* table, const std::string& model, DeviceSetOf<Real>& p, const Reference& ref,
+                        const GpuTreeSolverConfig& c) {
+    const bool relative = c.tree.tree.opening == bh::Opening::relative;
+    Csv::Row r = run(table, p, c, 0, relative);
+    r.model = model;
+    r.err = errors(p, ref);
+    csv_.write(r);
+    const double n = double(p.n);
+    std::printf("%-9s N %8lld %-6s %-9s theta %.2f tol %.4g cap %.2f  total %8.4g ms (%4.1f%%)  walk %8.4g  "
+                "parts %5.0f + cells %5.0f  err median %.3g p99 %.3g\n",
+                model.c_str(), (long long)p.n, r.precision.c_str(), std::string(bh::to_string(c.tree.tree.opening)).c_str(),
+                c.tree.tree.theta, relative ? c.tree.tree.tolerance : 0.0, relative ? c.tree.tree.relative_cap : 0.0,
+                r.t.total_ms, r.t.spread_pct, r.t.phase_ms["walk"], double(r.t.last.total.particle_interactions) / n,
+                double(r.t.last.total.cell_interactions) / n, r.err.median, r.err.p99);
+    return r;
+  }
+
+  /// The two criteria on three distributions (issue 21; docs/performance/
+  /// gpu_tree.md, "Choosing the relative cap"): the uniform cube ([-3, 3]^3,
+  /// masses U(0, 1) / N, eps 0.17), the Plummer sphere (eps 0.05) and the
+  /// Hernquist halo (truncation 100 scale radii, eps 0.05), made on the host
+  /// by ic/ with the seeds of bench/opening_sweep_bench.cpp: at N = 2^18 the
+  /// inputs are that CPU sweep's, so the geometric rows' interaction counts
+  /// must equal its counts (the relative rows' too, up to the few decisions
+  /// that the fast-mode rounding of a_old can flip); at 2^20 (the cube 2^20 -
+  /// 1) the issue's sizes. Quadrupole, leaf 32, potentials and counters on;
+  /// geometric over theta, relative (theta 1, steady state) over tolerance
+  /// and cap, plus the first evaluation (bootstrap) at the defaults.
+  void distributions() {
+    std::printf("\n== criteria x distributions (quadrupole, leaf 32, errors on 4096 targets)\n");
+    for (const std::int64_t n : {std::int64_t(1) << 18, std::int64_t(1) << 20}) {
+      for (const std::string model : {"cube", "plummer", "hernquist"}) {
+        const double eps = model == "cube" ? 0.17 : kSoftening;
+        DeviceSet p(model == "cube"        ? ic::uniform_cube(n == (std::int64_t(1) << 20) ? n - 1 : n, 20261221, 3.0)
+                    : model == "hernquist" ? ic::hernquist_sphere(n, 20261223)
+                                           : ic::plummer_sphere(n, 20261222),
+                    true);
+        const Reference ref = reference(p, 4096, eps);
+        const auto base = [&](double theta) {
+          return config(Traversal::coherent, 32, theta, bh::Multipole::quadrupole, MathMode::fast, 32, eps);
+        };
+        for (double theta : {0.45, 0.5, 0.55, 0.6, 0.7, 0.8}) accuracy_row("distributions", model, p, ref, base(theta));
+        for (double cap : {0.5, 0.55, 0.6}) {
+          for (double tol : {0.0005, 0.001, 0.002, 0.004, 0.008}) {
+            GpuTreeSolverConfig c = base(1.0);
+            c.tree.tree.opening = bh::Opening::relative;
+            c.tree.tree.tolerance = tol;
+            c.tree.tree.relative_cap = cap;
+            accuracy_row("distributions", model, p, ref, c);
+            if (cap == bh::TreeParams{}.relative_cap && tol == bh::TreeParams{}.tolerance) {
+              Csv::Row first = run("distributions-first", p, c, 0, false);  // every evaluation bootstraps
+              first.model = model;
+              csv_.write(first);
+              std::printf("%-9s N %lld first evaluation (bootstrap + walk) total %8.4g ms, bootstrap walk %8.4g ms, "
+                          "walk %8.4g ms\n",
+                          model.c_str(), (long long)p.n, first.t.total_ms, first.t.phase_ms["bootstrap walk"],
+                          first.t.phase_ms["walk"]);
+            }
+          }
+        }
+      }
+    }
+  }
+
+  /// Double against float, both criteria, at 1M and 16M (Plummer, eps 0.05,
+  /// quadrupole, leaf 32, potentials and counters on): geometric at theta
+  /// 0.55 and relative at the default tolerance and cap (steady state).
+  void double_precision() {
+    std::printf("\n== double against float (Plummer, quadrupole, leaf 32, errors on 4096 targets)\n");
+    GpuTreeSolverConfig geometric = config(Traversal::coherent, 32, 0.55, bh::Multipole::quadrupole, MathMode::fast, 32);
+    GpuTreeSolverConfig relative = config(Traversal::coherent, 32, 1.0, bh::Multipole::quadrupole, MathMode::fast, 32);
+    relative.tree.tree.opening = bh::Opening::relative;
+    for (std::int64_t n : {std::int64_t(1) << 20, std::int64_t(1) << 24}) {
+      double ms[2][2] = {};
+      const auto both = [&]<class Real>(int k, DeviceSetOf<Real>& p) {
+        const Reference ref = reference(p, 4096);
+        for (int c = 0; c < 2; ++c) ms[k][c] = accuracy_row("double", "plummer", p, ref, c ? relative : geometric).t.total_ms;
+      };
+      {
+        DeviceSetOf<float> p(n);
+        both(0, p);
+      }
+      {
+        DeviceSetOf<double> p(n);
+        both(1, p);
+      }
+      std::printf("N %lld: double / float total  geometric %.2f  relative %.2f\n", (long long)n, ms[1][0] / ms[0][0],
+                  ms[1][1] / ms[0][1]);
     }
   }
 
@@ -676,6 +805,8 @@ int main(int argc, char** argv) {
     if (want("tuning")) s.tuning();
     if (want("relative")) s.relative();
     if (want("relative-tuning")) s.relative_tuning();
+    if (want("distributions")) s.distributions();
+    if (want("double")) s.double_precision();
     if (want("leaf")) s.leaves();
     if (want("variants")) s.variants();
     if (want("profile")) s.profile(false);  // not in the default list

@@ -9,6 +9,7 @@ template <class Real>
 void DeviceTreeCopy<Real>::upload(const bh::Octree<Real>& t, cuda::StreamHandle s) {
   num_nodes_ = t.num_nodes();
   num_particles_ = static_cast<std::int64_t>(t.x.size());
+  params_ = t.params;
   for_each_array(
       [s]<class T>(TreeArray, cuda::DeviceBuffer<T>& dst, const std::vector<T>& src) {
         dst.resize(src.size());
@@ -19,7 +20,7 @@ void DeviceTreeCopy<Real>::upload(const bh::Octree<Real>& t, cuda::StreamHandle 
 
 template <class Real>
 bh::OctreeView<Real> DeviceTreeCopy<Real>::view() const {
-  return arrays_.view(num_nodes_, num_particles_, !arrays_.quad.empty(), !arrays_.crit_rel.empty());
+  return arrays_.view(num_nodes_, num_particles_, !arrays_.quad.empty(), !arrays_.crit_rel.empty(), params_);
 }
 
 template <class Real>

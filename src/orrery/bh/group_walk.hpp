@@ -85,9 +85,10 @@ void pack_walk_nodes(const OctreeView<Real>& t, WalkNode<Real>* nodes) {
 /// The decision of every lane at node n (walk_target's, lane by lane), and
 /// whether any lane accepts the cell, sums the leaf, or descends, by the
 /// opening criterion (opening.hpp); for a scaled one, crit_rel is the
-/// node's coefficient and g.scale holds the lanes' scales.
+/// node's coefficient, g.scale holds the lanes' scales and cap2 is the
+/// tree's OctreeView::cap2.
 template <class Criterion, int W, class Real>
-[[gnu::always_inline]] inline void decide(const WalkNode<Real>& node, Real crit_rel, std::int32_t n,
+[[gnu::always_inline]] inline void decide(const WalkNode<Real>& node, Real crit_rel, Real cap2, std::int32_t n,
                                           GroupLanes<W, Real>& __restrict g, bool& any_cell, bool& any_leaf,
                                           bool& any_descend) {
   using Int = typename GroupLanes<W, Real>::Int;
@@ -103,7 +104,7 @@ template <class Criterion, int W, class Real>
     const Int active = g.want[l] == n ? Int(-1) : Int(0);
     const Real d2 = xm::norm2(xm::sub(cx, g.tx[l]), xm::sub(cy, g.ty[l]), xm::sub(cz, g.tz[l]));
     const Real scale = Criterion::kScaled ? g.scale[l] : Real(0);
-    const Int far = Criterion::far(d2, crit2, crit_rel, scale) ? Int(-1) : Int(0);
+    const Int far = Criterion::far(d2, crit2, crit_rel, scale, cap2) ? Int(-1) : Int(0);
     const Int member = (first <= g.idx[l]) & (g.idx[l] < first + count) ? Int(1) : Int(0);
     const Int accept = active & far & (member - 1);
     const Int sum_leaf = active & ~accept & leaf;
@@ -224,7 +225,8 @@ void walk_group(const OctreeView<Real>& t, const WalkNode<Real>* __restrict node
   while (n < t.num_nodes) {
     const WalkNode<Real>& node = nodes[n];
     bool any_cell, any_leaf, any_descend;
-    decide<Criterion>(node, Criterion::kScaled ? t.crit_rel[n] : Real(0), n, g, any_cell, any_leaf, any_descend);
+    decide<Criterion>(node, Criterion::kScaled ? t.crit_rel[n] : Real(0), t.cap2, n, g, any_cell, any_leaf,
+                      any_descend);
     // Skipping a node no lane interacts with is a branch on the whole group:
     // it saves the interaction, it does not change any lane's value.
     if (any_cell) add_cells<Pot, Quad, Mode>(t, node, soft, n, g);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "orrery/bh/morton.hpp"
+#include "orrery/bh/opening_relative.hpp"
 #include "orrery/bh/tree_params.hpp"
 
 namespace orrery::bh {
@@ -48,8 +49,10 @@ struct OctreeView {
   const Real* m = nullptr;
   // Relative opening only (null otherwise), [num_nodes]: side * sqrt(mass /
   // tolerance); a target with scale s (walk.hpp) accepts the cell only when
-  // also |target - com|^2 > crit_rel * s.
+  // also |target - com|^2 > crit_rel * s, or when |target - com|^2 > cap2 *
+  // crit2, the cap (relative_cap_factor of TreeParams::relative_cap).
   const Real* crit_rel = nullptr;
+  Real cap2 = Real(0);
 };
 static_assert(std::is_trivially_copyable_v<OctreeView<float>>);
 
@@ -75,13 +78,15 @@ struct TreeArrays {
   Buffer<std::int32_t> order;
 
   /// The view of the first num_nodes nodes and num_particles particles (the
-  /// buffers may be larger); quad and crit_rel are null unless asked for.
-  OctreeView<Real> view(std::int32_t num_nodes, std::int64_t num_particles, bool with_quad,
-                        bool with_crit_rel) const {
+  /// buffers may be larger) of a tree built with `params`; quad and crit_rel
+  /// are null unless asked for.
+  OctreeView<Real> view(std::int32_t num_nodes, std::int64_t num_particles, bool with_quad, bool with_crit_rel,
+                        const TreeParams& params) const {
     return {num_nodes,     num_particles, key.data(),   level.data(), first.data(), count.data(),
             next.data(),   mass.data(),   com_x.data(), com_y.data(), com_z.data(), crit2.data(),
             with_quad ? quad.data() : nullptr,          x.data(),     y.data(),     z.data(),
-            m.data(),      with_crit_rel ? crit_rel.data() : nullptr};
+            m.data(),      with_crit_rel ? crit_rel.data() : nullptr,
+            relative_cap_factor<Real>(params.relative_cap)};
   }
 };
 
@@ -124,7 +129,7 @@ struct Octree : TreeArrays<Real, HostBuffer> {
   std::int32_t num_nodes() const { return static_cast<std::int32_t>(this->key.size()); }
   OctreeView<Real> view() const {
     return TreeArrays<Real, HostBuffer>::view(num_nodes(), static_cast<std::int64_t>(this->x.size()),
-                                              !this->quad.empty(), !this->crit_rel.empty());
+                                              !this->quad.empty(), !this->crit_rel.empty(), params);
   }
 };
 

@@ -184,6 +184,9 @@ void validate_tree_params(const TreeParams& p, std::int64_t count) {
   if (p.opening == Opening::relative && !(p.tolerance > 0.0 && std::isfinite(p.tolerance)))
     throw InputError("gravity.tolerance = " + std::to_string(p.tolerance) +
                      " is invalid for gravity.opening = \"relative\"; accepted: a finite number > 0");
+  if (p.opening == Opening::relative && !(p.relative_cap >= 0.0 && p.relative_cap <= 1.0))
+    throw InputError("gravity.relative_cap = " + std::to_string(p.relative_cap) +
+                     " is invalid for gravity.opening = \"relative\"; accepted: a number in [0, 1]");
   if (p.leaf_capacity < 1)
     throw InputError("gravity.leaf_capacity = " + std::to_string(p.leaf_capacity) +
                      " is invalid; accepted: an integer >= 1");

@@ -717,7 +717,7 @@ OctreeView<Real> DeviceOctree<Real>::view() const {
   const Impl& t = *impl_;
   if (t.num_nodes == 0) return {};
   return t.view(t.num_nodes, t.num_particles, t.params.multipole == Multipole::quadrupole,
-                t.params.opening == Opening::relative);
+                t.params.opening == Opening::relative, t.params);
 }
 
 template <class Real>

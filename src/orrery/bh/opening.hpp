@@ -8,14 +8,15 @@
 //     static constexpr Opening kind;      // its TreeParams::opening
 //     static constexpr bool kScaled;      // reads a per-node coefficient (OctreeView::crit_rel)
 //                                         // and a per-target scale
-//     static bool far(Real d2, Real crit2, Real crit_rel, Real scale);
+//     static bool far(Real d2, Real crit2, Real crit_rel, Real scale, Real cap2);
 //   };
 //
 // far() is the criterion's whole decision given the squared distance d2 from
 // the target to the cell's centre of mass: a walk accepts the cell when far()
 // holds and the target is not one of the cell's particles (accepts_node).
-// Every criterion's far() is non-decreasing in d2 and non-increasing in
-// scale, which is what makes the conservative box test of opening_box.hpp
+// cap2 is the tree's OctreeView::cap2 (the relative opening's cap; ignored
+// by the geometric criterion). Every criterion's far() is non-decreasing in
+// d2 and non-increasing in scale, which is what makes the conservative box test of opening_box.hpp
 // exact for any criterion. The per-node values are computed in double by the
 // tree build (build_steps.hpp's store_moments) and rounded once.
 //
@@ -39,16 +40,17 @@ ORRERY_HDI bool holds(std::int32_t first, std::int32_t count, std::int32_t i) {
 }
 
 /// Accepts the node (centre of mass, crit2, crit_rel, particles [first, first
-/// + count)) for sorted target i at (tx, ty, tz) with the criterion's scale:
+/// + count)) for sorted target i at (tx, ty, tz) with the criterion's scale
+/// and the tree's cap2:
 /// the criterion's far() at |target - com|^2, and the target not one of the
 /// cell's particles. Membership is the integer test holds(): exact, so a
 /// target never accepts a cell that contains it, whatever the rounding of
 /// the centre of mass.
 template <class Criterion, class Real>
-ORRERY_HDI bool accepts_node(Real com_x, Real com_y, Real com_z, Real crit2, Real crit_rel, Real scale,
+ORRERY_HDI bool accepts_node(Real com_x, Real com_y, Real com_z, Real crit2, Real crit_rel, Real scale, Real cap2,
                              std::int32_t first, std::int32_t count, std::int32_t i, Real tx, Real ty, Real tz) {
   const Real d2 = xm::norm2(xm::sub(com_x, tx), xm::sub(com_y, ty), xm::sub(com_z, tz));
-  return Criterion::far(d2, crit2, crit_rel, scale) & !holds(first, count, i);
+  return Criterion::far(d2, crit2, crit_rel, scale, cap2) & !holds(first, count, i);
 }
 
 /// The criterion of a tree: relative when it was built with crit_rel.

@@ -67,7 +67,7 @@ ORRERY_HDI bool accepts_box(const OctreeView<Real>& t, const Cube& cube, std::in
                             Real max_scale) {
   const Real d2 = box_distance2(b, t.com_x[n], t.com_y[n], t.com_z[n]);
   const Real crit_rel = Criterion::kScaled ? t.crit_rel[n] : Real(0);
-  return Criterion::far(d2, t.crit2[n], crit_rel, max_scale) & !box_reaches_cell(b, t.key[n], t.level[n], cube);
+  return Criterion::far(d2, t.crit2[n], crit_rel, max_scale, t.cap2) & !box_reaches_cell(b, t.key[n], t.level[n], cube);
 }
 
 }  // namespace orrery::bh

@@ -24,7 +24,7 @@ struct GeometricOpening {
   static constexpr Opening kind = Opening::geometric;
   static constexpr bool kScaled = false;
   template <class Real>
-  ORRERY_HDI static bool far(Real d2, Real crit2, Real /*crit_rel*/, Real /*scale*/) {
+  ORRERY_HDI static bool far(Real d2, Real crit2, Real /*crit_rel*/, Real /*scale*/, Real /*cap2*/) {
     return d2 > crit2;
   }
 };

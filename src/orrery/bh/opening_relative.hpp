@@ -5,8 +5,9 @@
 // cap (GADGET's ErrTolThetaMax) and the angle of the bootstrap evaluation
 // that supplies a_old when there is none. Written as d^2 > crit_rel * scale:
 // crit_rel = side * sqrt(mass / tolerance) per node and a per-target scale
-// (relative_scale), both rounded once from double, so every backend decides
-// with the same bits.
+// 1 / sqrt(|a_old|) (relative_scale), both rounded once from double, so every
+// backend decides with the same bits; with G = 1 the tolerance is unit-free,
+// as GADGET's (docs/adr/0015).
 #include "orrery/bh/tree_params.hpp"
 #include "orrery/core/exact_math.hpp"
 
@@ -17,25 +18,39 @@ ORRERY_HDI double relative_coefficient(double mass, double side, double toleranc
   return xm::mul(side, xm::sqrt(xm::div(mass, tolerance)));
 }
 
-/// The relative test at a cell: d^2 > crit_rel * scale, or d^2 > 4 crit2,
-/// the cap: the relative criterion opens no cell that Barnes' criterion at
-/// theta / 2 (with 2 delta) would accept. Without the cap the few groups of
-/// a dense centre walk several times the mean and alone set the GPU walk's
-/// time; their accuracy stays that of the geometric walk at theta / 2. The
-/// two comparisons are exact: this is d^2 > min(crit_rel * scale, 4 crit2)
-/// without the minimum (one instruction fewer per node on the GPU).
+/// The cap's factor on crit2 for a cap angle of `fraction` times theta
+/// (TreeParams::relative_cap, in [0, 1]): 1 / fraction^2 in double, rounded
+/// once to Real; fraction 0 gives +inf (no cap). cap2 * crit2 is (side /
+/// (fraction theta) + delta / fraction)^2: Barnes' test at fraction * theta
+/// with delta / fraction. Fraction 0.5 gives 4, exactly.
 template <class Real>
-ORRERY_HDI bool relative_far(Real d2, Real crit_rel, Real scale, Real crit2) {
-  return (d2 > xm::mul(crit_rel, scale)) | (d2 > xm::mul(Real(4), crit2));
+ORRERY_HDI Real relative_cap_factor(double fraction) {
+  return static_cast<Real>(xm::div(1.0, xm::mul(fraction, fraction)));  // 1 / 0 = +inf
+}
+
+/// The relative test at a cell: d^2 > crit_rel * scale, or d^2 > cap2 *
+/// crit2, the cap: the relative criterion opens no cell that Barnes'
+/// criterion at relative_cap * theta (relative_cap_factor) would accept.
+/// Without the cap the few groups of a dense centre walk several times the
+/// mean and alone set the GPU walk's time, and on a uniform distribution the
+/// relative rule opens more than the geometric one at the same accuracy
+/// (docs/adr/0015); the capped targets keep the accuracy of the geometric
+/// walk at the cap's angle. The two comparisons are exact: this is d^2 >
+/// min(crit_rel * scale, cap2 * crit2) without the minimum (one instruction
+/// fewer per node on the GPU).
+template <class Real>
+ORRERY_HDI bool relative_far(Real d2, Real crit_rel, Real scale, Real crit2, Real cap2) {
+  return (d2 > xm::mul(crit_rel, scale)) | (d2 > xm::mul(cap2, crit2));
 }
 
 struct RelativeOpening {
   static constexpr Opening kind = Opening::relative;
   static constexpr bool kScaled = true;
-  /// Barnes' test at theta (the cap) and the relative test.
+  /// Barnes' test at theta and the relative test with its cap (cap2: the
+  /// tree's OctreeView::cap2).
   template <class Real>
-  ORRERY_HDI static bool far(Real d2, Real crit2, Real crit_rel, Real scale) {
-    return (d2 > crit2) & relative_far(d2, crit_rel, scale, crit2);
+  ORRERY_HDI static bool far(Real d2, Real crit2, Real crit_rel, Real scale, Real cap2) {
+    return (d2 > crit2) & relative_far(d2, crit_rel, scale, crit2, cap2);
   }
 };
 
@@ -59,19 +74,18 @@ ORRERY_HDI double relative_floor(double largest) { return xm::mul(kRelativeFloor
 
 /// The relative criterion's per-target factor from the target's acceleration
 /// in the previous evaluation, in double, rounded to Real (every backend
-/// computes these bits). It is 1/max(|a_old|, floor): GADGET's rule and ADR
-/// 0007 have 1/sqrt of that (d^4 >= mass side^2 / (tolerance |a|)), so the
-/// criterion as built is not that rule and its tolerance is not unit-free;
-/// the Barnes-Hut restructuring kept these bits (tests/golden) and left the
-/// correction, which changes results, to the accuracy work of issue 21. A zero acceleration
-/// (with a zero floor) gives the largest finite Real: the target then accepts
-/// only cells whose coefficient is zero (massless), or whose product
-/// overflows to never.
+/// computes these bits): 1 / sqrt(max(|a_old|, floor)), so that d^2 >
+/// crit_rel * scale is GADGET's d^4 > mass side^2 / (tolerance |a_old|)
+/// (docs/adr/0015: until then it was 1 / max(|a_old|, floor), a rule whose
+/// tolerance had units). A zero acceleration (with a zero floor) gives the
+/// largest finite Real: the target then accepts only cells whose coefficient
+/// is zero (massless), or whose product overflows to never (the cap's
+/// acceptance aside).
 template <class Real>
 ORRERY_HDI Real relative_scale(Real ax, Real ay, Real az, double floor = 0.0) {
   const double m = acceleration_magnitude(ax, ay, az);
   const double a = m > floor ? m : floor;
-  const double s = xm::div(1.0, a);
+  const double s = xm::div(1.0, xm::sqrt(a));
   constexpr double cap = sizeof(Real) == 4 ? 3.4028234663852886e38 : 1.7976931348623157e308;
   return static_cast<Real>(s < cap ? s : cap);
 }

@@ -26,7 +26,11 @@ struct TreeParams {
   int leaf_capacity = 16;     // a node with more particles is split (unless at the deepest level)
   Multipole multipole = Multipole::monopole;
   Opening opening = Opening::geometric;
-  double tolerance = 0.0025;  // relative opening: alpha (GADGET's ErrTolForceAcc), > 0
+  double tolerance = 0.002;   // relative opening: alpha (GADGET's ErrTolForceAcc, unit-free), > 0; docs/adr/0015
+  // Relative opening: the cap's angle as a fraction of theta, in [0, 1]: a
+  // cell that Barnes' criterion at relative_cap * theta accepts is accepted
+  // whatever the relative test says (opening_relative.hpp); 0: no cap.
+  double relative_cap = 0.5;
 };
 
 }  // namespace orrery::bh

@@ -287,7 +287,7 @@ __global__ void __launch_bounds__(kWalkBlock)
     const NodeSpan<Real> sp = node.span;
     const bool mine = want == n;
     const bool accept = mine & accepts_node<Criterion>(b.com_x, b.com_y, b.com_z, b.crit2, node_coefficient(node), scale,
-                                                 sp.first, sp.count, i, tx, ty, tz);
+                                                 t.cap2, sp.first, sp.count, i, tx, ty, tz);
     const bool leaf = sp.next == n + 1;
     const bool sum = mine & !accept & leaf;
     // The cell term (add_cell's), evaluated by every lane and kept by those

@@ -33,8 +33,8 @@ template <class Criterion, class Real>
 ORRERY_HDI bool accepts(const OctreeView<Real>& t, std::int32_t n, std::int32_t i, Real tx, Real ty, Real tz,
                         Real scale) {
   return accepts_node<Criterion>(t.com_x[n], t.com_y[n], t.com_z[n], t.crit2[n],
-                                 Criterion::kScaled ? t.crit_rel[n] : Real(0), scale, t.first[n], t.count[n], i, tx,
-                                 ty, tz);
+                                 Criterion::kScaled ? t.crit_rel[n] : Real(0), scale, t.cap2, t.first[n], t.count[n],
+                                 i, tx, ty, tz);
 }
 
 /// Whether the softening opens node n for the target at (tx, ty, tz): never

@@ -52,7 +52,8 @@ struct GravityConfig {
   // Which cells a target accepts (bh::Opening, docs/adr/0007): geometric
   // (theta alone) or relative (GADGET's criterion with tolerance, theta the cap).
   bh::Opening opening = bh::Opening::geometric;
-  double tolerance = 0.0025;   // relative opening: alpha (GADGET's ErrTolForceAcc), > 0
+  double tolerance = 0.002;    // relative opening: alpha (GADGET's ErrTolForceAcc, unit-free), > 0; docs/adr/0015
+  double relative_cap = 0.5;   // relative opening: the cap's angle as a fraction of theta, in [0, 1]
   // GPU tree walk (backend cuda, solver tree): tree_walk_gpu.hpp.
   std::string traversal = "coherent";  // coherent | independent
   int group_width = 32;                // coherent walk: lanes sharing a node index, 8 | 16 | 32 | 64

@@ -99,6 +99,7 @@ bh::TreeSolverConfig tree_solver_config(const GravityConfig& g) {
   c.tree.multipole = g.multipole_order >= 2 ? bh::Multipole::quadrupole : bh::Multipole::monopole;
   c.tree.opening = g.opening;
   c.tree.tolerance = g.tolerance;
+  c.tree.relative_cap = g.relative_cap;
   c.softening = g.softening;
   c.softening_kind = g.softening_kernel;
   c.math = g.math;

@@ -186,23 +186,66 @@ TEST(TreeSolver, GeometricIgnoresPreviousAccelerations) {
   EXPECT_EQ(ra.per_target, rb.per_target);
 }
 
+/// Solving with c is refused by an InputError naming `key` and what it accepts.
+void expect_refused(const bh::TreeSolverConfig& c, double value, const char* key, const char* accepted) {
+  const auto p = testing::uniform_cube(100, 5);
+  Accelerations<float> out(p.size());
+  try {
+    TreeSolver<float>(c).solve(p.sources(), out.view());
+    ADD_FAILURE() << key << " " << value << " was accepted";
+  } catch (const InputError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find(key), std::string::npos) << m;
+    EXPECT_NE(m.find(accepted), std::string::npos) << m;
+  }
+}
+
 TEST(TreeSolver, RelativeToleranceMustBePositiveAndFinite) {
   const auto p = testing::uniform_cube(100, 5);
   Accelerations<float> out(p.size());
   for (double tol : {0.0, -0.001, std::nan(""), std::numeric_limits<double>::infinity()}) {
     auto c = relative_config(bh::Multipole::monopole);
     c.tree.tolerance = tol;
-    try {
-      TreeSolver<float>(c).solve(p.sources(), out.view());
-      ADD_FAILURE() << "tolerance " << tol << " was accepted";
-    } catch (const InputError& e) {
-      const std::string m = e.what();
-      EXPECT_NE(m.find("gravity.tolerance"), std::string::npos) << m;
-      EXPECT_NE(m.find("> 0"), std::string::npos) << m;
-    }
+    expect_refused(c, tol, "gravity.tolerance", "> 0");
     // The geometric opening has no tolerance to check.
     c.tree.opening = bh::Opening::geometric;
     EXPECT_NO_THROW(TreeSolver<float>(c).solve(p.sources(), out.view())) << tol;
+  }
+}
+
+TEST(TreeSolver, RelativeCapMustBeInZeroToOne) {
+  for (double cap : {-0.1, 1.01, std::nan("")}) {
+    auto c = relative_config(bh::Multipole::monopole);
+    c.tree.relative_cap = cap;
+    expect_refused(c, cap, "gravity.relative_cap", "[0, 1]");
+  }
+}
+
+// The cap (docs/adr/0015): relative_cap 1 accepts every cell Barnes' test at
+// theta accepts, so the relative walk is the geometric walk at theta, bit for
+// bit; a smaller cap lets the relative test open more (more interactions, in
+// the order of the caps), and 0 (no cap) the most.
+TEST(TreeSolver, RelativeCapBoundsWhatTheRelativeTestOpens) {
+  const auto p = ic::to_precision<float>(ic::plummer_sphere(3001, 9));
+  auto c = relative_config(bh::Multipole::quadrupole);
+  c.tree.opening = bh::Opening::geometric;
+  Accelerations<float> g(p.size());
+  const auto rg = TreeSolver<float>(c).solve(p.sources(), g.view(), {.per_target_counts = true});
+  c.tree.opening = bh::Opening::relative;
+  c.tree.tolerance = 1e-4;  // strict: the relative test alone would open deep
+  std::uint64_t previous = 0;
+  for (double cap : {1.0, 0.7, 0.5, 0.0}) {
+    c.tree.relative_cap = cap;
+    Accelerations<float> a(p.size());
+    const auto r = TreeSolver<float>(c).solve(p.sources(), a.view(), {.per_target_counts = true});
+    const std::uint64_t work = r.total.cell_interactions + r.total.particle_interactions;
+    if (cap == 1.0) {
+      EXPECT_TRUE(same_bits(a.ax, g.ax) && same_bits(a.ay, g.ay) && same_bits(a.az, g.az));
+      EXPECT_EQ(r.per_target, rg.per_target);
+    } else {
+      EXPECT_GT(work, previous) << "cap " << cap;
+    }
+    previous = work;
   }
 }
 

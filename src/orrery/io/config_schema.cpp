@@ -172,10 +172,10 @@ std::vector<KeySpec> build_schema() {
   s.push_back({"gravity.mpi_layout", ValueType::string, std::string("replicated"),
                "Under mpirun: how the force solve is spread over the ranks (one process ignores it). replicated: "
                "every rank holds every particle and walks a share of the targets (docs/adr/0013). distributed: the "
-               "CPU tree is distributed, each rank holding only its domain's particles and receiving the nodes "
+               "tree is distributed, each rank holding only its domain's particles and receiving the nodes "
                "its walks need from the others (local essential trees, docs/adr/0012; outputs gathered to rank 0 "
-               "in pieces); gravity.solver = \"tree\", gravity.backend = \"cpu\" and integration.kind = "
-               "\"global\" only. Both give one process's bits for every number of ranks.",
+               "in pieces); gravity.solver = \"tree\" (CPU ranks, or each rank's walk on its GPU) and "
+               "integration.kind = \"global\" only. Both give one process's bits for every number of ranks.",
                {"replicated", "distributed"}, {}, false,
                ORRERY_NAMED(gravity.mpi_layout, gravity::RankLayout::replicated, gravity::RankLayout::distributed)});
   s.push_back({"gravity.max_particles_per_rank", ValueType::integer, std::int64_t{0},
@@ -184,10 +184,21 @@ std::vector<KeySpec> build_schema() {
                "every force solve; a rank past it stops the run with an error naming the rank and the counts "
                "(a memory budget: more ranks hold fewer each). 0: no limit.",
                {}, 0.0, false, ORRERY_FIELD(gravity.max_particles_per_rank)});
-  s.push_back({"gravity.tolerance", ValueType::real, 0.0025,
+  s.push_back({"gravity.tolerance", ValueType::real, 0.002,
                "Tree solver, opening = \"relative\": alpha, the force error allowed per interaction relative to the "
-               "target's acceleration (GADGET's ErrTolForceAcc). Smaller is more accurate and slower.",
+               "target's acceleration (GADGET's ErrTolForceAcc, unit-free with G = 1; docs/adr/0015). Smaller is "
+               "more accurate and slower.",
                {}, 0.0, true, ORRERY_FIELD(gravity.tolerance)});
+  {
+    KeySpec cap{"gravity.relative_cap", ValueType::real, 0.5,
+                "Tree solver, opening = \"relative\": the cap's angle as a fraction of gravity.theta. A cell that "
+                "Barnes' criterion at relative_cap * theta accepts is used as a whole whatever the relative test "
+                "says, which bounds the cost where the relative rule would open far more than the geometric one "
+                "(dense centres, uniform regions); 0: no cap, 1: the geometric criterion at theta (docs/adr/0015).",
+                {}, 0.0, false, ORRERY_FIELD(gravity.relative_cap)};
+    cap.max = 1.0;
+    s.push_back(std::move(cap));
+  }
   s.push_back({"gravity.math", ValueType::string, std::string("fast"),
                "Force-kernel arithmetic. exact: IEEE division and square root, explicit fma, no contraction: the "
                "GPU's accelerations equal the CPU's bit for bit. fast: the GPU may use rsqrt and flush denormals "
@@ -341,6 +352,7 @@ std::string KeySpec::accepted() const {
   }
   std::string out = type == ValueType::integer ? "an integer" : (type == ValueType::real ? "a number" : "a " + std::string(to_string(type)));
   if (min) out += (min_exclusive ? " > " : " >= ") + number(*min);
+  if (max) out += (min ? " and <= " : " <= ") + number(*max);
   if (unset) out += ", or " + number(*unset) + " (" + unset_means + ")";
   return out;
 }
@@ -356,7 +368,9 @@ bool KeySpec::accepts(const Value& v) const {
   } else {
     return true;
   }
-  if (!min || (unset && x == *unset)) return true;
+  if (unset && x == *unset) return true;
+  if (max && x > *max) return false;
+  if (!min) return true;
   return min_exclusive ? x > *min : x >= *min;
 }
 

@@ -45,6 +45,7 @@ struct KeySpec {
   /// Numbers: a value below min accepted as "not set" (the default), and what it means.
   std::optional<double> unset = {};
   std::string unset_means = {};
+  std::optional<double> max = {};  // numbers: upper bound (accepted itself)
 
   /// What the key accepts, in words: "a number > 0", "one of: single, double".
   std::string accepted() const;

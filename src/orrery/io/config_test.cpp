@@ -76,6 +76,7 @@ opening = "relative"
 mpi_layout = "distributed"
 max_particles_per_rank = 100000
 tolerance = 0.005
+relative_cap = 0.6
 math = "exact"
 traversal = "independent"
 group_width = 16
@@ -224,6 +225,13 @@ TEST(Config, RelativeOpeningKeys) {
   EXPECT_CONTAINS(error_of([] { Config::defaults().set("gravity.tolerance=-0.002"); }),
                   "gravity.tolerance = -0.002 is not accepted; accepted: a number > 0");
   EXPECT_CONTAINS(error_of([] { Config::defaults().set("gravity.tolerance=nan"); }), "gravity.tolerance = nan");
+  // The cap: a fraction of theta in [0, 1], both ends accepted.
+  EXPECT_EQ(Config::from_string("[gravity]\nrelative_cap = 0.0\n").run_config().gravity.relative_cap, 0.0);
+  EXPECT_EQ(Config::from_string("[gravity]\nrelative_cap = 1.0\n").run_config().gravity.relative_cap, 1.0);
+  EXPECT_CONTAINS(error_of([] { Config::from_string("[gravity]\nrelative_cap = 1.5\n"); }),
+                  "gravity.relative_cap = 1.5 is not accepted; accepted: a number >= 0 and <= 1");
+  EXPECT_CONTAINS(error_of([] { Config::defaults().set("gravity.relative_cap=-0.1"); }),
+                  "gravity.relative_cap = -0.1 is not accepted; accepted: a number >= 0 and <= 1");
   EXPECT_CONTAINS(error_of([] { Config::from_string("[gravity]\ntolerance = \"tight\"\n"); }),
                   "gravity.tolerance = \"tight\" has the wrong type; accepted: a number > 0");
 }

@@ -115,7 +115,8 @@ void write_let(ByteWriter &w, const LocalTree<Real> &own,
   for (auto &b : boxes)
     b.box = shrunk(b.box, shrink);
   if (!boxes.empty()) {
-    const bh::OctreeView<Real> v = own.nodes.view();
+    bh::OctreeView<Real> v = own.nodes.view();
+    v.cap2 = own.cap2;
     bh::with_opening(v, [&](auto criterion) {
       using Criterion = decltype(criterion);
       const auto every_box_accepts = [&](std::int32_t n) {

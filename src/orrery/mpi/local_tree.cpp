@@ -23,6 +23,7 @@ LocalTree<Real> build_local_tree(const RankParticles<Real>& s, std::span<const s
                                  std::int64_t leaf_begin, std::int64_t leaf_end, const bh::Cube& cube,
                                  const bh::TreeParams& params) {
   LocalTree<Real> out;
+  out.cap2 = bh::relative_cap_factor<Real>(params.relative_cap);
   const bool quad = params.multipole == bh::Multipole::quadrupole;
   for (std::int64_t l = leaf_begin; l < leaf_end; ++l) {
     const std::int32_t c = top.leaves[static_cast<std::size_t>(l)];

@@ -24,6 +24,7 @@ struct LocalTree {
   std::vector<std::int32_t> next;   // first node after the subtree, in `nodes`
   std::vector<std::int32_t> roots;  // the node of each of the domain's top leaves, in Morton order
   std::vector<bh::NodeMoments> root_moments;  // their moments in double (top_moments.hpp combines them)
+  Real cap2 = Real(0);  // the relative opening's cap of the parameters (bh::OctreeView::cap2)
 };
 
 /// The subtrees of top leaves [leaf_begin, leaf_end) (top.leaves order) over
