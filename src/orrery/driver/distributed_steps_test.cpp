@@ -144,3 +144,60 @@ TEST(DistributedSteps, ARestartOnAnotherDecompositionContinuesBitForBit) {
 
 }  // namespace
 }  // namespace orrery::driver
+
+namespace orrery::driver {
+namespace {
+
+// Block time steps over the distributed tree (distributed_block_steps.hpp)
+// against one process's integrate::BlockLeapfrog with the CPU TreeSolver:
+// every particle's state and bin bit for bit after a few block steps whose
+// substeps walk a few active particles (several bins occupied: asserted, so
+// the subset solves ran), and the same histogram and evaluations.
+template <class Real>
+void expect_block_steps_like_one_process(const Particles<Real>& p, bh::Opening opening, int multipole,
+                                         integrate::StepRule rule, int steps) {
+  const auto comm = mpi::Communicator::world();
+  const auto config = tree_config(opening, multipole);
+  const double dt_max = 1.0 / 16;
+  const integrate::BlockStepConfig block{rule, 1e-6};
+  integrate::SimulationState state;
+  state.dt = dt_max;
+  integrate::Simulation<Real> one(p, std::make_unique<gravity::TreeSolver<Real>>(config), state);
+  one.use_block_steps(block);
+  DistributedSteps<Real> run(mpi::share_of(p, comm.rank(), comm.size()), config, comm, dt_max);
+  run.use_block_steps(block);
+  std::vector<std::int64_t> substeps;
+  run.block_steps()->on_substep = [&](const integrate::Substep& s) { substeps.push_back(s.active); };
+  for (int s = 0; s < steps; ++s) {
+    one.step();
+    run.step(false, s * dt_max, s);
+  }
+  const auto histogram = run.block_steps()->histogram(run.particles(), comm);
+  EXPECT_EQ(histogram, one.time_bin_histogram());
+  EXPECT_GE(std::count_if(histogram.begin(), histogram.end(), [](std::int64_t c) { return c > 0; }), 3)
+      << "fewer than three bins occupied: the substeps were not subset solves";
+  EXPECT_GT(substeps.size(), static_cast<std::size_t>(steps)) << "no substeps below the longest step";
+  EXPECT_EQ(run.block_steps()->target_evaluations(), one.block_steps()->target_evaluations());
+  const mpi::RankParticles<Real> got = run.gathered();
+  const Particles<Real>& want = one.particles();
+  const std::vector<integrate::TimeBin>& bins = one.time_bins();
+  std::int64_t wrong = 0;
+  for (std::int64_t i = 0; i < want.size(); ++i)
+    wrong += !(got.p.id[i] == want.id[i] && same(got.p.x[i], want.x[i]) && same(got.p.y[i], want.y[i]) &&
+               same(got.p.z[i], want.z[i]) && same(got.p.vx[i], want.vx[i]) && same(got.p.vy[i], want.vy[i]) &&
+               same(got.p.vz[i], want.vz[i]) && got.bin[i] == bins[i] && same(got.a.ax[i], one.accelerations().ax[i]));
+  EXPECT_EQ(wrong, 0) << "particles whose state or bin is not one process's (of " << want.size() << ")";
+}
+
+TEST(DistributedBlockSteps, CollidingPlummerSpheresRunAsOneProcess) {
+  expect_block_steps_like_one_process(ic::to_precision<float>(ic::plummer_collision(1500, 5)), bh::Opening::geometric, 1,
+                                      {integrate::StepCriterion::softening, 0.025, 0.01}, 2);
+}
+
+TEST(DistributedBlockSteps, HernquistHaloWithTheRelativeOpeningRunsAsOneProcess) {
+  expect_block_steps_like_one_process(ic::to_precision<double>(ic::hernquist_sphere(1500, 5)), bh::Opening::relative, 2,
+                                      {integrate::StepCriterion::dynamical, 0.02, 0}, 2);
+}
+
+}  // namespace
+}  // namespace orrery::driver
