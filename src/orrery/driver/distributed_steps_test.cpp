@@ -16,9 +16,11 @@
 
 #include "orrery/driver/distributed_steps.hpp"
 #include "orrery/gravity/tree_solver.hpp"
+#include "orrery/core/error.hpp"
 #include "orrery/ic/collision.hpp"
 #include "orrery/ic/hernquist.hpp"
 #include "orrery/ic/initial_conditions.hpp"
+#include "orrery/ic/plummer.hpp"
 #include "orrery/integrate/simulation.hpp"
 #include "orrery/io/snapshot.hpp"
 #include "orrery/io/test_files.hpp"
@@ -197,6 +199,50 @@ TEST(DistributedBlockSteps, CollidingPlummerSpheresRunAsOneProcess) {
 TEST(DistributedBlockSteps, HernquistHaloWithTheRelativeOpeningRunsAsOneProcess) {
   expect_block_steps_like_one_process(ic::to_precision<double>(ic::hernquist_sphere(1500, 5)), bh::Opening::relative, 2,
                                       {integrate::StepCriterion::dynamical, 0.02, 0}, 2);
+}
+
+}  // namespace
+}  // namespace orrery::driver
+
+namespace orrery::driver {
+namespace {
+
+// A particle whose step the bins do not hold (two particles 1e-4 apart,
+// softening 0.001, dt_min = dt_max / 64): every rank stops with an
+// InputError at the same substep; the rank holding the particle one
+// process names first says exactly what one process says, the others that
+// they stop.
+TEST(DistributedBlockSteps, AStepBelowDtMinStopsEveryRankNamingOneProcesssParticle) {
+  const auto comm = mpi::Communicator::world();
+  auto p = ic::to_precision<float>(ic::plummer_sphere(50, 2));
+  p.x[7] = p.x[8] + 1e-4f;
+  p.y[7] = p.y[8];
+  p.z[7] = p.z[8];
+  auto g = testing::checked_tree("cpu", bh::Opening::geometric);
+  g.softening = 0.001;
+  const auto config = gravity::tree_solver_config(g);
+  const integrate::BlockStepConfig block{{integrate::StepCriterion::softening, 0.025, 0.001}, 1.0 / 1024};
+  integrate::SimulationState state;
+  state.dt = 1.0 / 16;
+  const auto message = [](auto&& step) {
+    try {
+      step();
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  integrate::Simulation<float> one(p, std::make_unique<gravity::TreeSolver<float>>(config), state);
+  one.use_block_steps(block);
+  const std::string want = message([&] { one.step(); });
+  ASSERT_NE(want.find("integration.dt_min"), std::string::npos) << want;
+  DistributedSteps<float> run(mpi::share_of(p, comm.rank(), comm.size()), config, comm, state.dt);
+  run.use_block_steps(block);
+  const std::string got = message([&] { run.step(); });
+  std::vector<std::uint64_t> naming = {got == want ? 1u : 0u};
+  comm.sum(naming);
+  EXPECT_EQ(naming[0], 1u) << "rank " << comm.rank() << ": " << got;
+  if (got != want) EXPECT_NE(got.find(" stops: particle "), std::string::npos) << got;
 }
 
 }  // namespace
