@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <span>
 #include <string>
 #include <utility>
 
@@ -112,7 +113,7 @@ SolverReport DistributedTree<Real>::solve(RankParticles<Real>& particles, const 
   const std::size_t m = which.size();
   std::vector<Real> ax(m), ay(m), az(m), pot(options.potential ? m : 0);
   std::vector<InteractionCounts> counts(m);
-  std::vector<std::int32_t> targets(m);
+  std::vector<std::int32_t> targets(active_only ? m : 0);  // their indices in the assembled tree (active_only)
   std::vector<Real> target_scale;
   // One evaluation: the local essential trees for these scales, then the walk.
   const auto evaluate = [&](const std::vector<Real>& scale, bool potential) {
@@ -136,21 +137,26 @@ SolverReport DistributedTree<Real>::solve(RankParticles<Real>& particles, const 
                  static_cast<std::int64_t>(n));
     report.add_phase("exchange", since(te));
     te = Clock::now();
-    target_scale.resize(scale.empty() ? 0 : m);
-    for (std::size_t j = 0; j < m; ++j) {
-      targets[j] = tree_.own[which[j]];  // ascending: tree_.own is
-      if (!scale.empty()) target_scale[j] = scale[which[j]];
+    if (active_only) {
+      target_scale.resize(scale.empty() ? 0 : m);
+      for (std::size_t j = 0; j < m; ++j) {
+        targets[j] = tree_.own[which[j]];  // ascending: tree_.own is
+        if (!scale.empty()) target_scale[j] = scale[which[j]];
+      }
     }
+    // Every particle: the targets are tree_.own itself, the scales scale's.
+    const std::span<const std::int32_t> walked = active_only ? std::span<const std::int32_t>(targets) : tree_.own;
+    const std::vector<Real>& walked_scale = active_only ? target_scale : scale;
     if (m > 0)
-      walk_->walk(tree_.tree, targets, potential, ax.data(), ay.data(), az.data(), potential ? pot.data() : nullptr,
-                  counts.data(), scale.empty() ? nullptr : target_scale.data());
+      walk_->walk(tree_.tree, walked, potential, ax.data(), ay.data(), az.data(), potential ? pot.data() : nullptr,
+                  counts.data(), walked_scale.empty() ? nullptr : walked_scale.data());
     // The check is collective, so that every rank stops at the same point.
     std::int64_t bad = -1;
     for (std::size_t j = 0; j < m && bad < 0; ++j)
       if (std::isnan(ax[j]) | std::isnan(ay[j]) | std::isnan(az[j])) bad = static_cast<std::int64_t>(j);
     const int first_bad = comm_.max(bad >= 0 ? comm_.size() - rank : 0);
     if (bad >= 0)
-      throw_missing_node(tree_, targets[bad], s.p.id[which[bad]], scale.empty() ? Real(0) : target_scale[bad], rank);
+      throw_missing_node(tree_, walked[bad], s.p.id[which[bad]], walked_scale.empty() ? Real(0) : walked_scale[bad], rank);
     if (first_bad > 0)
       throw RuntimeFailure("rank " + std::to_string(rank) + " stops: rank " + std::to_string(comm_.size() - first_bad) +
                            "'s walk opened a node it was not sent (that rank names it)");
