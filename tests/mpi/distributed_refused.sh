@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The distributed tree (docs/adr/0012) is the tree solver's alone (CPU ranks
-# or a GPU per rank), with the global step: another solver, or block time steps, with
+# or a GPU per rank), with the global step or block time steps: another solver with
 # gravity.mpi_layout = "distributed" is refused on every rank before
 # anything is written, status 2, each rank's line naming the layout, what
 # it was given and what is accepted.
@@ -20,6 +20,4 @@ refused() {
 }
 refused "the direct solver" 'gravity.solver = "direct".*accepted: solver "tree" \(on the CPU or one GPU per rank\)' \
   "${small_run[@]}" --set gravity.solver=direct
-refused "block steps" 'integration.kind = "block"; accepted: integration.kind = "global"' \
-  "${tree_run[@]}" --set integration.kind=block
-echo "the distributed layout without the tree solver or with block steps: refused with status 2 before any output"
+echo "the distributed layout without the tree solver: refused with status 2 before any output"

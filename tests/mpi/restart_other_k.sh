@@ -5,7 +5,9 @@
 # byte-identical. Each run writes to a directory of the same name ("out", in
 # its own folder) so the configuration stored in the snapshots is the same text.
 # Arguments are added to every run's (mpi.restart_other_k_distributed:
-# --set gravity.mpi_layout=distributed, which one process ignores).
+# --set gravity.mpi_layout=distributed, which one process ignores;
+# mpi.restart_other_k_distributed_block: and block time steps, whose bins the
+# checkpoint holds).
 source "$(dirname "$0")/../cli/lib.sh"
 source "$(dirname "$0")/lib.sh"
 tree_run=("${tree_run[@]}" "$@")
@@ -15,6 +17,9 @@ mkdir one ranks
 (cd one && "$ORRERY" run "${tree_run[@]}" --set integration.t_end=0.25 --set output.directory=out >/dev/null)
 (cd ranks && on_ranks "$first" run "${tree_run[@]}" --set integration.t_end=0.25 --set output.directory=out >/dev/null)
 checkpoint=$(cd ranks && ls out/checkpoint_*.orrck)
+# The same columns (with block steps, the time bins too): the same size as one process's file.
+[ "$(stat -c %s "ranks/$checkpoint")" = "$(stat -c %s "one/$checkpoint")" ] ||
+  fail "the checkpoint of $first ranks holds other columns than one process's: $(stat -c %s "ranks/$checkpoint" "one/$checkpoint")"
 (cd one && "$ORRERY" run --restart "$checkpoint" --set integration.t_end=0.5 "$@" >/dev/null)
 (cd ranks && on_ranks "$second" run --restart "$checkpoint" --set integration.t_end=0.5 "$@" >/dev/null)
 cmp -s "one/$checkpoint" "ranks/$checkpoint" && fail "two runs share a run identity: the comparison below proves nothing new"

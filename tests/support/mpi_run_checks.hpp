@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <fstream>
 #include <string>
 #include <utility>
@@ -27,15 +28,25 @@ inline int world_rank() {
   return rank;
 }
 
-/// The diagnostics log without its wall-time columns (wall_*): what must not depend on K.
+/// A CSV log without its wall-time columns (wall_* and every column after
+/// the first of them): what must not depend on K. The diagnostics, substep
+/// and time-bin logs.
 inline std::vector<std::string> physical_columns(const std::filesystem::path& csv) {
   std::ifstream in(csv);
   std::vector<std::string> rows;
   std::string line;
-  std::size_t keep = 0;
+  std::size_t fields = std::string::npos;  // the columns kept
   while (std::getline(in, line)) {
-    if (keep == 0) keep = line.find(",wall_");
-    rows.push_back(line.substr(0, keep == std::string::npos ? line.size() : keep));
+    if (fields == std::string::npos) {
+      const std::size_t wall = line.find(",wall_");
+      fields = wall == std::string::npos
+                   ? wall
+                   : static_cast<std::size_t>(std::count(line.begin(), line.begin() + static_cast<std::ptrdiff_t>(wall), ',')) + 1;
+    }
+    std::size_t cut = line.size(), commas = 0;  // at the comma that ends the last column kept
+    for (std::size_t i = 0; i < line.size() && cut == line.size(); ++i)
+      if (line[i] == ',' && ++commas == fields) cut = i;
+    rows.push_back(line.substr(0, cut));
   }
   return rows;
 }
@@ -85,6 +96,12 @@ void expect_run_like_one_process(const std::vector<std::string>& settings, std::
   EXPECT_EQ(a.time_bins, b.time_bins);  // block steps: the same bins on every rank count
   EXPECT_EQ(a.state.initial_energy, b.state.initial_energy);
   EXPECT_EQ(physical_columns(s.run.diagnostics), physical_columns(o.run.diagnostics));
+  // Block steps: the substep and time-bin logs too (every column before the wall times).
+  for (const char* log : {"substeps.csv", "time_bins.csv"}) {
+    const auto mine = s.run.diagnostics.parent_path() / log, theirs = o.run.diagnostics.parent_path() / log;
+    EXPECT_EQ(std::filesystem::exists(mine), std::filesystem::exists(theirs)) << log;
+    if (std::filesystem::exists(theirs)) EXPECT_EQ(physical_columns(mine), physical_columns(theirs)) << log;
+  }
   EXPECT_EQ(s.snapshots, o.snapshots);
   for (int k = 0; k < o.snapshots; ++k) {
     const std::string name = "snapshot_000" + std::to_string(k) + ".h5";

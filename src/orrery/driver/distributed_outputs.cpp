@@ -32,7 +32,7 @@ auto& column_of(Set& s, Column c) {
     case Column::potential: return s.a.potential;
     case Column::ax: return s.a.ax;
     case Column::ay: return s.a.ay;
-    default: return s.a.az;  // Column::id is not a Real column: the callers take it apart
+    default: return s.a.az;  // Column::id and time_bin are not Real columns: the callers take them apart
   }
 }
 
@@ -100,6 +100,7 @@ io::ColumnSource index_order_source(const mpi::RankParticles<Real>& s, const mpi
   return [&s, &order, last](Column c, std::int64_t begin, std::int64_t end) {
     if (last->begin != begin || last->end != end) *last = order.piece(begin, end);
     if (c == Column::id) return order.gather(*last, std::as_bytes(std::span(s.p.id)), sizeof(std::uint64_t));
+    if (c == Column::time_bin) return order.gather(*last, std::as_bytes(std::span(s.bin)), sizeof(std::int8_t));
     return order.gather(*last, std::as_bytes(std::span(column_of(s, c))), sizeof(Real));
   };
 }

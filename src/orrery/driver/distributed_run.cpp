@@ -15,7 +15,9 @@
 #include "orrery/driver/setup.hpp"
 #include "orrery/gravity/dispatch.hpp"
 #include "orrery/gravity/tree_solver.hpp"
+#include "orrery/integrate/block_step_logs.hpp"
 #include "orrery/integrate/diagnostics_output.hpp"
+#include "orrery/integrate/run.hpp"
 #include "orrery/integrate/step_count.hpp"
 #include "orrery/io/checkpoint.hpp"
 #include "orrery/io/snapshot.hpp"
@@ -49,7 +51,7 @@ class DistributedRun {
   void step() {
     bool potential = false;
     for (const auto& o : outputs_) potential |= o.needs_potential & o.schedule.due(state_.step + 1, state_.dt);
-    steps_.step(potential);
+    steps_.step(potential, time(), state_.step);
     ++state_.step;
     run_outputs(false);
   }
@@ -81,7 +83,7 @@ class DistributedRun {
 template <class Real>
 RunSummary run_distributed_in(const integrate::RunConfig& config, const RunOptions& options,
                               const std::function<void(const integrate::Progress&)>& on_progress) {
-  Ranks::require_distributed(config.gravity, config.integration.block());
+  Ranks::require_distributed(config.gravity);
   const std::filesystem::path dir = config.output.directory;
   const Ranks ranks = Ranks::world();
   const mpi::Communicator& comm = ranks.comm();
@@ -94,6 +96,7 @@ RunSummary run_distributed_in(const integrate::RunConfig& config, const RunOptio
   io::ParticleTypes types;
   std::int64_t n = 0;
   bool restored = false;
+  bool restored_bins = false;  // a checkpoint's time bins (block steps) are in mine.bin
   if (!options.restart.empty()) {
     // Every rank verifies the file (reading it in pieces) and reads its block of rows.
     io::verify_checkpoint(options.restart);
@@ -114,6 +117,10 @@ RunSummary run_distributed_in(const integrate::RunConfig& config, const RunOptio
     mine.index.resize(rows);
     for (std::size_t k = 0; k < rows; ++k) mine.index[k] = static_cast<std::uint64_t>(b) + k;
     mine.work.assign(rows, 0);
+    // Bins, like accelerations, are stored for every row or for none.
+    restored_bins = comm.max(c.time_bins.empty() ? 0 : 1) == 1;
+    mine.bin = restored_bins ? std::move(c.time_bins) : std::vector<std::int8_t>(rows, 0);
+    mine.active.assign(rows, 0);
   } else {
     // Made whole on every rank (O(N) once), then cut to this rank's block.
     auto initial = parts::initial_particles<Real>(config);
@@ -133,6 +140,8 @@ RunSummary run_distributed_in(const integrate::RunConfig& config, const RunOptio
   budget.budget_key = "gravity.max_particles_per_rank";
   const std::shared_ptr<mpi::LetWalk<Real>> walk = ranks.let_walk<Real>(config.gravity);
   DistributedRun<Real> sim(DistributedSteps<Real>(std::move(mine), tree, comm, state.dt, restored, budget, walk), state);
+  const bool block = config.integration.block();
+  if (block) sim.steps().use_block_steps(integrate::block_step_config(config), restored_bins);
   const mpi::RankParticles<Real>& particles = sim.steps().particles();
   summary.first_step = sim.step_count();
   // One process's tree solver's name (its bits): the snapshots store it.
@@ -144,6 +153,12 @@ RunSummary run_distributed_in(const integrate::RunConfig& config, const RunOptio
   const auto log = parts::diagnostics_log(config, options, ranks, sim.step_count(), summary);
   parts::Watch watch(config, options, ranks, summary);
   const std::int64_t piece = options.output_piece > 0 ? options.output_piece : io::kColumnPiece;
+  // Block steps: the substep and time-bin logs of one process (integrate/block_step_logs.hpp), from rank 0.
+  std::vector<std::shared_ptr<diag::CsvFile>> block_logs;
+  if (block) {
+    block_logs = parts::block_step_logs(config, options, ranks, sim.step_count(), sim.steps().block_steps()->deepest());
+    if (!block_logs.empty()) sim.steps().block_steps()->on_substep = integrate::substep_writer(block_logs[0]);
+  }
   const auto start = std::chrono::steady_clock::now();
   sim.add_output({"diagnostics", {config.output.diagnostics_interval}, true, [&] {
                     sim.steps().potentials();
@@ -154,8 +169,17 @@ RunSummary run_distributed_in(const integrate::RunConfig& config, const RunOptio
                     if (std::isnan(st.initial_energy)) st.initial_energy = d.total;
                     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
                     if (log) log->write(d, sim.steps().timers().totals(), wall);
-                    watch.row(d, st.dt, false, [&] { return distributed_smallest_step(watch.rule, particles, comm); });
+                    watch.row(d, st.dt, block, [&] { return distributed_smallest_step(watch.rule, particles, comm); });
                   }});
+  if (block)
+    sim.add_output({"diagnostics", {config.output.diagnostics_interval}, false, [&] {
+                      const auto& steps = sim.steps();
+                      const auto histogram = steps.block_steps()->histogram(particles, comm);
+                      // None before the first block step, which assigns the bins.
+                      if (!steps.block_steps()->has_bins() || block_logs.empty()) return;
+                      block_logs[1]->row(integrate::time_bins_row(sim.time(), sim.step_count(), histogram),
+                                         "the row of step " + std::to_string(sim.step_count()));
+                    }});
   if (config.output.snapshot_interval > 0) {
     auto info = snapshot_info(config, summary.run.solver, options.config_toml);
     info.types = types;
@@ -184,11 +208,13 @@ RunSummary run_distributed_in(const integrate::RunConfig& config, const RunOptio
     head.counters = counters;
     const mpi::IndexOrder order(particles.index, comm);
     const auto path = io::write_rotating_checkpoint_in_pieces<Real>(
-        dir, head, order.total(), true, index_order_source(particles, order),
+        dir, head, order.total(), true, sim.steps().block_steps() && sim.steps().block_steps()->has_bins(),
+        index_order_source(particles, order),
         static_cast<int>(config.output.checkpoint_keep), ranks.writes(), piece);
     if (ranks.writes()) summary.checkpoint = path;
   };
   parts::run_steps(sim, config, options, ranks, watch, log, write_checkpoint, on_progress);
+  for (const auto& file : block_logs) file->close();
   return summary;
 }
 

@@ -10,11 +10,14 @@
 // step's outputs want them), kick dt/2; potentials asked for after that
 // come from a solve that keeps the accelerations the run integrates with.
 // So a run has the bits of one process's Simulation with the CPU
-// TreeSolver on any K, outputs included.
+// TreeSolver on any K, outputs included. With use_block_steps, a step is
+// one block step of DistributedBlockLeapfrog (integrate::Simulation's
+// advance_block, one for one).
 #include <cstdint>
 #include <memory>
 #include <utility>
 
+#include "orrery/driver/distributed_block_steps.hpp"
 #include "orrery/integrate/leapfrog.hpp"
 #include "orrery/integrate/phase_timers.hpp"
 #include "orrery/mpi/distributed_tree.hpp"
@@ -40,9 +43,38 @@ class DistributedSteps {
         have_forces_(restored),
         have_previous_(restored) {}
 
+  /// Integrates with block time steps from now on, dt the longest step.
+  /// `restored_bins`: particles().bin holds a checkpoint's bins (checked);
+  /// otherwise the first block step assigns them. Collective.
+  void use_block_steps(const integrate::BlockStepConfig& config, bool restored_bins = false) {
+    std::vector<std::uint64_t> n = {static_cast<std::uint64_t>(particles_.size())};
+    comm_.sum(n);
+    block_ = std::make_unique<DistributedBlockLeapfrog<Real>>(config, dt_, static_cast<std::int64_t>(n[0]));
+    if (restored_bins) block_->restore_bins(particles_, comm_);
+  }
+  /// The block integrator (null with the global step).
+  DistributedBlockLeapfrog<Real>* block_steps() { return block_.get(); }
+  const DistributedBlockLeapfrog<Real>* block_steps() const { return block_.get(); }
+
   /// One step; with `potential` the solve after the drift computes the
-  /// potentials too (the step's outputs want them). Collective.
-  void step(bool potential = false) {
+  /// potentials too (the step's outputs want them). With block steps, one
+  /// block step from `time` (the step number `step_count` before it, for the
+  /// substep log). Collective.
+  void step(bool potential = false, double time = 0, std::int64_t step_count = 0) {
+    if (block_) {
+      // The first block step assigns the bins from the evaluation at the
+      // start, which the dynamical criterion needs with the potentials.
+      if (block_->needs_potential() && !block_->has_bins())
+        potentials();
+      else
+        accelerations();
+      have_forces_ = false;
+      block_->step(particles_, tree_, comm_, potential, time, step_count, timers_);
+      // The last substep solved every particle.
+      have_forces_ = have_previous_ = true;
+      have_potential_ = potential || block_->needs_potential();
+      return;
+    }
     accelerations();
     const Real half = static_cast<Real>(0.5 * dt_);
     {
@@ -105,6 +137,7 @@ class DistributedSteps {
 
   mpi::DistributedTree<Real> tree_;
   mpi::Communicator comm_;
+  std::unique_ptr<DistributedBlockLeapfrog<Real>> block_;  // null with the global step
   mpi::RankParticles<Real> particles_;
   double dt_;
   integrate::PhaseTimers timers_;

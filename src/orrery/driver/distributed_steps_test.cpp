@@ -16,9 +16,11 @@
 
 #include "orrery/driver/distributed_steps.hpp"
 #include "orrery/gravity/tree_solver.hpp"
+#include "orrery/core/error.hpp"
 #include "orrery/ic/collision.hpp"
 #include "orrery/ic/hernquist.hpp"
 #include "orrery/ic/initial_conditions.hpp"
+#include "orrery/ic/plummer.hpp"
 #include "orrery/integrate/simulation.hpp"
 #include "orrery/io/snapshot.hpp"
 #include "orrery/io/test_files.hpp"
@@ -140,6 +142,107 @@ void expect_restart_continues(bh::Opening opening) {
 TEST(DistributedSteps, ARestartOnAnotherDecompositionContinuesBitForBit) {
   expect_restart_continues(bh::Opening::geometric);
   expect_restart_continues(bh::Opening::relative);
+}
+
+}  // namespace
+}  // namespace orrery::driver
+
+namespace orrery::driver {
+namespace {
+
+// Block time steps over the distributed tree (distributed_block_steps.hpp)
+// against one process's integrate::BlockLeapfrog with the CPU TreeSolver:
+// every particle's state and bin bit for bit after a few block steps whose
+// substeps walk a few active particles (several bins occupied: asserted, so
+// the subset solves ran), and the same histogram and evaluations.
+template <class Real>
+void expect_block_steps_like_one_process(const Particles<Real>& p, bh::Opening opening, int multipole,
+                                         integrate::StepRule rule, int steps) {
+  const auto comm = mpi::Communicator::world();
+  const auto config = tree_config(opening, multipole);
+  const double dt_max = 1.0 / 16;
+  const integrate::BlockStepConfig block{rule, 1e-6};
+  integrate::SimulationState state;
+  state.dt = dt_max;
+  integrate::Simulation<Real> one(p, std::make_unique<gravity::TreeSolver<Real>>(config), state);
+  one.use_block_steps(block);
+  DistributedSteps<Real> run(mpi::share_of(p, comm.rank(), comm.size()), config, comm, dt_max);
+  run.use_block_steps(block);
+  std::vector<std::int64_t> substeps;
+  run.block_steps()->on_substep = [&](const integrate::Substep& s) { substeps.push_back(s.active); };
+  for (int s = 0; s < steps; ++s) {
+    one.step();
+    run.step(false, s * dt_max, s);
+  }
+  const auto histogram = run.block_steps()->histogram(run.particles(), comm);
+  EXPECT_EQ(histogram, one.time_bin_histogram());
+  EXPECT_GE(std::count_if(histogram.begin(), histogram.end(), [](std::int64_t c) { return c > 0; }), 3)
+      << "fewer than three bins occupied: the substeps were not subset solves";
+  EXPECT_GT(substeps.size(), static_cast<std::size_t>(steps)) << "no substeps below the longest step";
+  EXPECT_EQ(run.block_steps()->target_evaluations(), one.block_steps()->target_evaluations());
+  const mpi::RankParticles<Real> got = run.gathered();
+  const Particles<Real>& want = one.particles();
+  const std::vector<integrate::TimeBin>& bins = one.time_bins();
+  std::int64_t wrong = 0;
+  for (std::int64_t i = 0; i < want.size(); ++i)
+    wrong += !(got.p.id[i] == want.id[i] && same(got.p.x[i], want.x[i]) && same(got.p.y[i], want.y[i]) &&
+               same(got.p.z[i], want.z[i]) && same(got.p.vx[i], want.vx[i]) && same(got.p.vy[i], want.vy[i]) &&
+               same(got.p.vz[i], want.vz[i]) && got.bin[i] == bins[i] && same(got.a.ax[i], one.accelerations().ax[i]));
+  EXPECT_EQ(wrong, 0) << "particles whose state or bin is not one process's (of " << want.size() << ")";
+}
+
+TEST(DistributedBlockSteps, CollidingPlummerSpheresRunAsOneProcess) {
+  expect_block_steps_like_one_process(ic::to_precision<float>(ic::plummer_collision(1500, 5)), bh::Opening::geometric, 1,
+                                      {integrate::StepCriterion::softening, 0.025, 0.01}, 2);
+}
+
+TEST(DistributedBlockSteps, HernquistHaloWithTheRelativeOpeningRunsAsOneProcess) {
+  expect_block_steps_like_one_process(ic::to_precision<double>(ic::hernquist_sphere(1500, 5)), bh::Opening::relative, 2,
+                                      {integrate::StepCriterion::dynamical, 0.02, 0}, 2);
+}
+
+}  // namespace
+}  // namespace orrery::driver
+
+namespace orrery::driver {
+namespace {
+
+// A particle whose step the bins do not hold (two particles 1e-4 apart,
+// softening 0.001, dt_min = dt_max / 64): every rank stops with an
+// InputError at the same substep; the rank holding the particle one
+// process names first says exactly what one process says, the others that
+// they stop.
+TEST(DistributedBlockSteps, AStepBelowDtMinStopsEveryRankNamingOneProcesssParticle) {
+  const auto comm = mpi::Communicator::world();
+  auto p = ic::to_precision<float>(ic::plummer_sphere(50, 2));
+  p.x[7] = p.x[8] + 1e-4f;
+  p.y[7] = p.y[8];
+  p.z[7] = p.z[8];
+  auto g = testing::checked_tree("cpu", bh::Opening::geometric);
+  g.softening = 0.001;
+  const auto config = gravity::tree_solver_config(g);
+  const integrate::BlockStepConfig block{{integrate::StepCriterion::softening, 0.025, 0.001}, 1.0 / 1024};
+  integrate::SimulationState state;
+  state.dt = 1.0 / 16;
+  const auto message = [](auto&& step) {
+    try {
+      step();
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  integrate::Simulation<float> one(p, std::make_unique<gravity::TreeSolver<float>>(config), state);
+  one.use_block_steps(block);
+  const std::string want = message([&] { one.step(); });
+  ASSERT_NE(want.find("integration.dt_min"), std::string::npos) << want;
+  DistributedSteps<float> run(mpi::share_of(p, comm.rank(), comm.size()), config, comm, state.dt);
+  run.use_block_steps(block);
+  const std::string got = message([&] { run.step(); });
+  std::vector<std::uint64_t> naming = {got == want ? 1u : 0u};
+  comm.sum(naming);
+  EXPECT_EQ(naming[0], 1u) << "rank " << comm.rank() << ": " << got;
+  if (got != want) EXPECT_NE(got.find(" stops: particle "), std::string::npos) << got;
 }
 
 }  // namespace

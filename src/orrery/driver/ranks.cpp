@@ -66,15 +66,11 @@ std::unique_ptr<gravity::ForceSolver<Real>> Ranks::solver(const gravity::Gravity
 #endif
 }
 
-void Ranks::require_distributed(const gravity::GravityConfig& gravity, bool block_steps) {
+void Ranks::require_distributed(const gravity::GravityConfig& gravity) {
   if (gravity.solver != "tree")
     throw InputError("gravity.mpi_layout = \"distributed\" with gravity.solver = \"" + gravity.solver +
                      "\"; accepted: solver \"tree\" (on the CPU or one GPU per rank), or "
                      "gravity.mpi_layout = \"replicated\"");
-  if (block_steps)
-    throw InputError("gravity.mpi_layout = \"distributed\" with integration.kind = \"block\"; accepted: "
-                     "integration.kind = \"global\" with the distributed layout, or gravity.mpi_layout = "
-                     "\"replicated\" for block time steps (docs/adr/0012)");
   if (gravity.per_type_softening())
     throw InputError("gravity.mpi_layout = \"distributed\" with a softening per particle type "
                      "(gravity.softening_per_type.*); accepted: one gravity.softening for every particle with the "

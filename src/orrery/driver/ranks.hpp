@@ -49,8 +49,8 @@ class Ranks {
   const mpi::Communicator& comm() const { return comm_; }
   /// InputError unless the run may hold its particles apart
   /// (gravity.mpi_layout = "distributed", docs/adr/0012): the tree solver (CPU or GPU ranks), one
-  /// softening for every particle, the global step; naming what is accepted.
-  static void require_distributed(const gravity::GravityConfig& gravity, bool block_steps);
+  /// softening for every particle (the global step or block steps); naming what is accepted.
+  static void require_distributed(const gravity::GravityConfig& gravity);
   /// How each rank of the distributed layout walks its targets
   /// (mpi/let_walk.hpp): on the CPU (backend "cpu", or "auto" without a GPU),
   /// or on its GPU (local rank mod the GPUs present, selected here).

@@ -124,13 +124,7 @@ RunSummary run_in(const RunConfig& config, const RunOptions& options,
   // Block steps: the substep and time-bin logs (integrate/block_step_logs.hpp), named like the diagnostics log.
   std::vector<std::shared_ptr<diag::CsvFile>> block_logs;
   if (sim.has_block_steps() && ranks.writes()) {
-    const auto name = [&](const char* stem) {
-      return dir / (options.restart.empty() ? fmt::format("{}.csv", stem)
-                                            : fmt::format("{}_from_{}.csv", stem, sim.step_count()));
-    };
-    block_logs.push_back(std::make_shared<diag::CsvFile>(name("substeps"), integrate::substep_header(), "substep log"));
-    block_logs.push_back(std::make_shared<diag::CsvFile>(
-        name("time_bins"), integrate::time_bins_header(sim.deepest_time_bin()), "time-bin log"));
+    block_logs = parts::block_step_logs(config, options, ranks, sim.step_count(), sim.deepest_time_bin());
     integrate::log_substeps(sim, block_logs[0]);
     sim.add_output(integrate::time_bins_output<Real>(block_logs[1], config.output.diagnostics_interval));
   }

@@ -62,6 +62,23 @@ TEST(MpiRun, BlockStepsAreBitIdenticalToOneProcess) {
                                "integration.dt_max=0.0625"});
 }
 
+// Block steps with each rank holding its domain's particles (distributed_block_steps.hpp):
+// a Hernquist halo (a cusp: several bins), both openings, the outputs in pieces of 37 rows
+// in the second; the same final state, bins, logs and snapshots as one process (t = 0.25:
+// four block steps of about 25 substeps each).
+TEST(MpiRun, DistributedBlockStepsAreBitIdenticalToOneProcess) {
+  const std::vector<std::string> block = {"initial_conditions.kind=hernquist", "initial_conditions.count=800",
+                                          "gravity.solver=tree",  "gravity.mpi_layout=distributed",
+                                          "gravity.softening=0.005", "integration.kind=block",
+                                          "integration.dt_max=0.0625"};
+  auto relative = block;
+  relative.insert(relative.end(), {"gravity.opening=relative", "gravity.theta=1.0", "gravity.multipole=quadrupole"});
+  expect_run_like_one_process(relative, 0, 0.25);
+  auto single = block;
+  single.insert(single.end(), {"gravity.precision=single", "integration.criterion=dynamical", "integration.eta=0.02"});
+  expect_run_like_one_process<float>(single, 37, 0.25);
+}
+
 /// The steps each rank ran: equal on every rank (the smallest equals the largest).
 void expect_same_steps_everywhere(const RunSummary& s) {
   long long steps = s.run.steps, fewest = 0, most = 0;

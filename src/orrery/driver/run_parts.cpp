@@ -12,6 +12,7 @@
 #include "orrery/core/os_error.hpp"
 #include "orrery/driver/restart.hpp"
 #include "orrery/driver/setup.hpp"
+#include "orrery/integrate/block_step_logs.hpp"
 #include "orrery/integrate/diagnostics_output.hpp"
 #include "orrery/integrate/step_count.hpp"
 #include "orrery/io/config.hpp"
@@ -105,6 +106,18 @@ std::shared_ptr<diag::CsvLog> diagnostics_log(const integrate::RunConfig& config
       dir / (options.restart.empty() ? std::string("diagnostics.csv") : fmt::format("diagnostics_from_{}.csv", step));
   return ranks.writes() ? std::make_shared<diag::CsvLog>(summary.run.diagnostics, integrate::diagnostics_phases())
                         : nullptr;
+}
+
+std::vector<std::shared_ptr<diag::CsvFile>> block_step_logs(const integrate::RunConfig& config,
+                                                            const RunOptions& options, const Ranks& ranks,
+                                                            std::int64_t step, int deepest_bin) {
+  if (!ranks.writes()) return {};
+  const std::filesystem::path dir = config.output.directory;
+  const auto name = [&](const char* stem) {
+    return dir / (options.restart.empty() ? fmt::format("{}.csv", stem) : fmt::format("{}_from_{}.csv", stem, step));
+  };
+  return {std::make_shared<diag::CsvFile>(name("substeps"), integrate::substep_header(), "substep log"),
+          std::make_shared<diag::CsvFile>(name("time_bins"), integrate::time_bins_header(deepest_bin), "time-bin log")};
 }
 
 Watch::Watch(const integrate::RunConfig& c, const RunOptions& o, const Ranks& r, RunSummary& s)

@@ -12,8 +12,10 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "orrery/core/energy_error_exceeded.hpp"
+#include "orrery/diag/csv_file.hpp"
 #include "orrery/diag/csv_log.hpp"
 #include "orrery/diag/diagnostics.hpp"
 #include "orrery/driver/ranks.hpp"
@@ -85,6 +87,12 @@ void create_output_directory(const std::filesystem::path& dir);
 /// The diagnostics log of this run (null on the ranks that do not write).
 std::shared_ptr<diag::CsvLog> diagnostics_log(const integrate::RunConfig& config, const RunOptions& options,
                                               const Ranks& ranks, std::int64_t step, RunSummary& summary);
+
+/// Block steps' substep and time-bin logs (integrate/block_step_logs.hpp),
+/// named like the diagnostics log; none on the ranks that do not write.
+std::vector<std::shared_ptr<diag::CsvFile>> block_step_logs(const integrate::RunConfig& config,
+                                                            const RunOptions& options, const Ranks& ranks,
+                                                            std::int64_t step, int deepest_bin);
 
 /// What a run watches at each diagnostics row (integrate/run_watch.hpp): the
 /// energy error, and once the step against the criterion's smallest.

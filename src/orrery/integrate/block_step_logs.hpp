@@ -9,8 +9,11 @@
 //                  synchronisation point): particles per bin 0..deepest,
 //                  bin k stepping by dt_max / 2^k
 #include <algorithm>
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "orrery/diag/csv_file.hpp"
 #include "orrery/integrate/block_leapfrog.hpp"
@@ -36,12 +39,24 @@ inline std::string time_bins_header(int deepest) {
   return h;
 }
 
+/// The row of the histogram at a synchronisation point (time, step).
+inline std::string time_bins_row(double time, std::int64_t step, const std::vector<std::int64_t>& histogram) {
+  std::string row = diag::CsvFile::number(time) + ',' + std::to_string(step);
+  for (const auto count : histogram) row += ',' + std::to_string(count);
+  return row;
+}
+
+/// A substep callback that writes each substep's row to `file`.
+inline std::function<void(const Substep&)> substep_writer(std::shared_ptr<diag::CsvFile> file) {
+  return [file = std::move(file)](const Substep& s) {
+    file->row(substep_row(s), "the row of substep at t = " + diag::CsvFile::number(s.time));
+  };
+}
+
 /// Writes every substep of `sim` (which has block steps) to `file`.
 template <class Real>
 void log_substeps(Simulation<Real>& sim, std::shared_ptr<diag::CsvFile> file) {
-  sim.set_on_substep([file = std::move(file)](const Substep& s) {
-    file->row(substep_row(s), "the row of substep at t = " + diag::CsvFile::number(s.time));
-  });
+  sim.set_on_substep(substep_writer(std::move(file)));
 }
 
 /// The histogram as an Output at the diagnostics interval.
@@ -54,9 +69,7 @@ Output<Real> time_bins_output(std::shared_ptr<diag::CsvFile> file, double interv
     const auto histogram = sim.time_bin_histogram();
     // Zeros before the first block step, which assigns the bins.
     if (std::all_of(histogram.begin(), histogram.end(), [](std::int64_t c) { return c == 0; })) return;
-    std::string row = diag::CsvFile::number(sim.time()) + ',' + std::to_string(sim.step_count());
-    for (const auto count : histogram) row += ',' + std::to_string(count);
-    file->row(row, "the row of step " + std::to_string(sim.step_count()));
+    file->row(time_bins_row(sim.time(), sim.step_count(), histogram), "the row of step " + std::to_string(sim.step_count()));
   };
   return out;
 }

@@ -509,7 +509,7 @@ std::filesystem::path write_rotating_checkpoint(const std::filesystem::path& dir
 
 template <class Real>
 std::filesystem::path write_rotating_checkpoint_in_pieces(const std::filesystem::path& dir, const Checkpoint<Real>& head,
-                                                          std::int64_t n, bool accelerations,
+                                                          std::int64_t n, bool accelerations, bool time_bins,
                                                           const ColumnSource& source, int keep, bool writes,
                                                           std::int64_t piece) {
   check_keep(keep);
@@ -535,7 +535,8 @@ std::filesystem::path write_rotating_checkpoint_in_pieces(const std::filesystem:
   count(accelerations ? static_cast<std::uint64_t>(n) : 0);
   if (accelerations)
     for (const C c : {C::ax, C::ay, C::az}) column(c);
-  count(0);  // no time bins: block steps do not run on distributed particles
+  count(time_bins ? static_cast<std::uint64_t>(n) : 0);
+  if (time_bins) column(C::time_bin);
   if (!out) return path;
   out->commit();
   out.reset();
@@ -653,7 +654,7 @@ Checkpoint<Real> read_checkpoint_rows(const std::filesystem::path& path, std::in
   template std::filesystem::path write_rotating_checkpoint<Real>(const std::filesystem::path&, const Checkpoint<Real>&, \
                                                                  int);                                   \
   template std::filesystem::path write_rotating_checkpoint_in_pieces<Real>(                              \
-      const std::filesystem::path&, const Checkpoint<Real>&, std::int64_t, bool, const ColumnSource&, int, bool,    \
+      const std::filesystem::path&, const Checkpoint<Real>&, std::int64_t, bool, bool, const ColumnSource&, int, bool, \
       std::int64_t);                                                                                     \
   template Checkpoint<Real> read_checkpoint_rows<Real>(const std::filesystem::path&, std::int64_t, std::int64_t, \
                                                        std::int64_t&);

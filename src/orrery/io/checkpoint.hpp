@@ -107,13 +107,13 @@ std::filesystem::path write_rotating_checkpoint(const std::filesystem::path& dir
 /// fields of `head` but its particles, accelerations and time bins (unused),
 /// and N particles whose columns `source` hands out in pieces of at most
 /// `piece` rows in the file's order (x, y, z, vx, vy, vz, mass, id, then
-/// with `accelerations` ax, ay, az); no time bins. The bytes of
+/// with `accelerations` ax, ay, az, then with `time_bins` time_bin). The bytes of
 /// write_checkpoint for the same particles, written through a temporary file
 /// with its checksum kept as it goes. `writes` false: `source` is asked for
 /// the same pieces and nothing is written (an MPI rank that only takes part).
 template <class Real>
 std::filesystem::path write_rotating_checkpoint_in_pieces(const std::filesystem::path& dir, const Checkpoint<Real>& head,
-                                                          std::int64_t n, bool accelerations,
+                                                          std::int64_t n, bool accelerations, bool time_bins,
                                                           const ColumnSource& source, int keep, bool writes,
                                                           std::int64_t piece = kColumnPiece);
 

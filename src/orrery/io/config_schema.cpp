@@ -174,8 +174,10 @@ std::vector<KeySpec> build_schema() {
                "every rank holds every particle and walks a share of the targets (docs/adr/0013). distributed: the "
                "tree is distributed, each rank holding only its domain's particles and receiving the nodes "
                "its walks need from the others (local essential trees, docs/adr/0012; outputs gathered to rank 0 "
-               "in pieces); gravity.solver = \"tree\" (CPU ranks, or each rank's walk on its GPU) and "
-               "integration.kind = \"global\" only. Both give one process's bits for every number of ranks.",
+               "in pieces); gravity.solver = \"tree\" (CPU ranks, or each rank's walk on its GPU), with the "
+               "global step or block time steps (integration.kind = \"block\": each substep walks the active "
+               "particles, the nodes sent for their boxes alone). Both give one process's bits for every number "
+               "of ranks.",
                {"replicated", "distributed"}, {}, false,
                ORRERY_NAMED(gravity.mpi_layout, gravity::RankLayout::replicated, gravity::RankLayout::distributed)});
   s.push_back({"gravity.max_particles_per_rank", ValueType::integer, std::int64_t{0},

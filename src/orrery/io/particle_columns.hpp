@@ -12,8 +12,9 @@
 
 namespace orrery::io {
 
-/// Every column is a Real per particle but `id` (uint64).
-enum class Column : int { x, y, z, vx, vy, vz, mass, id, potential, ax, ay, az };
+/// Every column is a Real per particle but `id` (uint64) and `time_bin`
+/// (int8, integrate::TimeBin: a checkpoint's with block steps).
+enum class Column : int { x, y, z, vx, vy, vz, mass, id, potential, ax, ay, az, time_bin };
 
 /// The bytes of rows [begin, end) of a column, in index order.
 using ColumnSource = std::function<std::vector<std::byte>(Column, std::int64_t begin, std::int64_t end)>;

@@ -168,6 +168,7 @@ ColumnSource arrays_source(const Particles<Real>& p, const Accelerations<Real>* 
       case Column::ax: return bytes(field->ax);
       case Column::ay: return bytes(field->ay);
       case Column::az: return bytes(field->az);
+      case Column::time_bin: break;  // not a snapshot's
     }
     return std::vector<std::byte>{};
   };

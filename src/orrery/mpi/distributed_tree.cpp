@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <span>
 #include <string>
 #include <utility>
 
@@ -64,8 +65,11 @@ DistributedTree<Real>::DistributedTree(const bh::TreeSolverConfig& config, Commu
 
 template <class Real>
 SolverReport DistributedTree<Real>::solve(RankParticles<Real>& particles, const gravity::SolveOptions& options,
-                                         bool keep_accelerations) {
+                                         bool keep_accelerations, bool active_only) {
   SolverReport report;
+  if (active_only && config_.tree.opening == bh::Opening::relative && !options.previous_accelerations)
+    throw RuntimeFailure("a distributed subset solve with the relative opening reads the previous accelerations of "
+                         "every particle; accepted: SolveOptions::previous_accelerations with active_only");
   const bh::TreeParams& params = config_.tree;
   traffic_.clear();
   Traffic before = comm_.traffic();
@@ -101,13 +105,21 @@ SolverReport DistributedTree<Real>::solve(RankParticles<Real>& particles, const 
   count_traffic("tree");
 
   const auto n = static_cast<std::size_t>(s.size());
-  std::vector<Real> ax(n), ay(n), az(n), pot(options.potential ? n : 0);
-  std::vector<InteractionCounts> counts(n);
+  // The targets: every particle, or (active_only) those whose s.active is
+  // set, as sorted particles k = which[j]; results [j] in that order.
+  std::vector<std::size_t> which;
+  for (std::size_t k = 0; k < n; ++k)
+    if (!active_only || s.active[k] != 0) which.push_back(k);
+  const std::size_t m = which.size();
+  std::vector<Real> ax(m), ay(m), az(m), pot(options.potential ? m : 0);
+  std::vector<InteractionCounts> counts(m);
+  std::vector<std::int32_t> targets(active_only ? m : 0);  // their indices in the assembled tree (active_only)
+  std::vector<Real> target_scale;
   // One evaluation: the local essential trees for these scales, then the walk.
   const auto evaluate = [&](const std::vector<Real>& scale, bool potential) {
     auto te = Clock::now();
     std::vector<std::int64_t> at;
-    const auto domains = gather_domains(target_domains(s, scale, own), at, comm_);
+    const auto domains = gather_domains(target_domains(s, scale, own, active_only), at, comm_);
     count_traffic("domains");
     std::vector<std::byte> send;
     std::vector<std::int64_t> to(static_cast<std::size_t>(comm_.size()) + 1, 0), from;
@@ -119,18 +131,32 @@ SolverReport DistributedTree<Real>::solve(RankParticles<Real>& particles, const 
     }
     const std::vector<std::byte> got = comm_.exchange(send, to, from);
     count_traffic("let");
-    tree_ = assemble_tree(top_nodes, own, s, keys, got, from, cube, params, rank);
-    check_budget(static_cast<std::int64_t>(tree_.tree.x.size()) - 1, static_cast<std::int64_t>(n));
+    // A rank without targets (a subset solve) was sent nothing and walks nothing.
+    if (m > 0 || !active_only) tree_ = assemble_tree(top_nodes, own, s, keys, got, from, cube, params, rank);
+    check_budget(m > 0 || !active_only ? static_cast<std::int64_t>(tree_.tree.x.size()) - 1 : static_cast<std::int64_t>(n),
+                 static_cast<std::int64_t>(n));
     report.add_phase("exchange", since(te));
     te = Clock::now();
-    walk_->walk(tree_.tree, tree_.own, potential, ax.data(), ay.data(), az.data(), potential ? pot.data() : nullptr,
-                counts.data(), scale.empty() ? nullptr : scale.data());
+    if (active_only) {
+      target_scale.resize(scale.empty() ? 0 : m);
+      for (std::size_t j = 0; j < m; ++j) {
+        targets[j] = tree_.own[which[j]];  // ascending: tree_.own is
+        if (!scale.empty()) target_scale[j] = scale[which[j]];
+      }
+    }
+    // Every particle: the targets are tree_.own itself, the scales scale's.
+    const std::span<const std::int32_t> walked = active_only ? std::span<const std::int32_t>(targets) : tree_.own;
+    const std::vector<Real>& walked_scale = active_only ? target_scale : scale;
+    if (m > 0)
+      walk_->walk(tree_.tree, walked, potential, ax.data(), ay.data(), az.data(), potential ? pot.data() : nullptr,
+                  counts.data(), walked_scale.empty() ? nullptr : walked_scale.data());
     // The check is collective, so that every rank stops at the same point.
     std::int64_t bad = -1;
-    for (std::size_t k = 0; k < n && bad < 0; ++k)
-      if (std::isnan(ax[k]) | std::isnan(ay[k]) | std::isnan(az[k])) bad = static_cast<std::int64_t>(k);
+    for (std::size_t j = 0; j < m && bad < 0; ++j)
+      if (std::isnan(ax[j]) | std::isnan(ay[j]) | std::isnan(az[j])) bad = static_cast<std::int64_t>(j);
     const int first_bad = comm_.max(bad >= 0 ? comm_.size() - rank : 0);
-    if (bad >= 0) throw_missing_node(tree_, tree_.own[bad], s.p.id[bad], scale.empty() ? Real(0) : scale[bad], rank);
+    if (bad >= 0)
+      throw_missing_node(tree_, walked[bad], s.p.id[which[bad]], walked_scale.empty() ? Real(0) : walked_scale[bad], rank);
     if (first_bad > 0)
       throw RuntimeFailure("rank " + std::to_string(rank) + " stops: rank " + std::to_string(comm_.size() - first_bad) +
                            "'s walk opened a node it was not sent (that rank names it)");
@@ -141,7 +167,7 @@ SolverReport DistributedTree<Real>::solve(RankParticles<Real>& particles, const 
   std::vector<Real> scale;
   if (params.opening == bh::Opening::relative) {
     if (!options.previous_accelerations) {
-      evaluate(std::vector<Real>(n, Real(0)), false);  // the bootstrap: the geometric walk at theta
+      evaluate(std::vector<Real>(n, Real(0)), false);  // the bootstrap: the geometric walk at theta (every target)
       s.a.ax = ax, s.a.ay = ay, s.a.az = az;
     }
     std::vector<double> largest = {0.0};
@@ -155,22 +181,31 @@ SolverReport DistributedTree<Real>::solve(RankParticles<Real>& particles, const 
   evaluate(scale, options.potential);
 
   InteractionCounts total;
-  for (std::size_t k = 0; k < n; ++k) {
-    total += counts[k];
-    const std::uint64_t work = counts[k].cell_interactions + counts[k].particle_interactions;
-    s.work[k] = static_cast<std::uint32_t>(std::min<std::uint64_t>(work, 0xffffffffu));
+  for (std::size_t j = 0; j < m; ++j) {
+    total += counts[j];
+    const std::uint64_t work = counts[j].cell_interactions + counts[j].particle_interactions;
+    s.work[which[j]] = static_cast<std::uint32_t>(std::min<std::uint64_t>(work, 0xffffffffu));
   }
   std::vector<std::uint64_t> sums = {total.node_visits, total.cell_interactions, total.particle_interactions};
   comm_.sum(sums);
   count_traffic("totals");
   report.total = {sums[0], sums[1], sums[2]};
   if (options.per_target_counts) report.per_target = counts;
-  if (!keep_accelerations) {
-    s.a.ax = std::move(ax);
-    s.a.ay = std::move(ay);
-    s.a.az = std::move(az);
+  if (active_only) {
+    // The others keep their accelerations and potentials (of their last step's end).
+    for (std::size_t j = 0; j < m; ++j) {
+      const std::size_t k = which[j];
+      if (!keep_accelerations) s.a.ax[k] = ax[j], s.a.ay[k] = ay[j], s.a.az[k] = az[j];
+      if (options.potential) s.a.potential[k] = pot[j];
+    }
+  } else {
+    if (!keep_accelerations) {
+      s.a.ax = std::move(ax);
+      s.a.ay = std::move(ay);
+      s.a.az = std::move(az);
+    }
+    s.a.potential = options.potential ? std::move(pot) : std::vector<Real>(n, Real(0));
   }
-  s.a.potential = options.potential ? std::move(pot) : std::vector<Real>(n, Real(0));
   particles = std::move(s);
   return report;
 }

@@ -66,8 +66,19 @@ class DistributedTree {
   /// keep_accelerations: particles.a stays as it was (read as a_old), only
   /// the potentials are new: the potential-only solve of a step whose
   /// accelerations the run already integrates with (integrate::Simulation's).
+  /// active_only (block time steps): every particle is a source, but only
+  /// those whose particles.active is set are walked as targets (their
+  /// acceleration, potential and work written), the others keep theirs;
+  /// each target's result is one process's TreeSolver subset solve's
+  /// (gravity::TargetSet), since a target's sums do not depend on which
+  /// others are walked, and the relative opening's floor is the exact
+  /// maximum of every particle's |a_old| (SolveOptions::
+  /// largest_previous_acceleration of that solve). The local essential
+  /// trees are chosen for the active targets' boxes alone. Needs
+  /// options.previous_accelerations with the relative opening.
+  /// report.per_target then holds the targets' counts, in their order.
   SolverReport solve(RankParticles<Real>& particles, const gravity::SolveOptions& options = {},
-                     bool keep_accelerations = false);
+                     bool keep_accelerations = false, bool active_only = false);
 
   /// The walk's tree of the last solve on this rank (tests).
   const AssembledTree<Real>& last_tree() const { return tree_; }

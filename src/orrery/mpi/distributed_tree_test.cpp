@@ -23,6 +23,9 @@
 #include "orrery/bh/build_steps.hpp"
 #include "orrery/mpi/global_tree.hpp"
 #include "support/missing_node_checks.hpp"
+#include "orrery/bh/opening_relative.hpp"
+#include "orrery/mpi/migrate.hpp"
+#include "support/random_subset.hpp"
 #include "support/replicated_checks.hpp"
 
 namespace orrery {
@@ -271,6 +274,82 @@ TEST(DistributedTree, TheBytesTheRanksSentAreTheBytesTheyReceived) {
     if (comm.size() == 1) EXPECT_EQ(bytes[2 * i] + bytes[2 * i + 1], 0u) << parts[i].part;
     else EXPECT_GT(bytes[2 * i + 1], 0u) << parts[i].part;
   }
+}
+
+// A subset solve (block steps' substeps, active_only): every particle a
+// source, a random tenth walked as targets, after an evaluation whose
+// accelerations the relative opening reads. Each target gets one process's
+// TreeSolver subset solve (gravity::TargetSet, the floor from every
+// particle's |a_old|) bit for bit, counters too; the others keep their
+// results; the local essential trees, chosen for the targets' boxes alone,
+// are smaller than a whole solve's (K > 1).
+template <class Real>
+void expect_subset_bits(const std::string& which, std::int64_t n, bh::Opening opening, int multipole) {
+  const auto comm = mpi::Communicator::world();
+  const std::string what = which + "/subset/opening " + std::to_string(int(opening)) + "/K " + std::to_string(comm.size());
+  const Particles<Real> p = input<Real>(which, n);
+  const auto cfg = config(opening, multipole);
+  gravity::TreeSolver<Real> one(cfg);
+  Accelerations<Real> all(static_cast<std::size_t>(n));
+  gravity::SolveOptions o;
+  o.per_target_counts = true;
+  one.solve(p.sources(), all.view(true), o);
+  mpi::DistributedTree<Real> dist(cfg, comm);
+  mpi::RankParticles<Real> s = dealt(p, comm);
+  dist.solve(s, o);
+  const auto let_bytes = [&] {
+    std::int64_t b = 0;
+    for (const auto& t : dist.last_traffic()) b += t.part == "let" ? t.bytes.sent : 0;
+    return b;
+  };
+  const std::int64_t whole_let = let_bytes();
+
+  std::vector<std::int64_t> chosen = testing::random_subset(n, n / 10, 11);
+  std::sort(chosen.begin(), chosen.end());
+  std::vector<std::int64_t> place(static_cast<std::size_t>(n), -1);  // index -> target number
+  for (std::size_t j = 0; j < chosen.size(); ++j) place[chosen[j]] = static_cast<std::int64_t>(j);
+  double largest = 0;
+  for (std::int64_t i = 0; i < n; ++i) largest = std::max(largest, bh::acceleration_magnitude(all.ax[i], all.ay[i], all.az[i]));
+  const auto m = static_cast<std::int64_t>(chosen.size());
+  Accelerations<Real> want(static_cast<std::size_t>(m));
+  for (std::int64_t j = 0; j < m; ++j)
+    want.ax[j] = all.ax[chosen[j]], want.ay[j] = all.ay[chosen[j]], want.az[j] = all.az[chosen[j]];
+  gravity::SolveOptions subset = o;
+  subset.previous_accelerations = true;
+  gravity::SolveOptions one_subset = subset;
+  one_subset.largest_previous_acceleration = largest;
+  const SolverReport want_report =
+      one.solve(p.sources(), gravity::TargetSet<Real>::of_sources(m, chosen.data()), want.view(true), one_subset);
+
+  for (std::int64_t k = 0; k < s.size(); ++k) s.active[k] = place[s.index[k]] >= 0 ? 1 : 0;
+  const mpi::RankParticles<Real> before = mpi::gathered_in_index_order(s, comm);
+  const SolverReport got = dist.solve(s, subset, false, true);
+  EXPECT_EQ(got.total, want_report.total) << what;
+  std::int64_t wrong = 0, kept = 0, j = 0;
+  for (std::int64_t k = 0; k < s.size(); ++k) {
+    const auto i = static_cast<std::size_t>(s.index[k]);
+    if (place[i] < 0) {
+      kept += same(s.a.ax[k], before.a.ax[i]) && same(s.a.ay[k], before.a.ay[i]) && same(s.a.az[k], before.a.az[i]) &&
+              same(s.a.potential[k], before.a.potential[i]);
+      continue;
+    }
+    const auto t = static_cast<std::size_t>(place[i]);
+    wrong += !(same(s.a.ax[k], want.ax[t]) && same(s.a.ay[k], want.ay[t]) && same(s.a.az[k], want.az[t]) &&
+               same(s.a.potential[k], want.potential[t]) && got.per_target[j++] == want_report.per_target[t]);
+  }
+  EXPECT_EQ(wrong, 0) << what << ": targets without one process's subset-solve bits";
+  std::vector<std::uint64_t> counts = {static_cast<std::uint64_t>(s.size() - j), static_cast<std::uint64_t>(kept)};
+  comm.sum(counts);
+  EXPECT_EQ(counts[0], static_cast<std::uint64_t>(n - m)) << what;
+  EXPECT_EQ(counts[1], counts[0]) << what << ": particles that were not targets lost their results";
+  std::vector<std::uint64_t> bytes = {static_cast<std::uint64_t>(let_bytes()), static_cast<std::uint64_t>(whole_let)};
+  comm.sum(bytes);
+  if (comm.size() > 1) EXPECT_LT(bytes[0], bytes[1]) << what << ": the subset's local essential trees are no smaller";
+}
+
+TEST(DistributedTree, ASubsetSolveIsOneProcesssSubsetSolveBitForBit) {
+  expect_subset_bits<double>("hernquist", 3000, bh::Opening::relative, 2);
+  expect_subset_bits<float>("collision", 3000, bh::Opening::geometric, 1);
 }
 
 }  // namespace

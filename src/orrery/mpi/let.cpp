@@ -67,14 +67,22 @@ template <class Real> struct Held {
 template <class Real>
 std::vector<TargetDomain<Real>> target_domains(const RankParticles<Real> &s,
                                                const std::vector<Real> &scale,
-                                               const LocalTree<Real> &own) {
+                                               const LocalTree<Real> &own,
+                                               bool active_only) {
   std::vector<TargetDomain<Real>> out;
   for (const std::int32_t root : own.roots) {
-    const std::int32_t b = own.first[root];
+    std::int32_t b = own.first[root];
     const auto e = b + static_cast<std::int32_t>(own.nodes.count[root]);
+    if (active_only)
+      while (b < e && s.active[b] == 0)
+        ++b;
+    if (b == e)
+      continue; // no target here: no box (nothing it needs)
     TargetDomain<Real> d;
     d.box = {s.p.x[b], s.p.y[b], s.p.z[b], s.p.x[b], s.p.y[b], s.p.z[b]};
     for (std::int32_t k = b; k < e; ++k) {
+      if (active_only && s.active[k] == 0)
+        continue;
       d.box.lo_x = std::min(d.box.lo_x, s.p.x[k]);
       d.box.lo_y = std::min(d.box.lo_y, s.p.y[k]);
       d.box.lo_z = std::min(d.box.lo_z, s.p.z[k]);
@@ -311,10 +319,10 @@ void throw_missing_node(const AssembledTree<Real> &t, std::int32_t target,
 
 template std::vector<TargetDomain<float>>
 target_domains(const RankParticles<float> &, const std::vector<float> &,
-               const LocalTree<float> &);
+               const LocalTree<float> &, bool);
 template std::vector<TargetDomain<double>>
 target_domains(const RankParticles<double> &, const std::vector<double> &,
-               const LocalTree<double> &);
+               const LocalTree<double> &, bool);
 template std::vector<TargetDomain<float>>
 gather_domains(const std::vector<TargetDomain<float>> &,
                std::vector<std::int64_t> &, const Communicator &);

@@ -42,10 +42,14 @@ template <class Real> struct TargetDomain {
 
 /// The boxes of the targets of each top leaf of a domain (its sorted
 /// particles `s`, scale their relative scales or empty), in leaf order.
+/// active_only: the targets are the particles with s.active set (a subset
+/// solve); a leaf without one has no box, and the others bound only theirs
+/// (fewer nodes are sent, every node those targets open among them).
 template <class Real>
 std::vector<TargetDomain<Real>> target_domains(const RankParticles<Real> &s,
                                                const std::vector<Real> &scale,
-                                               const LocalTree<Real> &own);
+                                               const LocalTree<Real> &own,
+                                               bool active_only = false);
 
 /// Every rank's target domains; rank r's are [from[r], from[r + 1]).
 template <class Real>

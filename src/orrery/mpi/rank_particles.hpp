@@ -18,6 +18,11 @@ struct RankParticles {
   std::vector<std::uint64_t> index;  // the place in one process's arrays
   Accelerations<Real> a;             // the last evaluation's (the relative opening reads them)
   std::vector<std::uint32_t> work;   // its particle-cell + particle-particle interactions
+  // Block time steps (driver/distributed_block_steps.hpp): the time bin of
+  // its step, and whether its step ends now (a target of the next subset
+  // solve: DistributedTree::solve with active_only). Zeros with the global step.
+  std::vector<std::int8_t> bin;
+  std::vector<std::uint8_t> active;
 
   std::int64_t size() const { return p.size(); }
   void resize(std::size_t n) {
@@ -25,6 +30,8 @@ struct RankParticles {
     index.resize(n);
     for (auto* v : {&a.ax, &a.ay, &a.az, &a.potential}) v->resize(n);
     work.resize(n);
+    bin.resize(n);
+    active.resize(n);
   }
 };
 
@@ -66,6 +73,8 @@ void for_each_field(F&& f, Sets&... s) {
   f(s.a.az...);
   f(s.a.potential...);
   f(s.work...);
+  f(s.bin...);
+  f(s.active...);
 }
 
 /// The particles reordered: out[k] = in[order[k]], every field.
