@@ -27,6 +27,7 @@ class DeviceTreeCopy {
  private:
   std::int32_t num_nodes_ = 0;
   std::int64_t num_particles_ = 0;
+  Multipole multipole_ = Multipole::monopole;
   TreeArrays<Real, cuda::DeviceBuffer> arrays_;
 };
 
