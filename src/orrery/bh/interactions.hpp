@@ -61,7 +61,7 @@ ORRERY_HDI Real quadrupole_trace(const Real* q) {
 /// float at s < 3e-4). Summed over n by Horner in 1/s, then folded as the
 /// quadrupole's: a = (m f + s^-5 sum R) d + s^-4 sum V, two fmas a component.
 template <bool Pot, Multipole M, MathMode Mode, class Real, class Softening>
-ORRERY_HDI void add_cell_terms_high(Accumulator<Real>& acc, const Softening& soft, Real tx, Real ty, Real tz, Real cx,
+ORRERY_HDI_ALWAYS void add_cell_terms_high(Accumulator<Real>& acc, const Softening& soft, Real tx, Real ty, Real tz, Real cx,
                                     Real cy, Real cz, Real m, const Real* q, bool keep) {
   static_assert(multipole_order(M) >= 3);
   constexpr bool kHex = multipole_order(M) >= 4;
@@ -87,7 +87,11 @@ ORRERY_HDI void add_cell_terms_high(Accumulator<Real>& acc, const Softening& sof
   contract<1>(tv, ex, ey, ez, &te);
   Real radial = xm::fma(Real(-17.5), oeee, xm::mul(Real(7.5), te));  // R_3, then R_3 + R_4 / s
   Real v[3];                                                           // V_3, then V_3 + V_4 / s
-  for (int a = 0; a < 3; ++a) v[a] = xm::fma(Real(7.5), oee[a], xm::mul(Real(-1.5), tv[a]));
+  // (Component by component, not a loop: g++ leaves a short loop rolled
+  // in a body this large, and the lane loop then does not vectorise.)
+  v[0] = xm::fma(Real(7.5), oee[0], xm::mul(Real(-1.5), tv[0]));
+  v[1] = xm::fma(Real(7.5), oee[1], xm::mul(Real(-1.5), tv[1]));
+  v[2] = xm::fma(Real(7.5), oee[2], xm::mul(Real(-1.5), tv[2]));
   Real p = xm::fma(Real(2.5), oeee, xm::mul(Real(-1.5), te));  // P_3, then P_3 + P_4 / s
   if constexpr (kHex) {
     const Real* H = q + moment_offset(4);
@@ -102,12 +106,16 @@ ORRERY_HDI void add_cell_terms_high(Accumulator<Real>& acc, const Softening& sof
     trace<2>(tt, &t0);
     const Real r4 = xm::fma(Real(39.375), heeee, xm::fma(Real(-26.25), ttee, xm::mul(Real(1.875), t0)));
     radial = xm::fma(r4, sinv, radial);
-    for (int a = 0; a < 3; ++a) v[a] = xm::fma(xm::fma(Real(-17.5), heee[a], xm::mul(Real(7.5), tte[a])), sinv, v[a]);
+    v[0] = xm::fma(xm::fma(Real(-17.5), heee[0], xm::mul(Real(7.5), tte[0])), sinv, v[0]);
+    v[1] = xm::fma(xm::fma(Real(-17.5), heee[1], xm::mul(Real(7.5), tte[1])), sinv, v[1]);
+    v[2] = xm::fma(xm::fma(Real(-17.5), heee[2], xm::mul(Real(7.5), tte[2])), sinv, v[2]);
     const Real p4 = xm::fma(Real(-4.375), heeee, xm::fma(Real(3.75), ttee, xm::mul(Real(-0.375), t0)));
     p = xm::fma(p4, sinv, p);
   }
   radial = xm::fma(radial, sinv, xm::fma(Real(7.5), ese, xm::mul(Real(-1.5), trs)));  // sum R_n s^(2-n)
-  for (int a = 0; a < 3; ++a) v[a] = xm::fma(v[a], sinv, xm::mul(Real(-3), se[a]));    // sum V_n s^(2-n)
+  v[0] = xm::fma(v[0], sinv, xm::mul(Real(-3), se[0]));  // sum V_n s^(2-n)
+  v[1] = xm::fma(v[1], sinv, xm::mul(Real(-3), se[1]));
+  v[2] = xm::fma(v[2], sinv, xm::mul(Real(-3), se[2]));
   const Real sinv2 = xm::mul(sinv, sinv);
   const Real sinv4 = xm::mul(sinv2, sinv2);
   const Real along_d = xm::fma(m, ff.f, xm::mul(radial, xm::mul(sinv4, sinv)));
@@ -141,7 +149,7 @@ ORRERY_HDI void add_cell_terms_high(Accumulator<Real>& acc, const Softening& sof
 /// Orders 3 and 4 (M octupole, hexadecapole) are add_cell_terms_high's, with
 /// q the node's 16 or 31 moments (trace unused).
 template <bool Pot, Multipole M, MathMode Mode, class Real, class Softening>
-ORRERY_HDI void add_cell_terms(Accumulator<Real>& acc, const Softening& soft, Real tx, Real ty, Real tz, Real cx,
+ORRERY_HDI_ALWAYS void add_cell_terms(Accumulator<Real>& acc, const Softening& soft, Real tx, Real ty, Real tz, Real cx,
                                Real cy, Real cz, Real m, const Real* q, Real trace, bool keep) {
   if constexpr (M == Multipole::monopole) {
     add_particle<Pot, Mode>(acc, soft, tx, ty, tz, cx, cy, cz, m, keep);

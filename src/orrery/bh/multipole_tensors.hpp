@@ -5,13 +5,17 @@
 // for host and device. A rank-n component is named by its exponents (px, py,
 // pz), px + py + pz = n: the component with px x's, py y's and pz z's.
 //
-// The contractions are unrolled at compile time (constexpr_for): no loop, no
-// index table in memory, so the CPU walk's lane loops stay straight-line
-// code that g++ vectorises, and the device code holds only registers.
-#include <utility>
-
+// The contractions are unrolled at compile time (one always-inlined step per
+// component, recursively): no loop, no lambda, no index table in memory, so
+// the CPU walk's lane loops stay straight-line code that g++ if-converts and
+// vectorises, and the device code holds only registers.
 #include "orrery/bh/tree_params.hpp"
 #include "orrery/core/exact_math.hpp"
+
+// Inlined into every caller: g++ would otherwise call the large cell terms
+// of orders 3 and 4 (interactions.hpp) out of the CPU walk's lane loops
+// (group_walk.hpp), leaving them scalar. Inlining changes no operation, so no bit.
+#define ORRERY_HDI_ALWAYS [[gnu::always_inline]] ORRERY_HDI
 
 namespace orrery::bh {
 
@@ -47,33 +51,29 @@ ORRERY_HDI constexpr int moment_components(Multipole m) {
   return m == Multipole::monopole ? 0 : moment_offset(multipole_order(m) + 1);
 }
 
-/// Calls f(std::integral_constant<int, k>{}) for k = 0 .. N-1, unrolled.
-template <int N, class F>
-ORRERY_HDI void constexpr_for(F&& f) {
-  [&]<int... K>(std::integer_sequence<int, K...>) { (f(std::integral_constant<int, K>{}), ...); }(
-      std::make_integer_sequence<int, N>{});
-}
-
 /// out (rank N - 1) = t (rank N) contracted once with (ex, ey, ez):
-/// out_p = t_{p+x} ex + t_{p+y} ey + t_{p+z} ez, fused in that order.
-template <int N, class Real>
-ORRERY_HDI void contract(const Real* t, Real ex, Real ey, Real ez, Real* out) {
-  constexpr_for<sym_components(N - 1)>([&](auto kc) {
-    constexpr Exponents p = sym_exponents(N - 1, decltype(kc)::value);
+/// out_p = t_{p+x} ex + t_{p+y} ey + t_{p+z} ez, fused in that order
+/// (component K, then the ones after it).
+template <int N, int K = 0, class Real>
+ORRERY_HDI_ALWAYS void contract(const Real* t, Real ex, Real ey, Real ez, Real* out) {
+  if constexpr (K < sym_components(N - 1)) {
+    constexpr Exponents p = sym_exponents(N - 1, K);
     constexpr int ix = sym_index(p.x + 1, p.y, p.z), iy = sym_index(p.x, p.y + 1, p.z), iz = sym_index(p.x, p.y, p.z + 1);
-    out[decltype(kc)::value] = xm::fma(t[iz], ez, xm::fma(t[iy], ey, xm::mul(t[ix], ex)));
-  });
+    out[K] = xm::fma(t[iz], ez, xm::fma(t[iy], ey, xm::mul(t[ix], ex)));
+    contract<N, K + 1>(t, ex, ey, ez, out);
+  }
 }
 
 /// out (rank N - 2) = the trace of t (rank N) over one pair of indices:
 /// out_p = (t_{p+2x} + t_{p+2y}) + t_{p+2z}; for N = 2, quadrupole_trace's sum.
-template <int N, class Real>
-ORRERY_HDI void trace(const Real* t, Real* out) {
-  constexpr_for<sym_components(N - 2)>([&](auto kc) {
-    constexpr Exponents p = sym_exponents(N - 2, decltype(kc)::value);
+template <int N, int K = 0, class Real>
+ORRERY_HDI_ALWAYS void trace(const Real* t, Real* out) {
+  if constexpr (K < sym_components(N - 2)) {
+    constexpr Exponents p = sym_exponents(N - 2, K);
     constexpr int ix = sym_index(p.x + 2, p.y, p.z), iy = sym_index(p.x, p.y + 2, p.z), iz = sym_index(p.x, p.y, p.z + 2);
-    out[decltype(kc)::value] = xm::add(xm::add(t[ix], t[iy]), t[iz]);
-  });
+    out[K] = xm::add(xm::add(t[ix], t[iy]), t[iz]);
+    trace<N, K + 1>(t, out);
+  }
 }
 
 /// b^p = bx^px by^py bz^pz, multiplied in the order x, y, z (1 for p = 0).

@@ -103,11 +103,12 @@ TEST(TreeMultipole, FarFieldErrorConvergesAtTheOrdersRate) {
   }
 }
 
-// Each order is more accurate than the one below at every distance (the
-// expansion's terms add up, not just converge).
+// Each order is more accurate than the one below once the target is a few
+// cluster sizes away (an asymptotic series: at d = 3 the octupole's error is
+// still above the quadrupole's, 2.3e-3 against 1.6e-3).
 TEST(TreeMultipole, FarFieldErrorFallsWithTheOrder) {
   const auto p = cluster();
-  for (double d : {3.0, 6.0, 12.0}) {
+  for (double d : {8.0, 16.0}) {
     double previous = 1.0;
     for (const auto mp : kOrders) {
       const double e = bh::with_multipole(mp, [&](auto m) { return far_field_error<decltype(m)::value>(p, d, 0.1).acc; });
@@ -122,17 +123,30 @@ struct OrderErrors {
   std::uint64_t cells[4], pairs[4];
 };
 
-/// The tree's errors per order at theta on a 65536-particle Plummer sphere
-/// (float, eps 0.001 where the softening barely matters), at 1024 targets
-/// against the double reference.
-OrderErrors plummer_order_errors(double theta) {
-  constexpr std::int64_t kN = 65536;
-  constexpr double kEps = 0.001;
-  const auto p = ic::to_precision<float>(ic::plummer_sphere(kN, 20260811));
+/// A 65536-particle Plummer sphere (float, eps 0.001, where the softening
+/// barely matters) and the double reference at 1024 targets.
+struct PlummerTargets {
+  static constexpr std::int64_t kN = 65536;
+  static constexpr double kEps = 0.001;
+  Particles<float> p = ic::to_precision<float>(ic::plummer_sphere(kN, 20260811));
   std::vector<std::int64_t> targets;
-  for (std::int64_t k = 0; k < 1024; ++k) targets.push_back((k * 7919) % kN);
-  std::vector<double> rx(targets.size()), ry(targets.size()), rz(targets.size());
-  reference_accelerations_at(p.sources(), targets, SofteningKind::plummer, kEps, rx.data(), ry.data(), rz.data());
+  std::vector<double> rx, ry, rz;
+  PlummerTargets() {
+    for (std::int64_t k = 0; k < 1024; ++k) targets.push_back((k * 7919) % kN);
+    rx.resize(targets.size());
+    ry.resize(targets.size());
+    rz.resize(targets.size());
+    reference_accelerations_at(p.sources(), targets, SofteningKind::plummer, kEps, rx.data(), ry.data(), rz.data());
+  }
+};
+
+/// The tree's errors per order at theta at the reference's targets.
+OrderErrors plummer_order_errors(const PlummerTargets& ref, double theta) {
+  constexpr std::int64_t kN = PlummerTargets::kN;
+  constexpr double kEps = PlummerTargets::kEps;
+  const auto& p = ref.p;
+  const auto& targets = ref.targets;
+  const auto &rx = ref.rx, &ry = ref.ry, &rz = ref.rz;
   OrderErrors out{};
   for (int k = 0; k < 4; ++k) {
     bh::TreeSolverConfig c;
@@ -164,20 +178,32 @@ OrderErrors plummer_order_errors(double theta) {
 
 // At a fixed opening angle every order accepts the same cells (the
 // geometric test reads theta alone), and each order's error is clearly below
-// the one before. Measured (float, eps 0.001, 1024 targets) in the comments
-// of the bounds; the input is seeded and the walk deterministic, so they
-// move only with rounding.
+// the one before. Measured (float, eps 0.001, 1024 targets; the input is
+// seeded and the walk deterministic, so these move only with rounding):
+//   theta 0.55 RMS  1.867e-3, 5.765e-4, 2.435e-4, 6.646e-5 (gains 3.24, 2.37, 3.66)
+//              median 9.44e-4, 3.47e-4, 1.65e-4, 4.15e-5 (2.72, 2.10, 3.98)
+//   theta 0.70 RMS  3.457e-3, 1.537e-3, 8.648e-4, 2.570e-4 (2.25, 1.78, 3.36)
+//              median 1.88e-3, 8.90e-4, 5.49e-4, 1.51e-4 (2.11, 1.62, 3.63)
+// The bounds leave 10 % or more below each gain. About 5 s on two idle
+// cores (the reference's 67M double pairs and eight tree solves at 65536):
+// the accuracy of four orders at two angles needs this many targets.
 TEST(TreeMultipole, PlummerErrorFallsWithTheOrderAtFixedTheta) {
+  const PlummerTargets ref;
   for (double theta : {0.55, 0.7}) {
-    const OrderErrors e = plummer_order_errors(theta);
+    const OrderErrors e = plummer_order_errors(ref, theta);
     for (int k = 1; k < 4; ++k) {
       EXPECT_EQ(e.cells[k], e.cells[0]) << "theta " << theta << " order " << k + 1;
       EXPECT_EQ(e.pairs[k], e.pairs[0]) << "theta " << theta << " order " << k + 1;
     }
-    EXPECT_LT(e.rms[1], e.rms[0] / 2.5) << theta;
+    EXPECT_LT(e.rms[1], e.rms[0] / 2.0) << theta;
     EXPECT_LT(e.rms[2], e.rms[1] / 1.5) << theta;
-    EXPECT_LT(e.rms[3], e.rms[2] / 1.5) << theta;
-    for (int k = 1; k < 4; ++k) EXPECT_LT(e.median[k], e.median[k - 1] / 1.5) << theta << " order " << k + 1;
+    EXPECT_LT(e.rms[3], e.rms[2] / 3.0) << theta;
+    EXPECT_LT(e.median[1], e.median[0] / 1.9) << theta;
+    EXPECT_LT(e.median[2], e.median[1] / 1.4) << theta;
+    EXPECT_LT(e.median[3], e.median[2] / 3.2) << theta;
+    // PKDGRAV3's thresholds (RMS 4e-4 at theta 0.55, 1e-3 at 0.7), which the
+    // hexadecapole meets here and the quadrupole does not.
+    EXPECT_LT(e.rms[3], theta < 0.6 ? 4e-4 : 1e-3) << theta;
   }
 }
 
