@@ -70,7 +70,7 @@ std::vector<std::uint32_t> own_visits(const bh::Octree<Real>& t) {
   std::vector<std::uint32_t> out(t.x.size());
   for (std::int32_t i = 0; i < std::int32_t(out.size()); ++i) {
     bh::WalkCounts c;
-    bh::walk_target<false, false, MathMode::exact>(v, soft, i, c);
+    bh::walk_target<false, bh::Multipole::monopole, MathMode::exact>(v, soft, i, c);
     out[i] = c.node_visits;
   }
   return out;
