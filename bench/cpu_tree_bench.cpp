@@ -12,12 +12,17 @@
 // exact functions of the input: they must be equal between sessions.
 //
 // usage: cpu_tree_bench OUT_PREFIX [--min-n N] [--max-n N] [--trials T] [--budget-s S] [--isa I]
+//                       [--accuracy-only 1] [--thetas T,T,..] [--orders O,O,..] [--precision P]
 //   writes OUT_PREFIX_scaling.csv, OUT_PREFIX_crossover.csv, OUT_PREFIX_accuracy.csv
 //   --min-n     smallest N of the scaling table (default 1024; a thread sweep
 //               at one N passes --min-n N --max-n N --scaling-only 1)
 //   --max-n     largest N of the scaling table (default 4194304)
 //   --budget-s  stop adding scaling rows once the session has run this long
 //   --scaling-only 1   only the scaling table (a short session)
+//   --accuracy-only 1  only the accuracy table (at N = min(max-n, 65536))
+//   --thetas    the accuracy table's opening angles (default 0.3,0.4,...,0.8)
+//   --orders    its multipole orders, 1 (monopole) to 4 (hexadecapole) (default 1,2)
+//   --precision its precision: single, double or both (default single)
 //   --isa       the walk's instruction set: avx2, avx512 or auto (default auto:
 //               AVX-512 where the processor has it; tree/walk_isa.hpp). Both
 //               give the same bits; the header line says which one ran.
@@ -74,11 +79,12 @@ struct Timing {
   int depth = 0;
 };
 
-Timing time_tree(const Particles<float>& p, const bh::TreeSolverConfig& c, int trials,
-                 Accelerations<float>* keep = nullptr) {
-  gravity::TreeSolver<float> solver(c);
-  Accelerations<float> local(static_cast<std::size_t>(p.size()));
-  Accelerations<float>& a = keep ? *keep : local;
+template <class Real = float>
+Timing time_tree(const Particles<Real>& p, const bh::TreeSolverConfig& c, int trials,
+                 Accelerations<Real>* keep = nullptr) {
+  gravity::TreeSolver<Real> solver(c);
+  Accelerations<Real> local(static_cast<std::size_t>(p.size()));
+  Accelerations<Real>& a = keep ? *keep : local;
   Timing t;
   t.report = solver.solve(p.sources(), a.view(), {.potential = false});  // warm-up
   std::vector<double> wall;
@@ -220,9 +226,21 @@ double quantile(std::vector<double> v, double q) {
   return v[std::min(v.size() - 1, static_cast<std::size_t>(q * double(v.size() - 1) + 0.5))];
 }
 
-void accuracy(const std::string& prefix, std::int64_t n, int trials) {
+/// What the accuracy table covers.
+struct AccuracyRows {
+  std::vector<double> thetas = {0.3, 0.4, 0.5, 0.6, 0.7, 0.8};
+  std::vector<bh::Multipole> orders = {bh::Multipole::monopole, bh::Multipole::quadrupole};
+  std::vector<std::string> precisions = {"single"};
+};
+
+template <class Real>
+void accuracy_rows(std::ofstream& csv, const Particles<float>& p, const std::vector<std::int64_t>& targets,
+                   const std::vector<double>& rx, const std::vector<double>& ry, const std::vector<double>& rz,
+                   const AccuracyRows& rows, int trials);
+
+void accuracy(const std::string& prefix, std::int64_t n, int trials, const AccuracyRows& rows) {
   std::ofstream csv(prefix + "_accuracy.csv");
-  csv << "n,theta,multipole,rms,max,median,p99,median_s,spread,cells_per_particle,particles_per_particle\n";
+  csv << "n,precision,theta,multipole,rms,max,median,p99,median_s,spread,cells_per_particle,particles_per_particle\n";
   const auto p = plummer(n);
   std::vector<std::int64_t> targets;
   const std::int64_t count = std::min<std::int64_t>(n, 4096);
@@ -232,12 +250,34 @@ void accuracy(const std::string& prefix, std::int64_t n, int trials) {
                                       rz.data());
   std::printf("\n== accuracy at N = %lld against the double compensated reference on %lld targets\n",
               static_cast<long long>(n), static_cast<long long>(count));
-  std::printf("%5s %10s %10s %10s %10s %10s %10s %8s\n", "theta", "multipole", "rms", "worst", "median", "p99",
-              "time", "cells");
-  for (double theta : {0.3, 0.4, 0.5, 0.6, 0.7, 0.8}) {
-    for (auto mp : {bh::Multipole::monopole, bh::Multipole::quadrupole}) {
+  std::printf("%6s %5s %12s %10s %10s %10s %10s %10s %8s\n", "real", "theta", "multipole", "rms", "worst", "median",
+              "p99", "time", "cells");
+  for (const auto& precision : rows.precisions) {
+    if (precision == "double")
+      accuracy_rows<double>(csv, p, targets, rx, ry, rz, rows, trials);
+    else
+      accuracy_rows<float>(csv, p, targets, rx, ry, rz, rows, trials);
+  }
+}
+
+template <class Real>
+void accuracy_rows(std::ofstream& csv, const Particles<float>& input, const std::vector<std::int64_t>& targets,
+                   const std::vector<double>& rx, const std::vector<double>& ry, const std::vector<double>& rz,
+                   const AccuracyRows& rows, int trials) {
+  const char* real = sizeof(Real) == 4 ? "single" : "double";
+  // The very float positions the reference summed, widened exactly for double.
+  const std::int64_t n = input.size();
+  Particles<Real> p(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) {
+    p.x[i] = input.x[i];
+    p.y[i] = input.y[i];
+    p.z[i] = input.z[i];
+    p.mass[i] = input.mass[i];
+  }
+  for (double theta : rows.thetas) {
+    for (auto mp : rows.orders) {
       rest();
-      Accelerations<float> a(static_cast<std::size_t>(n));
+      Accelerations<Real> a(static_cast<std::size_t>(n));
       const Timing t = time_tree(p, config(theta, mp), trials, &a);
       std::vector<double> e;
       double sum2 = 0;
@@ -251,10 +291,10 @@ void accuracy(const std::string& prefix, std::int64_t n, int trials) {
       const double rms = std::sqrt(sum2 / double(e.size())), worst = quantile(e, 1.0), med = quantile(e, 0.5),
                    p99 = quantile(e, 0.99);
       const auto& tot = t.report.total;
-      csv << n << "," << theta << "," << bh::to_string(mp) << "," << rms << "," << worst << "," << med << "," << p99
+      csv << n << "," << real << "," << theta << "," << bh::to_string(mp) << "," << rms << "," << worst << "," << med << "," << p99
           << "," << t.wall.median << "," << t.wall.spread() << "," << double(tot.cell_interactions) / double(n) << ","
           << double(tot.particle_interactions) / double(n) << "\n";
-      std::printf("%5.2f %10s %10.3e %10.3e %10.3e %10.3e %8.4g s %8.0f\n", theta,
+      std::printf("%6s %5.2f %12s %10.3e %10.3e %10.3e %10.3e %8.4g s %8.0f\n", real, theta,
                   std::string(bh::to_string(mp)).c_str(), rms, worst, med, p99, t.wall.median,
                   double(tot.cell_interactions) / double(n));
       std::fflush(stdout);
@@ -283,13 +323,48 @@ int main(int argc, char** argv) {
   std::int64_t min_n = 1024, max_n = 4194304;
   int trials = 3;
   double budget_s = 1e9;
-  bool scaling_only = false;
+  bool scaling_only = false, accuracy_only = false;
+  AccuracyRows rows;
+  const auto list = [](const char* text) {
+    std::vector<std::string> out;
+    std::string item;
+    for (const char* c = text;; ++c) {
+      if (*c == ',' || *c == '\0') {
+        if (!item.empty()) out.push_back(item);
+        item.clear();
+        if (*c == '\0') break;
+      } else {
+        item += *c;
+      }
+    }
+    return out;
+  };
   for (int i = 2; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--max-n")) max_n = std::atoll(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--min-n")) min_n = std::max<std::int64_t>(1024, std::atoll(argv[i + 1]));
     else if (!std::strcmp(argv[i], "--trials")) trials = std::max(1, std::atoi(argv[i + 1]));
     else if (!std::strcmp(argv[i], "--budget-s")) budget_s = std::atof(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--scaling-only")) scaling_only = std::atoi(argv[i + 1]) != 0;
+    else if (!std::strcmp(argv[i], "--accuracy-only")) accuracy_only = std::atoi(argv[i + 1]) != 0;
+    else if (!std::strcmp(argv[i], "--thetas")) {
+      rows.thetas.clear();
+      for (const auto& t : list(argv[i + 1])) rows.thetas.push_back(std::atof(t.c_str()));
+    } else if (!std::strcmp(argv[i], "--orders")) {
+      rows.orders.clear();
+      try {
+        for (const auto& o : list(argv[i + 1])) rows.orders.push_back(gravity::tree_multipole(std::atoi(o.c_str())));
+      } catch (const orrery::InputError& e) {
+        std::fprintf(stderr, "cpu_tree_bench: --orders: %s\n", e.what());
+        return 2;
+      }
+    } else if (!std::strcmp(argv[i], "--precision")) {
+      const std::string v = argv[i + 1];
+      if (v != "single" && v != "double" && v != "both") {
+        std::fprintf(stderr, "cpu_tree_bench: --precision %s is invalid; accepted: single, double, both\n", v.c_str());
+        return 2;
+      }
+      rows.precisions = v == "both" ? std::vector<std::string>{"single", "double"} : std::vector<std::string>{v};
+    }
     else if (!std::strcmp(argv[i], "--isa")) {
       try {
         orrery::bh::set_walk_isa(orrery::bh::parse_walk_isa(argv[i + 1], "--isa"));
@@ -316,10 +391,10 @@ int main(int argc, char** argv) {
   Canary canary;
   canary.measure();
   std::map<std::int64_t, double> tree_seconds;
-  scaling(prefix, min_n, max_n, trials, budget_s, start, canary, tree_seconds);
+  if (!accuracy_only) scaling(prefix, min_n, max_n, trials, budget_s, start, canary, tree_seconds);
   if (!scaling_only) {
-    crossover(prefix, tree_seconds, max_n, trials);
-    accuracy(prefix, std::min<std::int64_t>(max_n, 65536), trials);
+    if (!accuracy_only) crossover(prefix, tree_seconds, max_n, trials);
+    accuracy(prefix, std::min<std::int64_t>(max_n, 65536), trials, rows);
   }
   const double c = canary.measure();
   std::printf("\ncanary drift over the session: %+.1f %% (%.0f s in all)\n", canary.drift(c), since(start));

@@ -15,7 +15,7 @@
 // against the first canary is reported beside the row.
 //
 // usage: gpu_tree_bench [--out FILE.csv] [--mode quick|full] [--capacity 0|1]
-//                       [--tables divergence,width,math,accuracy,relative,relative-tuning,distributions,double,tuning,leaf,variants,scaling,cpu,crossover,capacity,profile]
+//                       [--tables divergence,width,math,accuracy,relative,relative-tuning,distributions,double,tuning,orders,leaf,variants,scaling,cpu,crossover,capacity,profile]
 //   distributions: both criteria on the uniform cube, Plummer and Hernquist at 2^18 and 2^20 (issue 21);
 //   double: float against double at 1M and 16M, both criteria. Neither is in the default list.
 #include <cuda_runtime.h>
@@ -597,6 +597,30 @@ class Session {
     }
   }
 
+  /// Multipole order x theta x leaf capacity at 1M (coherent W=32, fast
+  /// math, eps 0.05): the time of each order at each accuracy, to find the
+  /// fastest configuration at issue 21's target (median <= 2.8e-4, p99 <=
+  /// 1.3e-3; docs/adr/0016). Not in the default tables.
+  void orders() {
+    std::printf("\n== multipole orders at N = 1048576: order x leaf capacity x theta (errors on 4096 targets)\n");
+    DeviceSet p(std::int64_t(1) << 20);
+    const Reference ref = reference(p, 4096, kSoftening);
+    for (int cap : {16, 32}) {
+      for (auto mp : {bh::Multipole::monopole, bh::Multipole::quadrupole, bh::Multipole::octupole,
+                      bh::Multipole::hexadecapole}) {
+        for (double theta : {0.4, 0.5, 0.6, 0.7, 0.8, 0.9}) {
+          Csv::Row r = run("orders", p, config(Traversal::coherent, 32, theta, mp, MathMode::fast, cap), 5);
+          r.err = errors(p, ref);
+          csv_.write(r);
+          std::printf("cap %2d %-12s theta %.2f  total %8.4g ms (walk %8.4g, moments %6.3g)  err median %.3g p99 %.3g%s\n",
+                      cap, std::string(bh::to_string(mp)).c_str(), theta, r.t.total_ms, r.t.phase_ms["walk"],
+                      r.t.phase_ms["moments"], r.err.median, r.err.p99,
+                      r.err.median <= 2.8e-4 && r.err.p99 <= 1.3e-3 ? "  (meets the target's accuracy)" : "");
+        }
+      }
+    }
+  }
+
   /// Leaf capacity at 1M and 16M (theta 0.5, monopole): time, visits, interactions.
   void leaves() {
     std::printf("\n== leaf capacity (coherent W=32, theta 0.5, monopole)\n");
@@ -803,6 +827,7 @@ int main(int argc, char** argv) {
     if (want("math")) s.exact_cost();
     if (want("accuracy")) s.accuracy();
     if (want("tuning")) s.tuning();
+    if (want("orders")) s.orders();  // not in the default list
     if (want("relative")) s.relative();
     if (want("relative-tuning")) s.relative_tuning();
     if (want("distributions")) s.distributions();

@@ -11,7 +11,7 @@ import numpy as np
 from . import _core
 
 _DTYPES = {"single": np.float32, "double": np.float64}
-_MULTIPOLES = {1: "monopole", 2: "quadrupole"}  # Python also takes the multipole order as a number
+_MULTIPOLES = {1: "monopole", 2: "quadrupole", 3: "octupole", 4: "hexadecapole"}  # Python also takes the multipole order as a number
 
 
 def keys():
@@ -76,7 +76,7 @@ def config(**settings):
 
 
 def as_dict(c):
-    """The settings of a GravityConfig as a plain dict (multipole as its order, 1 or 2)."""
+    """The settings of a GravityConfig as a plain dict (multipole as its order, 1 to 4)."""
     return {key: getattr(c, key) for key in keys()}
 
 

@@ -33,7 +33,7 @@ def forces(positions, masses, *, solver=None, backend=None, precision=None, thet
     solver: "direct" (default), "tree", "reference" (double, compensated sums);
     orrery.available_solvers() lists this build's solver/backend pairs.
     backend: "cpu" (default), "cuda", "auto" (CUDA when a GPU is present).
-    theta, leaf_capacity, multipole ("monopole" or 1, "quadrupole" or 2),
+    theta, leaf_capacity, multipole ("monopole" or 1, "quadrupole" or 2, "octupole" or 3, "hexadecapole" or 4),
     opening ("geometric" or "relative") and tolerance (the relative
     criterion's alpha): tree settings. A one-shot call has no previous
     accelerations, so opening="relative" costs a bootstrap evaluation (a

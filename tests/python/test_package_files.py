@@ -129,5 +129,5 @@ def test_settings_survive_a_checkpoint_and_the_cli_spelling_of_multipole_is_acce
     sim.save_checkpoint(tmp_path / "c.orrck")
     again = orrery.Simulation.load_checkpoint(tmp_path / "c.orrck")
     assert again.settings == sim.settings and again.dt == 1 / 32
-    with pytest.raises(ValueError, match='gravity.multipole = "octupole" is not accepted; accepted: one of: monopole, quadrupole'):
-        orrery.Simulation.plummer(20, multipole="octupole")
+    with pytest.raises(ValueError, match='gravity.multipole = "dipole" is not accepted; accepted: one of: monopole, quadrupole, octupole, hexadecapole'):
+        orrery.Simulation.plummer(20, multipole="dipole")

@@ -70,7 +70,7 @@ std::vector<std::uint32_t> own_visits(const bh::Octree<Real>& t) {
   std::vector<std::uint32_t> out(t.x.size());
   for (std::int32_t i = 0; i < std::int32_t(out.size()); ++i) {
     bh::WalkCounts c;
-    bh::walk_target<false, false, MathMode::exact>(v, soft, i, c);
+    bh::walk_target<false, bh::Multipole::monopole, MathMode::exact>(v, soft, i, c);
     out[i] = c.node_visits;
   }
   return out;
@@ -79,7 +79,7 @@ std::vector<std::uint32_t> own_visits(const bh::Octree<Real>& t) {
 /// walk_target (the reference of every walk) for every target of a tree with
 /// the relative opening, with the targets' scales (sorted order), Plummer
 /// softening c.softening, potentials on.
-template <bool Quad, MathMode Mode, class Real>
+template <bh::Multipole M, MathMode Mode, class Real>
 WalkResults<Real> reference_walk(const bh::Octree<Real>& t, const bh::TreeSolverConfig& c,
                                  const std::vector<Real>& scale) {
   const auto v = t.view();
@@ -87,7 +87,7 @@ WalkResults<Real> reference_walk(const bh::Octree<Real>& t, const bh::TreeSolver
   WalkResults<Real> r(t.x.size());
   for (std::int32_t i = 0; i < std::int32_t(t.x.size()); ++i) {
     bh::WalkCounts k;
-    const auto a = bh::walk_target<true, Quad, Mode>(v, soft, i, k, scale[i]);
+    const auto a = bh::walk_target<true, M, Mode>(v, soft, i, k, scale[i]);
     r.ax[i] = a.ax, r.ay[i] = a.ay, r.az[i] = a.az, r.pot[i] = a.pot;
     r.visits[i] = k.node_visits, r.cells[i] = k.cell_interactions, r.particles[i] = k.particle_interactions;
   }

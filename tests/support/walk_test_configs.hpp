@@ -1,6 +1,6 @@
 #pragma once
 // The walk configurations the CPU bit-identity tests cover (group_walk_test,
-// walk_isa_test): monopole and quadrupole x Plummer and spline softening x
+// walk_isa_test): the four expansions (monopole to hexadecapole) x Plummer and spline softening x
 // exact and fast math, at theta 0.6, leaf capacity 8, softening 0.02, with
 // the geometric or the relative opening (tolerance 0.005); the
 // run-time-to-template dispatch to the scalar walk they compare against; and
@@ -35,7 +35,8 @@ inline constexpr double kTestTolerance = 0.005;
 /// Calls f(config, name), name = input_name plus the configuration and Real.
 template <class Real, class F>
 void for_each_walk_config(const std::string& input_name, F&& f, bh::Opening opening = bh::Opening::geometric) {
-  for (auto mp : {bh::Multipole::monopole, bh::Multipole::quadrupole}) {
+  for (auto mp : {bh::Multipole::monopole, bh::Multipole::quadrupole, bh::Multipole::octupole,
+                  bh::Multipole::hexadecapole}) {
     for (auto kind : {SofteningKind::plummer, SofteningKind::spline}) {
       for (auto mode : {MathMode::exact, MathMode::fast}) {
         bh::TreeSolverConfig c;
@@ -51,17 +52,14 @@ void for_each_walk_config(const std::string& input_name, F&& f, bh::Opening open
   }
 }
 
-/// Calls f(quad, mode, softening) with c's multipole and math mode as
-/// compile-time constants (std::bool_constant, std::integral_constant) and its
+/// Calls f(multipole, mode, softening) with c's multipole and math mode as
+/// compile-time constants (std::integral_constant) and its
 /// softening policy, as the solver dispatches them.
 template <class Real, class F>
 void with_walk_parameters(const bh::TreeSolverConfig& c, F&& f) {
   orrery::with_softening<Real>(c.softening_kind, Real(c.softening), [&](auto soft) {
     orrery::with_math_mode(c.math, [&](auto mode) {
-      if (c.tree.multipole == bh::Multipole::quadrupole)
-        f(std::true_type{}, mode, soft);
-      else
-        f(std::false_type{}, mode, soft);
+      bh::with_multipole(c.tree.multipole, [&](auto multipole) { f(multipole, mode, soft); });
     });
   });
 }
@@ -121,13 +119,13 @@ std::vector<Real> relative_test_scales(const bh::Octree<Real>& tree, const bh::T
 
 /// Sorted target i's walk_target (with scale[i] when scale is not null)
 /// against w: the same bits and the same counters.
-template <bool Quad, MathMode Mode, class Real, class Softening>
+template <bh::Multipole M, MathMode Mode, class Real, class Softening>
 void expect_same_as_walk_target(const bh::Octree<Real>& tree, const Softening& soft, const SortedWalk<Real>& w,
                                 const Real* scale, const std::string& what) {
   const auto v = tree.view();
   for (std::int32_t i = 0; i < static_cast<std::int32_t>(v.num_particles); ++i) {
     bh::WalkCounts c;
-    const auto a = bh::walk_target<true, Quad, Mode>(v, soft, i, c, scale ? scale[i] : Real(0));
+    const auto a = bh::walk_target<true, M, Mode>(v, soft, i, c, scale ? scale[i] : Real(0));
     ASSERT_EQ(std::memcmp(&a.ax, &w.ax[i], sizeof(Real)), 0) << what << " target " << i << ": " << a.ax << " vs " << w.ax[i];
     ASSERT_EQ(std::memcmp(&a.ay, &w.ay[i], sizeof(Real)), 0) << what << " target " << i;
     ASSERT_EQ(std::memcmp(&a.az, &w.az[i], sizeof(Real)), 0) << what << " target " << i;
@@ -151,8 +149,8 @@ void expect_walks_same_as_walk_target(const Particles<float>& input, const std::
         const auto scale = opening == bh::Opening::relative ? relative_test_scales(tree, c) : std::vector<Real>();
         const Real* s = scale.empty() ? nullptr : scale.data();
         const auto w = sorted_walk(tree, c, s);
-        with_walk_parameters<Real>(c, [&](auto quad, auto mode, auto soft) {
-          expect_same_as_walk_target<decltype(quad)::value, decltype(mode)::value>(tree, soft, w, s, what);
+        with_walk_parameters<Real>(c, [&](auto multipole, auto mode, auto soft) {
+          expect_same_as_walk_target<decltype(multipole)::value, decltype(mode)::value>(tree, soft, w, s, what);
         });
       },
       opening);

@@ -17,6 +17,7 @@
 #include <cstdint>
 
 #include "orrery/bh/morton.hpp"
+#include "orrery/bh/multipole_tensors.hpp"
 #include "orrery/bh/octree.hpp"
 #include "orrery/bh/opening_geometric.hpp"
 #include "orrery/bh/opening_relative.hpp"
@@ -41,12 +42,21 @@ ORRERY_HDI bool in_cube(double x, double y, double z, const Cube& c) {
          (xm::sub(z, c.z0) <= c.side);
 }
 
-/// Moments of a node in double, before they are rounded to the tree's precision.
-struct NodeMoments {
+/// Moments of a node in double, before they are rounded to the tree's
+/// precision: q holds the moments about the centre of mass of ranks 2 up to
+/// the expansion's order, in the layout of multipole_tensors.hpp (rank 2 =
+/// the second moment S, octree.hpp; then ranks 3 and 4).
+template <int Components>
+struct MomentsN {
   double mass = 0;
-  double cx = 0, cy = 0, cz = 0;       // centre of mass
-  double q[kQuadComponents] = {};      // second moment about the centre of mass (octree.hpp)
+  double cx = 0, cy = 0, cz = 0;  // centre of mass
+  double q[Components] = {};
 };
+/// The record of monopole and quadrupole builds (and of the MPI ranks' exchange).
+using NodeMoments = MomentsN<kQuadComponents>;
+/// The record of an expansion M: NodeMoments up to the quadrupole, then 16 or 31 components.
+template <Multipole M>
+using Moments = MomentsN<(moment_components(M) > kQuadComponents ? moment_components(M) : kQuadComponents)>;
 
 /// Geometric centre and side of the cell (key, level) of cube c.
 struct CellGeometry {
@@ -77,7 +87,8 @@ ORRERY_HDI void add_quadrupole_term(double q[kQuadComponents], double m, double 
 
 /// Centre of mass from the mass and the mass-weighted sums; a massless node
 /// has its centre of mass at its geometric centre (DESIGN §3).
-ORRERY_HDI void set_centre_of_mass(NodeMoments& mo, double sx, double sy, double sz, const CellGeometry& g) {
+template <class Mo>
+ORRERY_HDI void set_centre_of_mass(Mo& mo, double sx, double sy, double sz, const CellGeometry& g) {
   const bool massive = mo.mass > 0.0;
   const double safe = massive ? mo.mass : 1.0;
   mo.cx = massive ? xm::div(sx, safe) : g.cx;
@@ -85,12 +96,53 @@ ORRERY_HDI void set_centre_of_mass(NodeMoments& mo, double sx, double sy, double
   mo.cz = massive ? xm::div(sz, safe) : g.cz;
 }
 
+/// Adds m b^p to each rank-N component p of t (b^p: multipole_tensors.hpp's
+/// power): a particle's own term of a rank-N moment, or a child's mass
+/// shifted by b.
+template <int N>
+ORRERY_HDI void add_power_terms(double* t, double m, double bx, double by, double bz) {
+  for (int k = 0; k < sym_components(N); ++k) t[k] = xm::fma(m, power(sym_exponents(N, k), bx, by, bz), t[k]);
+}
+
+/// The rank-3 and rank-4 terms of a particle of mass m at d from the centre
+/// of mass, for the orders of M above the quadrupole.
+template <Multipole M>
+ORRERY_HDI void add_higher_terms(double* q, double m, double dx, double dy, double dz) {
+  if constexpr (multipole_order(M) >= 3) add_power_terms<3>(q + moment_offset(3), m, dx, dy, dz);
+  if constexpr (multipole_order(M) >= 4) add_power_terms<4>(q + moment_offset(4), m, dx, dy, dz);
+}
+
+/// Adds to the rank-N moment of q a child's, moved from its centre of mass
+/// to the parent's (b = child com - parent com): the binomial terms of the
+/// child's moments of ranks N - 1 down to 2 (its first moment about its own
+/// centre of mass is zero), then its mass (add_power_terms). The child's own
+/// rank-N moment was added before.
+template <int N>
+ORRERY_HDI void shift_moment(double* q, const double* child_q, double mass, double bx, double by, double bz) {
+  double* t = q + moment_offset(N);
+  for (int k = 0; k < sym_components(N); ++k) {
+    const Exponents p = sym_exponents(N, k);
+    double v = t[k];
+    for (int r = N - 1; r >= 2; --r) {
+      for (int j = 0; j < sym_components(r); ++j) {
+        const Exponents s = sym_exponents(r, j);
+        if (s.x > p.x || s.y > p.y || s.z > p.z) continue;
+        const double c = double(binomial(p.x, s.x) * binomial(p.y, s.y) * binomial(p.z, s.z));
+        const double rest = power({p.x - s.x, p.y - s.y, p.z - s.z}, bx, by, bz);
+        v = xm::fma(xm::mul(c, child_q[moment_offset(r) + j]), rest, v);
+      }
+    }
+    t[k] = xm::fma(mass, power(p, bx, by, bz), v);
+  }
+}
+
 /// Moments of a leaf from its particles [first, first + count), summed in
-/// sorted order. Quad selects whether the quadrupole is computed.
-template <bool Quad, class Real>
-ORRERY_HDI NodeMoments leaf_moments(const Real* x, const Real* y, const Real* z, const Real* m,
-                                    std::int32_t first, std::int32_t count, const CellGeometry& g) {
-  NodeMoments mo;
+/// sorted order: mass and centre of mass, then (above the monopole) the
+/// moments of ranks 2 to M's order about it, particle by particle.
+template <Multipole M, class Real>
+ORRERY_HDI Moments<M> leaf_moments(const Real* x, const Real* y, const Real* z, const Real* m, std::int32_t first,
+                                   std::int32_t count, const CellGeometry& g) {
+  Moments<M> mo;
   double sx = 0, sy = 0, sz = 0;
   for (std::int32_t j = first; j < first + count; ++j) {
     const double mj = m[j];
@@ -100,49 +152,54 @@ ORRERY_HDI NodeMoments leaf_moments(const Real* x, const Real* y, const Real* z,
     sz = xm::fma(mj, double(z[j]), sz);
   }
   set_centre_of_mass(mo, sx, sy, sz, g);
-  if constexpr (Quad) {
-    for (std::int32_t j = first; j < first + count; ++j)
-      add_quadrupole_term(mo.q, double(m[j]), xm::sub(double(x[j]), mo.cx), xm::sub(double(y[j]), mo.cy),
-                          xm::sub(double(z[j]), mo.cz));
+  if constexpr (M != Multipole::monopole) {
+    for (std::int32_t j = first; j < first + count; ++j) {
+      const double dx = xm::sub(double(x[j]), mo.cx), dy = xm::sub(double(y[j]), mo.cy), dz = xm::sub(double(z[j]), mo.cz);
+      add_quadrupole_term(mo.q, double(m[j]), dx, dy, dz);
+      add_higher_terms<M>(mo.q, double(m[j]), dx, dy, dz);
+    }
   }
   return mo;
 }
 
 /// Moments of an internal node from its `n` children, in child order:
 /// child(c) returns the moments of child c (c = 0..n-1), and is called up to
-/// twice per child (the quadrupole's parallel-axis pass reads them again), so
-/// a caller can stream them from memory instead of holding all eight.
-template <bool Quad, class Child>
-ORRERY_HDI NodeMoments combine_moments(int n, const Child& child, const CellGeometry& g) {
-  NodeMoments mo;
+/// twice per child (the parallel-axis pass reads them again), so a caller
+/// can stream them from memory instead of holding all eight.
+template <Multipole M, class Child>
+ORRERY_HDI Moments<M> combine_moments(int n, const Child& child, const CellGeometry& g) {
+  Moments<M> mo;
   double sx = 0, sy = 0, sz = 0;
   for (int c = 0; c < n; ++c) {
-    const NodeMoments ch = child(c);
+    const Moments<M> ch = child(c);
     mo.mass = xm::add(mo.mass, ch.mass);
     sx = xm::fma(ch.mass, ch.cx, sx);
     sy = xm::fma(ch.mass, ch.cy, sy);
     sz = xm::fma(ch.mass, ch.cz, sz);
   }
   set_centre_of_mass(mo, sx, sy, sz, g);
-  if constexpr (Quad) {
+  if constexpr (M != Multipole::monopole) {
     for (int c = 0; c < n; ++c) {  // parallel-axis theorem
-      const NodeMoments ch = child(c);
-      for (int k = 0; k < kQuadComponents; ++k) mo.q[k] = xm::add(mo.q[k], ch.q[k]);
-      add_quadrupole_term(mo.q, ch.mass, xm::sub(ch.cx, mo.cx), xm::sub(ch.cy, mo.cy), xm::sub(ch.cz, mo.cz));
+      const Moments<M> ch = child(c);
+      for (int k = 0; k < moment_components(M); ++k) mo.q[k] = xm::add(mo.q[k], ch.q[k]);
+      const double bx = xm::sub(ch.cx, mo.cx), by = xm::sub(ch.cy, mo.cy), bz = xm::sub(ch.cz, mo.cz);
+      add_quadrupole_term(mo.q, ch.mass, bx, by, bz);
+      if constexpr (multipole_order(M) >= 3) shift_moment<3>(mo.q, ch.q, ch.mass, bx, by, bz);
+      if constexpr (multipole_order(M) >= 4) shift_moment<4>(mo.q, ch.q, ch.mass, bx, by, bz);
     }
   }
   return mo;
 }
 
 /// The same from an array of the children's moments, children[0..n).
-template <bool Quad>
-ORRERY_HDI NodeMoments combine_moments(const NodeMoments* children, int n, const CellGeometry& g) {
-  return combine_moments<Quad>(n, [children](int c) { return children[c]; }, g);
+template <Multipole M>
+ORRERY_HDI Moments<M> combine_moments(const Moments<M>* children, int n, const CellGeometry& g) {
+  return combine_moments<M>(n, [children](int c) { return children[c]; }, g);
 }
 
 /// Writable pointers to the moment arrays of a tree in pre-order (the
-/// OctreeView's moments; quad is null for a monopole tree, crit_rel unless
-/// the opening is relative).
+/// OctreeView's moments; quad, moment_components(M) per node, is null for a
+/// monopole tree, crit_rel unless the opening is relative).
 template <class Real>
 struct MomentArrays {
   Real *mass, *com_x, *com_y, *com_z, *crit2, *quad;
@@ -153,8 +210,8 @@ struct MomentArrays {
 /// double to Real, with the opening criteria's per-node values (crit2, and
 /// crit_rel when out.crit_rel is set: opening_geometric.hpp,
 /// opening_relative.hpp). The one place both builds round.
-template <bool Quad, class Real>
-ORRERY_HDI void store_moments(const MomentArrays<Real>& out, std::int32_t d, const NodeMoments& m,
+template <Multipole M, class Real>
+ORRERY_HDI void store_moments(const MomentArrays<Real>& out, std::int32_t d, const Moments<M>& m,
                               const CellGeometry& g, double theta, double tolerance) {
   out.mass[d] = static_cast<Real>(m.mass);
   out.com_x[d] = static_cast<Real>(m.cx);
@@ -162,8 +219,8 @@ ORRERY_HDI void store_moments(const MomentArrays<Real>& out, std::int32_t d, con
   out.com_z[d] = static_cast<Real>(m.cz);
   out.crit2[d] = static_cast<Real>(acceptance_radius2(m.cx, m.cy, m.cz, g.cx, g.cy, g.cz, g.side, theta));
   if (out.crit_rel != nullptr) out.crit_rel[d] = static_cast<Real>(relative_coefficient(m.mass, g.side, tolerance));
-  if constexpr (Quad)
-    for (int k = 0; k < kQuadComponents; ++k) out.quad[std::int64_t(d) * kQuadComponents + k] = static_cast<Real>(m.q[k]);
+  constexpr int kc = moment_components(M);
+  for (int k = 0; k < kc; ++k) out.quad[std::int64_t(d) * kc + k] = static_cast<Real>(m.q[k]);
 }
 
 }  // namespace orrery::bh

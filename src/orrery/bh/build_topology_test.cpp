@@ -87,17 +87,17 @@ void reference_moments(Built& t, const Octree<float>& sorted, const TreeParams& 
     NodeMoments ch[8];
     for (int c = 0; c < k; ++c) ch[c] = mo[ids[c]];
     if (quad)
-      mo[i] = k == 0 ? leaf_moments<true>(sorted.x.data(), sorted.y.data(), sorted.z.data(), sorted.m.data(),
+      mo[i] = k == 0 ? leaf_moments<Multipole::quadrupole>(sorted.x.data(), sorted.y.data(), sorted.z.data(), sorted.m.data(),
                                           t.first[i], t.count[i], g)
-                     : combine_moments<true>(ch, k, g);
+                     : combine_moments<Multipole::quadrupole>(ch, k, g);
     else
-      mo[i] = k == 0 ? leaf_moments<false>(sorted.x.data(), sorted.y.data(), sorted.z.data(), sorted.m.data(),
+      mo[i] = k == 0 ? leaf_moments<Multipole::monopole>(sorted.x.data(), sorted.y.data(), sorted.z.data(), sorted.m.data(),
                                            t.first[i], t.count[i], g)
-                     : combine_moments<false>(ch, k, g);
+                     : combine_moments<Multipole::monopole>(ch, k, g);
     if (quad)
-      store_moments<true>(m, i, mo[i], g, p.theta, p.tolerance);
+      store_moments<Multipole::quadrupole>(m, i, mo[i], g, p.theta, p.tolerance);
     else
-      store_moments<false>(m, i, mo[i], g, p.theta, p.tolerance);
+      store_moments<Multipole::monopole>(m, i, mo[i], g, p.theta, p.tolerance);
   }
 }
 

@@ -8,6 +8,7 @@ namespace orrery::bh {
 template <class Real>
 void DeviceTreeCopy<Real>::upload(const bh::Octree<Real>& t, cuda::StreamHandle s) {
   num_nodes_ = t.num_nodes();
+  multipole_ = t.view().multipole;
   num_particles_ = static_cast<std::int64_t>(t.x.size());
   params_ = t.params;
   for_each_array(
@@ -20,7 +21,7 @@ void DeviceTreeCopy<Real>::upload(const bh::Octree<Real>& t, cuda::StreamHandle 
 
 template <class Real>
 bh::OctreeView<Real> DeviceTreeCopy<Real>::view() const {
-  return arrays_.view(num_nodes_, num_particles_, !arrays_.quad.empty(), !arrays_.crit_rel.empty(), params_);
+  return arrays_.view(num_nodes_, num_particles_, multipole_, !arrays_.crit_rel.empty(), params_);
 }
 
 template <class Real>

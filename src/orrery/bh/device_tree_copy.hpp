@@ -28,6 +28,7 @@ class DeviceTreeCopy {
   std::int32_t num_nodes_ = 0;
   std::int64_t num_particles_ = 0;
   TreeParams params_;
+  Multipole multipole_ = Multipole::monopole;
   TreeArrays<Real, cuda::DeviceBuffer> arrays_;
 };
 

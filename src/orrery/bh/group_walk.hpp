@@ -134,20 +134,16 @@ template <int H, class Int>
 /// add_cell's terms (add_cell_terms) with the node's values loaded once
 /// outside the lane loop, masked by their keep (a select after the
 /// arithmetic, the same bits as add_cell on the lanes that take the cell).
-template <bool Pot, bool Quad, MathMode Mode, int W, class Real, class Softening>
+template <bool Pot, Multipole M, MathMode Mode, int W, class Real, class Softening>
 inline void add_cells(const OctreeView<Real>& t, const WalkNode<Real>& node, const Softening& soft, std::int32_t n,
                       GroupLanes<W, Real>& __restrict g) {
   const Real cx = node.com_x, cy = node.com_y, cz = node.com_z, m = node.mass;
-  const Real* q = nullptr;
-  Real trace = 0;
-  if constexpr (Quad) {
-    q = t.quad + std::int64_t(n) * kQuadComponents;
-    trace = bh::quadrupole_trace(q);
-  }
+  const Real* q = node_moments<M>(t, n);
+  const Real trace = cell_trace<M>(q);
 #pragma omp simd
   for (int l = 0; l < W; ++l) {
     bh::Accumulator<Real> a{g.sx[l], g.sy[l], g.sz[l], g.sp[l]};
-    bh::add_cell_terms<Pot, Quad, Mode>(a, soft, g.tx[l], g.ty[l], g.tz[l], cx, cy, cz, m, q, trace,
+    bh::add_cell_terms<Pot, M, Mode>(a, soft, g.tx[l], g.ty[l], g.tz[l], cx, cy, cz, m, q, trace,
                                              bool(g.take_cell[l]));
     g.sx[l] = a.ax;
     g.sy[l] = a.ay;
@@ -204,7 +200,7 @@ inline void add_leaves(const OctreeView<Real>& t, const WalkNode<Real>& node, co
 /// t.crit_rel and scale, the targets' scales, [targets.count] (not null).
 /// An unscaled one does not read scale: the geometric walk's code is the one it was before the
 /// relative opening existed.
-template <int W, bool Pot, bool Quad, MathMode Mode, class Real, class Softening, int H = kSkipLanes<Real>,
+template <int W, bool Pot, Multipole M, MathMode Mode, class Real, class Softening, int H = kSkipLanes<Real>,
           class Criterion = GeometricOpening>
 void walk_group(const OctreeView<Real>& t, const WalkNode<Real>* __restrict nodes, const Softening& soft,
                 const WalkTargets<Real>& targets, std::int32_t k0, int lanes, const Real* scale, Real* ax, Real* ay,
@@ -229,7 +225,7 @@ void walk_group(const OctreeView<Real>& t, const WalkNode<Real>* __restrict node
                       any_descend);
     // Skipping a node no lane interacts with is a branch on the whole group:
     // it saves the interaction, it does not change any lane's value.
-    if (any_cell) add_cells<Pot, Quad, Mode>(t, node, soft, n, g);
+    if (any_cell) add_cells<Pot, M, Mode>(t, node, soft, n, g);
     if (any_leaf) add_leaves<Pot, Mode, W, Real, Softening, H>(t, node, soft, g);
     // The group's next node is the smallest want, which is n + 1 if any lane
     // descends and next[n] otherwise: a lane that is not at n stopped at a

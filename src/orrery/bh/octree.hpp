@@ -20,7 +20,10 @@ namespace orrery::bh {
 
 /// Second moment about the centre of mass, S_ab = sum m d_a d_b (d = x - com),
 /// stored whole rather than traceless: the softened expansion needs its trace
-/// (interactions.hpp, docs/adr/0005).
+/// (interactions.hpp, docs/adr/0005). The octupole and hexadecapole trees
+/// store after it, per node, the whole third and fourth moments (10 and 15
+/// components, multipole_tensors.hpp's layout): moment_components(multipole)
+/// numbers a node.
 enum QuadIndex : int { kXX = 0, kXY, kXZ, kYY, kYZ, kZZ, kQuadComponents };
 
 /// Non-owning view of a built tree; pointers are host or device memory alike.
@@ -41,7 +44,7 @@ struct OctreeView {
   const Real* com_y = nullptr;
   const Real* com_z = nullptr;
   const Real* crit2 = nullptr;  // accept the cell when |target - com|^2 > crit2 (opening_geometric.hpp)
-  const Real* quad = nullptr;   // [num_nodes * 6] (QuadIndex order) or null for monopole trees
+  const Real* quad = nullptr;   // [num_nodes * moment_components(multipole)] (S in QuadIndex order first) or null for monopole trees
   // Sources in sorted order, [num_particles].
   const Real* x = nullptr;
   const Real* y = nullptr;
@@ -53,6 +56,8 @@ struct OctreeView {
   // crit2, the cap (relative_cap_factor of TreeParams::relative_cap).
   const Real* crit_rel = nullptr;
   Real cap2 = Real(0);
+  // The expansion quad holds (monopole: quad is null): how many moments a node has.
+  Multipole multipole = Multipole::monopole;
 };
 static_assert(std::is_trivially_copyable_v<OctreeView<float>>);
 
@@ -70,7 +75,7 @@ struct TreeArrays {
   // Topology, [num_nodes].
   Buffer<std::uint64_t> key;
   Buffer<std::int32_t> level, first, count, next;
-  // Moments, [num_nodes]; quad [num_nodes * 6] (quadrupole trees), crit_rel
+  // Moments, [num_nodes]; quad [num_nodes * moment_components] (above the monopole), crit_rel
   // [num_nodes] (relative opening).
   Buffer<Real> mass, com_x, com_y, com_z, crit2, quad, crit_rel;
   // Sources in sorted order, [num_particles], and order[sorted] = the caller's index.
@@ -78,15 +83,15 @@ struct TreeArrays {
   Buffer<std::int32_t> order;
 
   /// The view of the first num_nodes nodes and num_particles particles (the
-  /// buffers may be larger) of a tree built with `params`; quad and crit_rel
-  /// are null unless asked for.
-  OctreeView<Real> view(std::int32_t num_nodes, std::int64_t num_particles, bool with_quad, bool with_crit_rel,
+  /// buffers may be larger) of a tree with expansion `multipole`, built with
+  /// `params`; quad is null for the monopole, crit_rel unless asked for.
+  OctreeView<Real> view(std::int32_t num_nodes, std::int64_t num_particles, Multipole multipole, bool with_crit_rel,
                         const TreeParams& params) const {
     return {num_nodes,     num_particles, key.data(),   level.data(), first.data(), count.data(),
             next.data(),   mass.data(),   com_x.data(), com_y.data(), com_z.data(), crit2.data(),
-            with_quad ? quad.data() : nullptr,          x.data(),     y.data(),     z.data(),
-            m.data(),      with_crit_rel ? crit_rel.data() : nullptr,
-            relative_cap_factor<Real>(params.relative_cap)};
+            multipole != Multipole::monopole ? quad.data() : nullptr, x.data(),     y.data(),     z.data(),
+            m.data(),      with_crit_rel ? crit_rel.data() : nullptr, relative_cap_factor<Real>(params.relative_cap),
+            multipole};
   }
 };
 
@@ -129,7 +134,8 @@ struct Octree : TreeArrays<Real, HostBuffer> {
   std::int32_t num_nodes() const { return static_cast<std::int32_t>(this->key.size()); }
   OctreeView<Real> view() const {
     return TreeArrays<Real, HostBuffer>::view(num_nodes(), static_cast<std::int64_t>(this->x.size()),
-                                              !this->quad.empty(), !this->crit_rel.empty(), params);
+                                              this->quad.empty() ? Multipole::monopole : params.multipole,
+                                              !this->crit_rel.empty(), params);
   }
 };
 

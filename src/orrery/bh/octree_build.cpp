@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "orrery/core/error.hpp"
@@ -114,13 +115,13 @@ LevelLists level_lists(const std::vector<std::int32_t>& level, int depth) {
 /// sums its particles, an internal node combines its children (the chain p +
 /// 1, then next) in child order, the operands and the order of the GPU's
 /// climb; each node is then rounded into the pre-order arrays.
-template <bool Quad, class Real>
-std::vector<NodeMoments> build_moments(Octree<Real>& tree) {
+template <Multipole M, class Real>
+std::vector<Moments<M>> build_moments(Octree<Real>& tree) {
   const std::int32_t num_nodes = tree.num_nodes();
   const LevelLists lists = level_lists(tree.level, tree.depth);
-  std::vector<NodeMoments> mo(num_nodes);
+  std::vector<Moments<M>> mo(num_nodes);
   const MomentArrays<Real> out{tree.mass.data(),  tree.com_x.data(), tree.com_y.data(),
-                               tree.com_z.data(), tree.crit2.data(), Quad ? tree.quad.data() : nullptr,
+                               tree.com_z.data(), tree.crit2.data(), M != Multipole::monopole ? tree.quad.data() : nullptr,
                                tree.crit_rel.empty() ? nullptr : tree.crit_rel.data()};
   for (int lv = tree.depth; lv >= 0; --lv) {
     const std::int64_t lo = lists.begin[lv], hi = lists.begin[lv + 1];
@@ -130,10 +131,10 @@ std::vector<NodeMoments> build_moments(Octree<Real>& tree) {
       const CellGeometry g = cell_geometry(tree.key[i], tree.level[i], tree.cube);
       std::int32_t children[8];
       const int nc = children_of(tree.next.data(), i, children);
-      mo[i] = nc == 0 ? leaf_moments<Quad>(tree.x.data(), tree.y.data(), tree.z.data(), tree.m.data(), tree.first[i],
+      mo[i] = nc == 0 ? leaf_moments<M>(tree.x.data(), tree.y.data(), tree.z.data(), tree.m.data(), tree.first[i],
                                            tree.count[i], g)
-                      : combine_moments<Quad>(nc, [&](int c) { return mo[children[c]]; }, g);
-      store_moments<Quad>(out, i, mo[i], g, tree.params.theta, tree.params.tolerance);
+                      : combine_moments<M>(nc, [&](int c) { return mo[children[c]]; }, g);
+      store_moments<M>(out, i, mo[i], g, tree.params.theta, tree.params.tolerance);
     }
   }
   return mo;
@@ -252,14 +253,19 @@ Octree<Real> build_octree(const SourcesView<Real>& s, const TreeParams& params, 
   const std::size_t num_nodes = tree.key.size();
   for (auto* v : {&tree.mass, &tree.com_x, &tree.com_y, &tree.com_z, &tree.crit2}) v->resize(num_nodes);
   if (params.opening == Opening::relative) tree.crit_rel.resize(num_nodes);
-  std::vector<NodeMoments> mo;
-  if (params.multipole == Multipole::quadrupole) {
-    tree.quad.resize(num_nodes * kQuadComponents);
-    mo = build_moments<true>(tree);
-  } else {
-    mo = build_moments<false>(tree);
-  }
-  if (moments != nullptr) *moments = std::move(mo);
+  tree.quad.resize(num_nodes * std::size_t(moment_components(params.multipole)));
+  with_multipole(params.multipole, [&](auto mp) {
+    constexpr Multipole M = decltype(mp)::value;
+    auto mo = build_moments<M>(tree);
+    // The double moments in the record the MPI ranks exchange (NodeMoments:
+    // up to the quadrupole, the orders the distributed tree accepts).
+    if constexpr (std::is_same_v<Moments<M>, NodeMoments>) {
+      if (moments != nullptr) *moments = std::move(mo);
+    } else if (moments != nullptr) {
+      throw InputError("build_octree: the double moments of a " + std::string(to_string(M)) +
+                       " tree were asked for; accepted: monopole or quadrupole trees");
+    }
+  });
   clock.lap("moments");
   return tree;
 }

@@ -37,7 +37,8 @@ void validate_tree_input(const SourcesView<Real>& sources, const TreeParams& par
 /// of each phase (box, keys, sort, build, moments) to `report` if non-null.
 /// cube: the key cube given from outside (null: the sources' bounding cube);
 /// a source outside it is an InputError naming the particle and the cube.
-/// moments: if non-null, receives every node's moments in double before
+/// moments: if non-null (monopole and quadrupole trees only: an InputError
+/// otherwise), receives every node's moments in double before
 /// they are rounded (pre-order): an MPI rank combines the moments of nodes
 /// that straddle ranks from its nodes' (mpi/top_moments.hpp), which the
 /// rounded ones cannot give.

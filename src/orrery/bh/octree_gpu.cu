@@ -305,13 +305,20 @@ struct TopologyIn {
 
 /// A node's moments written by another thread of this launch: loaded from L2
 /// (__ldcg), never from a possibly stale L1 line.
-__device__ NodeMoments load_from_l2(const NodeMoments* p) {
-  static_assert(sizeof(NodeMoments) % sizeof(double) == 0);
-  NodeMoments m;
+template <class Mo>
+__device__ Mo load_from_l2(const Mo* p) {
+  static_assert(sizeof(Mo) % sizeof(double) == 0);
+  Mo m;
   const double* src = reinterpret_cast<const double*>(p);
   double* dst = reinterpret_cast<double*>(&m);
-  for (int f = 0; f < int(sizeof(NodeMoments) / sizeof(double)); ++f) dst[f] = __ldcg(src + f);
+  for (int f = 0; f < int(sizeof(Mo) / sizeof(double)); ++f) dst[f] = __ldcg(src + f);
   return m;
+}
+
+/// Doubles of a node's record in the moments phase (bh::Moments<M>): 10
+/// up to the quadrupole, 20 for the octupole, 35 for the hexadecapole.
+std::size_t moment_doubles(Multipole m) {
+  return with_multipole(m, [](auto mp) { return sizeof(Moments<decltype(mp)::value>) / sizeof(double); });
 }
 
 /// Moments bottom-up in one launch. A leaf's thread computes its moments and
@@ -320,10 +327,10 @@ __device__ NodeMoments load_from_l2(const NodeMoments* p) {
 /// parent (atomicSub on pending); the last child to arrive combines all
 /// children in child order, the same operands in the same order as the CPU's
 /// combine_moments, and climbs on. No thread waits for another.
-template <bool Quad, class Real>
+template <Multipole M, class Real>
 __global__ void __launch_bounds__(kBlock)
     moments_kernel(TopologyIn t, std::int64_t capacity, const BuildStatus* status, std::int32_t* pending,
-                   const Cube* cube, SortedSources<Real> s, double theta, double tolerance, NodeMoments* mo,
+                   const Cube* cube, SortedSources<Real> s, double theta, double tolerance, Moments<M>* mo,
                    MomentArrays<Real> out) {
   if (over_capacity(status, capacity)) return;
   const auto num_nodes = static_cast<std::int64_t>(status->num_nodes);
@@ -334,9 +341,9 @@ __global__ void __launch_bounds__(kBlock)
     if (t.next[i] != i + 1) continue;
     auto node = static_cast<std::int32_t>(i);
     CellGeometry g = cell_geometry(t.key[node], t.level[node], c);
-    NodeMoments m = leaf_moments<Quad>(s.x, s.y, s.z, s.m, t.first[node], t.count[node], g);
+    Moments<M> m = leaf_moments<M>(s.x, s.y, s.z, s.m, t.first[node], t.count[node], g);
     for (;;) {  // one step per level climbed: as long as this thread arrives last
-      store_moments<Quad>(out, node, m, g, theta, tolerance);
+      store_moments<M>(out, node, m, g, theta, tolerance);
       const std::int32_t p = t.parent[node];
       if (p < 0) break;  // the root is done
       mo[node] = m;
@@ -350,7 +357,7 @@ __global__ void __launch_bounds__(kBlock)
       // The children streamed from L2 (read twice with quadrupoles), not
       // copied into a local array: eight moments are 640 bytes of stack a
       // thread, local-memory traffic of the whole tree's size.
-      m = combine_moments<Quad>(k, [&](int j) { return load_from_l2(mo + children[j]); }, g);
+      m = combine_moments<M>(k, [&](int j) { return load_from_l2(mo + children[j]); }, g);
     }
   }
 }
@@ -408,9 +415,9 @@ struct DeviceOctree<Real>::Impl : TreeArrays<Real, DeviceBuffer> {
   DeviceBuffer<Cube> cube;
   DeviceBuffer<BuildStatus> status;
   // Per node: the parent and the children still to arrive (order phase), the
-  // moments in double (moments phase; dead between builds).
+  // moments in double (moments phase, bh::Moments<multipole> a node; dead between builds).
   DeviceBuffer<std::int32_t> parent, pending;
-  DeviceBuffer<NodeMoments> moments;
+  DeviceBuffer<double> moments;
 
   BuildStatus* host_status = nullptr;  // pinned, for the one readback
   std::optional<Cube> given_cube;      // the last build's cube from outside, if any
@@ -475,7 +482,7 @@ struct DeviceOctree<Real>::Impl : TreeArrays<Real, DeviceBuffer> {
   std::size_t elements(TreeArray kind, std::size_t nodes, std::size_t particles) const {
     switch (kind) {
       case TreeArray::node: return nodes;
-      case TreeArray::node_quad: return params.multipole == Multipole::quadrupole ? nodes * kQuadComponents : 0;
+      case TreeArray::node_quad: return nodes * std::size_t(moment_components(params.multipole));
       case TreeArray::node_relative: return params.opening == Opening::relative ? nodes : 0;
       case TreeArray::particle: return particles;
     }
@@ -493,7 +500,7 @@ struct DeviceOctree<Real>::Impl : TreeArrays<Real, DeviceBuffer> {
   void capture(int index, Enqueue&& enqueue);
   void enqueue_levels(StreamHandle s);
   void enqueue_order(StreamHandle s);
-  template <bool Quad>
+  template <Multipole M>
   void enqueue_moments(StreamHandle s);
   void throw_if_invalid(const SourcesView<Real>& s) const;
 };
@@ -543,7 +550,7 @@ void DeviceOctree<Real>::Impl::sort_and_gather(const SourcesView<Real>& s) {
 template <class Real>
 void DeviceOctree<Real>::Impl::grow_node_buffers() {
   const auto c = static_cast<std::size_t>(node_capacity);
-  grow(moments, c);
+  grow(moments, c * moment_doubles(params.multipole));
   for (auto* b : {&parent, &pending}) grow(*b, c);
   for_each_array([&](TreeArray kind, auto& b) { grow(b, elements(kind, c, 0)); }, static_cast<Arrays&>(*this));
 }
@@ -579,7 +586,7 @@ void DeviceOctree<Real>::Impl::enqueue_order(StreamHandle s) {
 }
 
 template <class Real>
-template <bool Quad>
+template <Multipole M>
 void DeviceOctree<Real>::Impl::enqueue_moments(StreamHandle s) {
   const TopologyIn t{key.data(), level.data(), first.data(), count.data(), next.data(), parent.data()};
   const SortedSources<Real> src{x.data(), y.data(), z.data(), m.data()};
@@ -588,13 +595,13 @@ void DeviceOctree<Real>::Impl::enqueue_moments(StreamHandle s) {
                                com_y.data(),
                                com_z.data(),
                                crit2.data(),
-                               Quad ? quad.data() : nullptr,
+                               M != Multipole::monopole ? quad.data() : nullptr,
                                params.opening == Opening::relative ? crit_rel.data() : nullptr};
   // One thread per node (not grid-stride): a leaf's climb is a chain of
   // dependent loads, and more threads in flight hide them.
-  moments_kernel<Quad, Real><<<blocks_for(node_capacity), kBlock, 0, s>>>(
+  moments_kernel<M, Real><<<blocks_for(node_capacity), kBlock, 0, s>>>(
       t, node_capacity, status.data(), pending.data(), cube.data(), src, params.theta, params.tolerance,
-      moments.data(), out);
+      reinterpret_cast<Moments<M>*>(moments.data()), out);
   ORRERY_CUDA_CHECK_LAUNCH("moments_kernel");
 }
 
@@ -618,10 +625,11 @@ void DeviceOctree<Real>::Impl::capture(int index, Enqueue&& enqueue) {
 template <class Real>
 void DeviceOctree<Real>::Impl::capture_graphs() {
   destroy_graphs();
-  const bool quad_moments = params.multipole == Multipole::quadrupole;
   capture(0, [&](StreamHandle s) { enqueue_levels(s); });
   capture(1, [&](StreamHandle s) { enqueue_order(s); });
-  capture(2, [&](StreamHandle s) { quad_moments ? enqueue_moments<true>(s) : enqueue_moments<false>(s); });
+  capture(2, [&](StreamHandle s) {
+    with_multipole(params.multipole, [&](auto mp) { enqueue_moments<decltype(mp)::value>(s); });
+  });
 }
 
 template <class Real>
@@ -716,8 +724,7 @@ template <class Real>
 OctreeView<Real> DeviceOctree<Real>::view() const {
   const Impl& t = *impl_;
   if (t.num_nodes == 0) return {};
-  return t.view(t.num_nodes, t.num_particles, t.params.multipole == Multipole::quadrupole,
-                t.params.opening == Opening::relative, t.params);
+  return t.view(t.num_nodes, t.num_particles, t.params.multipole, t.params.opening == Opening::relative, t.params);
 }
 
 template <class Real>

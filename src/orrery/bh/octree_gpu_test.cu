@@ -133,6 +133,20 @@ TYPED_TEST(DeviceOctreeTest, PlummerEqualsCpuTreeBitForBit) {
   check_against_cpu(tree, p, TreeParams{0.0, 16, Multipole::monopole}, "plummer_200000");  // crit2 = inf
 }
 
+// Orders 3 and 4: the third and fourth moments (moments_kernel's climb with
+// a larger record) equal the CPU build's bits; one tree object across
+// orders, so its moment buffer and graphs follow the order.
+TYPED_TEST(DeviceOctreeTest, OctupoleAndHexadecapoleMomentsEqualCpuBitForBit) {
+  SKIP_WITHOUT_GPU();
+  DeviceOctree<TypeParam> tree;
+  for (const auto& in : testing::structured_inputs())
+    for (Multipole mp : {Multipole::octupole, Multipole::hexadecapole})
+      check_against_cpu(tree, in.particles, TreeParams{0.5, 4, mp}, in.name);
+  const auto p = plummer(200000, 22);
+  for (Multipole mp : {Multipole::hexadecapole, Multipole::quadrupole, Multipole::octupole})
+    check_against_cpu(tree, p, TreeParams{0.5, 16, mp}, "plummer_200000");
+}
+
 TYPED_TEST(DeviceOctreeTest, DeepChainsGrowTheNodeArraysAndStillMatch) {
   SKIP_WITHOUT_GPU();
   DeviceOctree<TypeParam> tree;

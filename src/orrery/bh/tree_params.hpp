@@ -4,13 +4,37 @@
 // tree's layout (octree.hpp).
 #include <cstdint>
 #include <string_view>
+#include <type_traits>
 
 namespace orrery::bh {
 
-enum class Multipole : std::uint8_t { monopole, quadrupole };
+/// The order of a cell's expansion (its enumerator + 1): the monopole, then
+/// the second- to fourth-order Cartesian terms, as GADGET-4's orders 1 to 4
+/// (interactions.hpp, docs/adr/0016).
+enum class Multipole : std::uint8_t { monopole, quadrupole, octupole, hexadecapole };
 
 constexpr std::string_view to_string(Multipole m) {
-  return m == Multipole::monopole ? "monopole" : "quadrupole";
+  switch (m) {
+    case Multipole::monopole: return "monopole";
+    case Multipole::quadrupole: return "quadrupole";
+    case Multipole::octupole: return "octupole";
+    default: return "hexadecapole";
+  }
+}
+
+/// 1 (monopole) to 4 (hexadecapole).
+constexpr int multipole_order(Multipole m) { return static_cast<int>(m) + 1; }
+
+/// Calls f(std::integral_constant<Multipole, m>{}): the run-time order as a
+/// compile-time one, once per solve.
+template <class F>
+decltype(auto) with_multipole(Multipole m, F&& f) {
+  switch (m) {
+    case Multipole::monopole: return f(std::integral_constant<Multipole, Multipole::monopole>{});
+    case Multipole::quadrupole: return f(std::integral_constant<Multipole, Multipole::quadrupole>{});
+    case Multipole::octupole: return f(std::integral_constant<Multipole, Multipole::octupole>{});
+    default: return f(std::integral_constant<Multipole, Multipole::hexadecapole>{});
+  }
 }
 
 /// Which cells a target accepts: the opening criterion, one policy type each

@@ -21,10 +21,15 @@ void walk_tree_gpu(const bh::OctreeView<Real>& tree, const WalkTargets<Real>& ta
   if (lanes > 1 && out.block_order != nullptr)
     throw InputError("a walk launch order (block_order) is for one lane per target; accepted: target_lanes = 1 with it");
   if (tree.num_particles == 0 || targets.count == 0) return;
-  if (params.math == MathMode::exact)
-    detail::walk_tree_gpu_mode<MathMode::exact>(tree, targets, params, out, stream);
-  else
-    detail::walk_tree_gpu_mode<MathMode::fast>(tree, targets, params, out, stream);
+  with_math_mode(params.math, [&](auto mode) {
+    constexpr MathMode kMode = decltype(mode)::value;
+    if (tree.multipole == Multipole::octupole)
+      detail::walk_tree_gpu_order<kMode, Multipole::octupole>(tree, targets, params, out, stream);
+    else if (tree.multipole == Multipole::hexadecapole)
+      detail::walk_tree_gpu_order<kMode, Multipole::hexadecapole>(tree, targets, params, out, stream);
+    else
+      detail::walk_tree_gpu_mode<kMode>(tree, targets, params, out, stream);
+  });
 }
 
 template <class Real>

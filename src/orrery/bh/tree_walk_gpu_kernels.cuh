@@ -1,8 +1,9 @@
 #pragma once
 // The kernels of the GPU walks (tree_walk_gpu.hpp) and their launcher for one
-// math mode. Included only by tree_walk_gpu_exact.cu and tree_walk_gpu_fast.cu.
+// math mode and expansion. Included only by the tree_walk_gpu_exact*.cu and
+// tree_walk_gpu_fast*.cu translation units (tree_walk_gpu_modes.hpp).
 //
-// Choices known before launch (potential, quadrupole, math mode, softening,
+// Choices known before launch (potential, expansion, math mode, softening,
 // traversal, group width) are template parameters, dispatched once on the
 // host (DESIGN §2). Inside the coherent walk, per-lane choices are selects;
 // the only branches are group-uniform (the whole group skips a leaf that none
@@ -135,7 +136,9 @@ struct alignas(4 * sizeof(Real)) NodeRel {  // a monopole record's relative coef
 };
 /// Rel: the criterion is scaled (the relative opening, OctreeView::crit_rel). Its
 /// coefficient takes the free slot of a quadrupole record and a 16-byte
-/// tail on a monopole one; the geometric records are unchanged.
+/// tail on a monopole one; the geometric records are unchanged. Octupole and
+/// hexadecapole walks take the monopole record and read the node's 16 or 31
+/// moments from the tree (RecordOf).
 template <class Real, bool Quad, bool Rel>
 struct alignas(32) WalkNode {
   NodeBox<Real> box;
@@ -154,6 +157,10 @@ struct WalkNode<Real, true, Rel> {  // aligned as NodeQuad
   NodeQuad<Real> quad;
 };
 
+/// The record of a walk with expansion M and a scaled criterion or not.
+template <class Real, Multipole M, bool Rel>
+using RecordOf = WalkNode<Real, M == Multipole::quadrupole, Rel>;
+
 template <class Real, bool Quad, bool Rel>
 __device__ Real node_coefficient(const WalkNode<Real, Quad, Rel>& node) {
   if constexpr (!Rel) return Real(0);
@@ -171,7 +178,7 @@ __device__ NodeQuad<Real> quadrupole_part(const WalkNode<Real, Quad, Rel>& node)
 
 template <class Real, bool Quad, bool Rel>
 __global__ void __launch_bounds__(kWalkBlock)
-    pack_nodes(const bh::OctreeView<Real> t, WalkNode<Real, Quad, Rel>* nodes) {
+    pack_nodes(const bh::OctreeView<Real> t, WalkNode<Real, Quad, Rel>* nodes) {  // Quad: t is a quadrupole tree
   const std::int64_t n = std::int64_t(blockIdx.x) * kWalkBlock + threadIdx.x;
   if (n >= t.num_nodes) return;  // the tail of the last block
   WalkNode<Real, Quad, Rel> r;
@@ -219,7 +226,7 @@ __device__ void add_totals(const DeviceWalkTargets<Real>& out, const WalkCounts&
   }
 }
 
-template <bool Pot, bool Quad, MathMode Mode, class Real, class Softening>
+template <bool Pot, Multipole M, MathMode Mode, class Real, class Softening>
 __global__ void __launch_bounds__(kWalkBlock)
     independent_walk(const bh::OctreeView<Real> t, const WalkTargets<Real> targets, const Softening soft,
                      const DeviceWalkTargets<Real> out, int lane_shift) {
@@ -231,7 +238,7 @@ __global__ void __launch_bounds__(kWalkBlock)
   targets.position(t, k, i, tx, ty, tz);
   WalkCounts c;
   const Real scale = out.scale != nullptr ? out.scale[k] : Real(0);  // uniform: the relative opening's input
-  const Accumulator<Real> acc = walk_target_at<Pot, Quad, Mode>(t, soft, i, tx, ty, tz, c, scale);
+  const Accumulator<Real> acc = walk_target_at<Pot, M, Mode>(t, soft, i, tx, ty, tz, c, scale);
   store_target<Pot>(out, k, acc, c);
   add_totals(out, c);
 }
@@ -257,9 +264,9 @@ __device__ void sum_leaf(const Group& g, Accumulator<Real>& acc, WalkCounts& c, 
   c.particle_interactions += sum ? std::uint32_t(leaf.count - holds(f, leaf.count, i)) : 0u;
 }
 
-template <bool Pot, bool Quad, class Criterion, MathMode Mode, int W, class Real, class Softening>
+template <bool Pot, Multipole M, class Criterion, MathMode Mode, int W, class Real, class Softening>
 __global__ void __launch_bounds__(kWalkBlock)
-    coherent_walk(const bh::OctreeView<Real> t, const WalkNode<Real, Quad, Criterion::kScaled>* __restrict__ nodes,
+    coherent_walk(const bh::OctreeView<Real> t, const RecordOf<Real, M, Criterion::kScaled>* __restrict__ nodes,
                   const WalkTargets<Real> targets, const Softening soft, const DeviceWalkTargets<Real> out,
                   int lane_shift) {
   using Group = typename GroupOf<W>::type;
@@ -282,7 +289,7 @@ __global__ void __launch_bounds__(kWalkBlock)
   std::int32_t n = g.min(want);
   while (n < t.num_nodes) {
     ++c.node_visits;
-    const WalkNode<Real, Quad, Criterion::kScaled>& node = nodes[n];
+    const RecordOf<Real, M, Criterion::kScaled>& node = nodes[n];
     const NodeBox<Real> b = node.box;
     const NodeSpan<Real> sp = node.span;
     const bool mine = want == n;
@@ -295,7 +302,8 @@ __global__ void __launch_bounds__(kWalkBlock)
     // with no collective between the opening test and the term the compiler
     // reuses d^2 and the node's values.
     const NodeQuad<Real> q = quadrupole_part(node);
-    add_cell_terms<Pot, Quad, Mode>(acc, soft, tx, ty, tz, b.com_x, b.com_y, b.com_z, sp.mass, q.q, q.trace, accept);
+    const Real* moments = multipole_order(M) >= 3 ? node_moments<M>(t, n) : q.q;  // orders 3, 4: the tree's
+    add_cell_terms<Pot, M, Mode>(acc, soft, tx, ty, tz, b.com_x, b.com_y, b.com_z, sp.mass, moments, q.trace, accept);
     c.cell_interactions += accept;
     // Group-uniform: skips a leaf no lane sums.
     if (g.any(sum)) sum_leaf<Pot, Mode>(g, acc, c, t, soft, sp, i, tx, ty, tz, sum);
@@ -335,10 +343,10 @@ class StreamScratch {
   cuda::StreamHandle s_;
 };
 
-template <bool Pot, bool Quad, class Criterion, MathMode Mode, int W, class Real, class Softening>
+template <bool Pot, Multipole M, class Criterion, MathMode Mode, int W, class Real, class Softening>
 void launch_coherent(const bh::OctreeView<Real>& t, const WalkTargets<Real>& w, const GpuWalkParams& p, const Softening& soft,
                      const DeviceWalkTargets<Real>& out, cuda::StreamHandle s) {
-  using Record = WalkNode<Real, Quad, Criterion::kScaled>;
+  using Record = RecordOf<Real, M, Criterion::kScaled>;
   const auto nodes = static_cast<std::size_t>(t.num_nodes);
   // The caller's scratch when it holds the records (cudaMalloc'd memory is
   // aligned for them); otherwise stream-ordered memory of our own.
@@ -348,61 +356,80 @@ void launch_coherent(const bh::OctreeView<Real>& t, const WalkTargets<Real>& w, 
   Record* const records = borrowed ? reinterpret_cast<Record*>(p.scratch.data()) : own.get();
   pack_nodes<<<static_cast<unsigned>((nodes + kWalkBlock - 1) / kWalkBlock), kWalkBlock, 0, s>>>(t, records);
   ORRERY_CUDA_CHECK_LAUNCH("pack_nodes");
-  coherent_walk<Pot, Quad, Criterion, Mode, W><<<walk_blocks(w, p), kWalkBlock, 0, s>>>(t, records, w, soft, out,
+  coherent_walk<Pot, M, Criterion, Mode, W><<<walk_blocks(w, p), kWalkBlock, 0, s>>>(t, records, w, soft, out,
                                                                                        lane_shift(p));
   ORRERY_CUDA_CHECK_LAUNCH("coherent tree walk");
 }
 
-template <bool Pot, bool Quad, class Criterion, MathMode Mode, class Real, class Softening>
+template <bool Pot, Multipole M, class Criterion, MathMode Mode, class Real, class Softening>
 void launch_coherent_width(const bh::OctreeView<Real>& t, const WalkTargets<Real>& w, const GpuWalkParams& p, const Softening& soft,
                            const DeviceWalkTargets<Real>& out, cuda::StreamHandle s) {
   switch (p.group_width) {
     case 8:
-      return launch_coherent<Pot, Quad, Criterion, Mode, 8>(t, w, p, soft, out, s);
+      return launch_coherent<Pot, M, Criterion, Mode, 8>(t, w, p, soft, out, s);
     case 16:
-      return launch_coherent<Pot, Quad, Criterion, Mode, 16>(t, w, p, soft, out, s);
+      return launch_coherent<Pot, M, Criterion, Mode, 16>(t, w, p, soft, out, s);
     case 32:
-      return launch_coherent<Pot, Quad, Criterion, Mode, 32>(t, w, p, soft, out, s);
+      return launch_coherent<Pot, M, Criterion, Mode, 32>(t, w, p, soft, out, s);
     default:  // 64, validated by walk_tree_gpu
-      return launch_coherent<Pot, Quad, Criterion, Mode, 64>(t, w, p, soft, out, s);
+      return launch_coherent<Pot, M, Criterion, Mode, 64>(t, w, p, soft, out, s);
   }
 }
 
-template <bool Pot, bool Quad, MathMode Mode, class Real, class Softening>
+template <bool Pot, Multipole M, MathMode Mode, class Real, class Softening>
 void launch_walk(const bh::OctreeView<Real>& t, const WalkTargets<Real>& w, const GpuWalkParams& p, const Softening& soft,
                  const DeviceWalkTargets<Real>& out, cuda::StreamHandle s) {
   if (p.traversal == Traversal::independent) {
-    independent_walk<Pot, Quad, Mode><<<walk_blocks(w, p), kWalkBlock, 0, s>>>(t, w, soft, out, lane_shift(p));
+    independent_walk<Pot, M, Mode><<<walk_blocks(w, p), kWalkBlock, 0, s>>>(t, w, soft, out, lane_shift(p));
     ORRERY_CUDA_CHECK_LAUNCH("independent tree walk");
     return;
   }
   // Each criterion is a kernel of its own: the geometric walk keeps its
   // record and its instruction count.
   with_opening(t, [&](auto criterion) {
-    launch_coherent_width<Pot, Quad, decltype(criterion), Mode>(t, w, p, soft, out, s);
+    launch_coherent_width<Pot, M, decltype(criterion), Mode>(t, w, p, soft, out, s);
   });
 }
 
-template <bool Pot, bool Quad, MathMode Mode, class Real>
+template <bool Pot, Multipole M, MathMode Mode, class Real>
 void launch_softening(const bh::OctreeView<Real>& t, const WalkTargets<Real>& w, const GpuWalkParams& p, const DeviceWalkTargets<Real>& out,
                       cuda::StreamHandle s) {
   // The softening policy is built on the host, as TreeSolver builds it: the
   // same eps^2 (or h, 1/h) bits reach the kernel.
   const Real eps = static_cast<Real>(p.softening);
   if (p.softening_kind == SofteningKind::spline)
-    launch_walk<Pot, Quad, Mode>(t, w, p, SplineSoftening<Real>(eps), out, s);
+    launch_walk<Pot, M, Mode>(t, w, p, SplineSoftening<Real>(eps), out, s);
   else
-    launch_walk<Pot, Quad, Mode>(t, w, p, PlummerSoftening<Real>(eps), out, s);
+    launch_walk<Pot, M, Mode>(t, w, p, PlummerSoftening<Real>(eps), out, s);
+}
+
+template <MathMode Mode, Multipole M, class Real>
+void walk_tree_gpu_order(const bh::OctreeView<Real>& t, const WalkTargets<Real>& w, const GpuWalkParams& p,
+                         const DeviceWalkTargets<Real>& out, cuda::StreamHandle s) {
+  if (p.potential)
+    launch_softening<true, M, Mode>(t, w, p, out, s);
+  else
+    launch_softening<false, M, Mode>(t, w, p, out, s);
 }
 
 template <MathMode Mode, class Real>
 void walk_tree_gpu_mode(const bh::OctreeView<Real>& t, const WalkTargets<Real>& w, const GpuWalkParams& p, const DeviceWalkTargets<Real>& out,
                         cuda::StreamHandle s) {
-  const bool quad = t.quad != nullptr;
-  if (p.potential)
-    quad ? launch_softening<true, true, Mode>(t, w, p, out, s) : launch_softening<true, false, Mode>(t, w, p, out, s);
+  if (t.quad != nullptr)
+    walk_tree_gpu_order<Mode, Multipole::quadrupole>(t, w, p, out, s);
   else
-    quad ? launch_softening<false, true, Mode>(t, w, p, out, s) : launch_softening<false, false, Mode>(t, w, p, out, s);
+    walk_tree_gpu_order<Mode, Multipole::monopole>(t, w, p, out, s);
 }
+
+/// The float and double walks of expansion M in math mode Mode (the
+/// translation units of one order, tree_walk_gpu_modes.hpp), at namespace
+/// orrery::bh::detail.
+#define ORRERY_INSTANTIATE_WALK_ORDER(Mode, M)                                                                      \
+  template void walk_tree_gpu_order<Mode, M>(const bh::OctreeView<float>&, const WalkTargets<float>&,               \
+                                             const GpuWalkParams&, const DeviceWalkTargets<float>&,                  \
+                                             cuda::StreamHandle);                                                    \
+  template void walk_tree_gpu_order<Mode, M>(const bh::OctreeView<double>&, const WalkTargets<double>&,             \
+                                             const GpuWalkParams&, const DeviceWalkTargets<double>&,                 \
+                                             cuda::StreamHandle);
 
 }  // namespace orrery::bh::detail

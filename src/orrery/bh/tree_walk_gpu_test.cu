@@ -173,10 +173,10 @@ TEST(GpuTreeWalk, DoublePrecisionExactBitsEqualCpu) {
 // scales come from a geometric evaluation, with a few targets at zero
 // acceleration (the largest scale: only massless cells accepted) and a few
 // at scale 0 (the bootstrap's geometric test), so every path of the test runs.
-template <bool Quad>
+template <bh::Multipole M>
 void expect_relative_same_as_reference(const std::string& name, const Particles<float>& p) {
   bh::TreeSolverConfig c;
-  c.tree.multipole = Quad ? bh::Multipole::quadrupole : bh::Multipole::monopole;
+  c.tree.multipole = M;
   c.tree.opening = bh::Opening::relative;
   c.tree.theta = 1.0;
   c.tree.tolerance = 0.004;
@@ -184,12 +184,12 @@ void expect_relative_same_as_reference(const std::string& name, const Particles<
   const auto tree = bh::build_octree(p.sources(), c.tree);
   ASSERT_FALSE(tree.crit_rel.empty());
   const std::size_t n = tree.x.size();
-  const WalkResults<float> geometric = testing::reference_walk<Quad, MathMode::exact>(tree, c, std::vector<float>(n));
+  const WalkResults<float> geometric = testing::reference_walk<M, MathMode::exact>(tree, c, std::vector<float>(n));
   std::vector<float> scale(n);
   for (std::size_t i = 0; i < n; ++i) scale[i] = relative_scale(geometric.ax[i], geometric.ay[i], geometric.az[i]);
   for (std::size_t i = 0; i < n; i += 97) scale[i] = relative_scale(0.0f, 0.0f, 0.0f);
   for (std::size_t i = 50; i < n; i += 101) scale[i] = 0.0f;
-  const WalkResults<float> ref = testing::reference_walk<Quad, MathMode::exact>(tree, c, scale);
+  const WalkResults<float> ref = testing::reference_walk<M, MathMode::exact>(tree, c, scale);
   std::uint64_t cells = 0, geometric_cells = 0;
   for (std::size_t i = 0; i < n; ++i) cells += ref.cells[i], geometric_cells += geometric.cells[i];
   // The relative test only adds a condition: cells it refuses are opened
@@ -219,9 +219,44 @@ TEST(GpuTreeWalk, RelativeOpeningExactBitsEqualWalkTargetOnEveryTraversalAndWidt
   SKIP_WITHOUT_GPU();
   const auto p = testing::plummer(6000, 27);
   const auto u = testing::uniform_cube(5000, 28);
-  expect_relative_same_as_reference<false>("plummer_6000", p);
-  expect_relative_same_as_reference<true>("plummer_6000", p);
-  expect_relative_same_as_reference<true>("uniform_5000", u);
+  expect_relative_same_as_reference<bh::Multipole::monopole>("plummer_6000", p);
+  expect_relative_same_as_reference<bh::Multipole::quadrupole>("plummer_6000", p);
+  expect_relative_same_as_reference<bh::Multipole::quadrupole>("uniform_5000", u);
+}
+
+// Orders 3 and 4 (docs/adr/0016): the same contracts as the monopole and
+// the quadrupole above (every input, traversal and width; spline softening
+// and wide leaves; double; the relative opening), their cell terms the
+// shared add_cell_terms_high.
+TEST(GpuTreeWalk, OctupoleAndHexadecapoleExactBitsEqualCpu) {
+  SKIP_WITHOUT_GPU();
+  for (auto mp : {bh::Multipole::octupole, bh::Multipole::hexadecapole}) {
+    for (const auto& in : all_inputs()) {
+      bh::TreeSolverConfig c;
+      c.tree.multipole = mp;
+      c.math = MathMode::exact;
+      expect_same_as_cpu(in.name, in.particles, c);
+    }
+    bh::TreeSolverConfig s;
+    s.tree = {0.8, 40, mp};
+    s.softening = 0.02;
+    s.softening_kind = SofteningKind::spline;
+    s.math = MathMode::exact;
+    expect_same_as_cpu("plummer_3000_spline_cap40", testing::plummer(3000, 23), s);
+    bh::TreeSolverConfig d;
+    d.tree.multipole = mp;
+    d.math = MathMode::exact;
+    const auto tc = testing::prepare(testing::to_double(testing::plummer(3000, 26)), d);
+    for (const GpuWalkParams& w : all_walks(d)) {
+      const std::string what = label("plummer_3000_double", w, mp);
+      const WalkResults<double> gpu = gpu_walk(tc.device, w);
+      EXPECT_EQ(first_difference(gpu.cells, tc.cpu.cells), -1) << what;
+      EXPECT_EQ(first_bit_difference(gpu.ax, tc.cpu.ax), -1) << what;
+      EXPECT_EQ(first_bit_difference(gpu.pot, tc.cpu.pot), -1) << what;
+    }
+  }
+  expect_relative_same_as_reference<bh::Multipole::octupole>("plummer_6000", testing::plummer(6000, 27));
+  expect_relative_same_as_reference<bh::Multipole::hexadecapole>("uniform_5000", testing::uniform_cube(5000, 28));
 }
 
 TEST(GpuTreeWalk, RejectsAGroupWidthItIsNotBuiltFor) {

@@ -50,17 +50,28 @@ ORRERY_HDI bool opened_by_softening(const OctreeView<Real>& t, const TargetSofte
   return softening_opens(soft, n, xm::norm2(xm::sub(t.com_x[n], tx), xm::sub(t.com_y[n], ty), xm::sub(t.com_z[n], tz)));
 }
 
+/// Node n's moments above the monopole (null for a monopole tree).
+template <Multipole M, class Real>
+ORRERY_HDI const Real* node_moments(const OctreeView<Real>& t, std::int32_t n) {
+  if constexpr (M == Multipole::monopole) return nullptr;
+  else return t.quad + std::int64_t(n) * moment_components(M);
+}
+
+/// The trace add_cell_terms takes: the quadrupole's (orders 3 and 4 take
+/// their traces themselves), 0 otherwise.
+template <Multipole M, class Real>
+ORRERY_HDI Real cell_trace(const Real* q) {
+  if constexpr (M == Multipole::quadrupole) return quadrupole_trace(q);
+  else return Real(0);
+}
+
 /// The particle-cell interaction of target (tx, ty, tz) with node n.
-template <bool Pot, bool Quad, MathMode Mode, class Real, class Softening>
+template <bool Pot, Multipole M, MathMode Mode, class Real, class Softening>
 ORRERY_HDI void add_cell(Accumulator<Real>& acc, const OctreeView<Real>& t, const Softening& soft,
                          std::int32_t n, Real tx, Real ty, Real tz) {
-  const Real* q = nullptr;
-  Real trace = 0;
-  if constexpr (Quad) {
-    q = t.quad + std::int64_t(n) * kQuadComponents;
-    trace = quadrupole_trace(q);
-  }
-  add_cell_terms<Pot, Quad, Mode>(acc, node_softening(soft, n), tx, ty, tz, t.com_x[n], t.com_y[n], t.com_z[n], t.mass[n], q,
+  const Real* q = node_moments<M>(t, n);
+  const Real trace = cell_trace<M>(q);
+  add_cell_terms<Pot, M, Mode>(acc, node_softening(soft, n), tx, ty, tz, t.com_x[n], t.com_y[n], t.com_z[n], t.mass[n], q,
                                   trace, true);
 }
 
@@ -84,7 +95,7 @@ struct NoLeafHook {
 /// The walk of a target at (tx, ty, tz) whose sorted source index is i (-1
 /// for a point that is no source), with the opening criterion fixed (its
 /// scale read by a scaled criterion only).
-template <bool Pot, bool Quad, class Criterion, MathMode Mode, class Real, class Softening, class LeafHook = NoLeafHook>
+template <bool Pot, Multipole M, class Criterion, MathMode Mode, class Real, class Softening, class LeafHook = NoLeafHook>
 ORRERY_HDI Accumulator<Real> walk_point(const OctreeView<Real>& t, const Softening& soft, std::int32_t i, Real tx,
                                         Real ty, Real tz, WalkCounts& counts, Real scale,
                                         const LeafHook& at_leaf = LeafHook{}) {
@@ -97,7 +108,7 @@ ORRERY_HDI Accumulator<Real> walk_point(const OctreeView<Real>& t, const Softeni
     // The branch is the walk itself: accepting, summing a leaf and descending
     // are different work, not different values.
     if (accept) {
-      add_cell<Pot, Quad, Mode>(acc, t, soft, n, tx, ty, tz);
+      add_cell<Pot, M, Mode>(acc, t, soft, n, tx, ty, tz);
       ++counts.cell_interactions;
     } else if (leaf) {
       at_leaf(n);
@@ -110,10 +121,10 @@ ORRERY_HDI Accumulator<Real> walk_point(const OctreeView<Real>& t, const Softeni
 }
 
 /// The walk of sorted source i with the opening criterion fixed.
-template <bool Pot, bool Quad, class Criterion, MathMode Mode, class Real, class Softening>
+template <bool Pot, Multipole M, class Criterion, MathMode Mode, class Real, class Softening>
 ORRERY_HDI Accumulator<Real> walk_target_opening(const OctreeView<Real>& t, const Softening& soft, std::int32_t i,
                                                  WalkCounts& counts, Real scale) {
-  return walk_point<Pot, Quad, Criterion, Mode>(t, soft, i, t.x[i], t.y[i], t.z[i], counts, scale);
+  return walk_point<Pot, M, Criterion, Mode>(t, soft, i, t.x[i], t.y[i], t.z[i], counts, scale);
 }
 
 /// The whole walk of a target at (tx, ty, tz) with sorted source index i
@@ -121,18 +132,18 @@ ORRERY_HDI Accumulator<Real> walk_target_opening(const OctreeView<Real>& t, cons
 /// when the tree has the relative opening; 0 there gives the geometric
 /// walk). The opening is chosen once per target, not per node: a GPU
 /// thread's walk loop then holds one opening test.
-template <bool Pot, bool Quad, MathMode Mode, class Real, class Softening>
+template <bool Pot, Multipole M, MathMode Mode, class Real, class Softening>
 ORRERY_HDI Accumulator<Real> walk_target_at(const OctreeView<Real>& t, const Softening& soft, std::int32_t i, Real tx,
                                             Real ty, Real tz, WalkCounts& counts, Real scale = Real(0)) {
-  if (has_relative_opening(t)) return walk_point<Pot, Quad, RelativeOpening, Mode>(t, soft, i, tx, ty, tz, counts, scale);
-  return walk_point<Pot, Quad, GeometricOpening, Mode>(t, soft, i, tx, ty, tz, counts, scale);
+  if (has_relative_opening(t)) return walk_point<Pot, M, RelativeOpening, Mode>(t, soft, i, tx, ty, tz, counts, scale);
+  return walk_point<Pot, M, GeometricOpening, Mode>(t, soft, i, tx, ty, tz, counts, scale);
 }
 
 /// The whole walk of sorted source i (walk_target_at at its position).
-template <bool Pot, bool Quad, MathMode Mode, class Real, class Softening>
+template <bool Pot, Multipole M, MathMode Mode, class Real, class Softening>
 ORRERY_HDI Accumulator<Real> walk_target(const OctreeView<Real>& t, const Softening& soft, std::int32_t i,
                                          WalkCounts& counts, Real scale = Real(0)) {
-  return walk_target_at<Pot, Quad, Mode>(t, soft, i, t.x[i], t.y[i], t.z[i], counts, scale);
+  return walk_target_at<Pot, M, Mode>(t, soft, i, t.x[i], t.y[i], t.z[i], counts, scale);
 }
 
 }  // namespace orrery::bh

@@ -20,16 +20,33 @@
 
 namespace orrery::bh {
 
-/// walk_targets for a tree with the relative opening (walk_all_relative.cpp).
-template <class Real>
-void walk_targets_relative(const Octree<Real>& tree, const WalkTargets<Real>& targets, const TreeSolverConfig& c,
-                           bool potential, Real* ax, Real* ay, Real* az, Real* pot, InteractionCounts* pt,
-                           const Real* scale);
-extern template void walk_targets_relative(const Octree<float>&, const WalkTargets<float>&, const TreeSolverConfig&,
-                                           bool, float*, float*, float*, float*, InteractionCounts*, const float*);
-extern template void walk_targets_relative(const Octree<double>&, const WalkTargets<double>&, const TreeSolverConfig&,
-                                           bool, double*, double*, double*, double*, InteractionCounts*,
-                                           const double*);
+// The walks compiled in other translation units (walk_all.cpp dispatches):
+// a monopole or quadrupole tree with the relative opening
+// (walk_all_relative.cpp), an octupole and a hexadecapole tree
+// (walk_all_octupole.cpp, walk_all_hexadecapole.cpp). Same arguments as walk_targets.
+#define ORRERY_WALK_TARGETS_ENTRY(name)                                                                              \
+  template <class Real>                                                                                              \
+  void name(const Octree<Real>& tree, const WalkTargets<Real>& targets, const TreeSolverConfig& c, bool potential,  \
+            Real* ax, Real* ay, Real* az, Real* pot, InteractionCounts* pt, const Real* scale);                      \
+  extern template void name(const Octree<float>&, const WalkTargets<float>&, const TreeSolverConfig&, bool, float*,  \
+                            float*, float*, float*, InteractionCounts*, const float*);                               \
+  extern template void name(const Octree<double>&, const WalkTargets<double>&, const TreeSolverConfig&, bool,        \
+                            double*, double*, double*, double*, InteractionCounts*, const double*);
+ORRERY_WALK_TARGETS_ENTRY(walk_targets_relative)
+ORRERY_WALK_TARGETS_ENTRY(walk_targets_octupole)
+ORRERY_WALK_TARGETS_ENTRY(walk_targets_hexadecapole)
+
+/// Defines the entry `name` as `body(...)` and instantiates it for float and double.
+#define ORRERY_DEFINE_WALK_TARGETS_ENTRY(name, ...)                                                                  \
+  template <class Real>                                                                                              \
+  void name(const Octree<Real>& tree, const WalkTargets<Real>& targets, const TreeSolverConfig& c, bool potential,  \
+            Real* ax, Real* ay, Real* az, Real* pot, InteractionCounts* pt, const Real* scale) {                     \
+    __VA_ARGS__(tree, targets, c, potential, ax, ay, az, pot, pt, scale);                                           \
+  }                                                                                                                  \
+  template void name(const Octree<float>&, const WalkTargets<float>&, const TreeSolverConfig&, bool, float*, float*, \
+                     float*, float*, InteractionCounts*, const float*);                                              \
+  template void name(const Octree<double>&, const WalkTargets<double>&, const TreeSolverConfig&, bool, double*,      \
+                     double*, double*, double*, InteractionCounts*, const double*);
 
 namespace {
 
@@ -37,12 +54,12 @@ namespace {
 // padded. W and H change no value and no counter: each lane sums its
 // own walk's terms in its own order, whatever the group (group_walk.hpp).
 // Criterion: the tree's opening criterion (walk_group).
-template <int W, int H, class Criterion, bool Pot, bool Quad, MathMode Mode, class Real, class Softening>
+template <int W, int H, class Criterion, bool Pot, Multipole M, MathMode Mode, class Real, class Softening>
 void walk_range(const OctreeView<Real>& t, const WalkNode<Real>* nodes, const Softening& soft,
                 const WalkTargets<Real>& targets, std::int32_t k0, std::int32_t k1, const Real* scale, Real* ax,
                 Real* ay, Real* az, Real* pot, InteractionCounts* counts) {
   for (std::int32_t k = k0; k < k1; k += W)
-    walk_group<W, Pot, Quad, Mode, Real, Softening, H, Criterion>(t, nodes, soft, targets, k, std::min(W, k1 - k),
+    walk_group<W, Pot, M, Mode, Real, Softening, H, Criterion>(t, nodes, soft, targets, k, std::min(W, k1 - k),
                                                                   scale, ax, ay, az, pot, counts);
 }
 
@@ -60,15 +77,15 @@ inline constexpr int kGroupLanesAvx512 = 2 * kGroupLanes<Real>;
 template <class Real>
 inline constexpr int kSkipLanesAvx512 = 64 / static_cast<int>(sizeof(Real));
 
-template <int W, int H, class Criterion, bool Pot, bool Quad, MathMode Mode, class Real, class Softening>
+template <int W, int H, class Criterion, bool Pot, Multipole M, MathMode Mode, class Real, class Softening>
 [[gnu::target("avx512f,avx512vl,avx512bw,avx512dq,prefer-vector-width=512"), gnu::flatten]] void walk_range_avx512(
     const OctreeView<Real>& t, const WalkNode<Real>* nodes, const Softening& soft, const WalkTargets<Real>& targets,
     std::int32_t k0, std::int32_t k1, const Real* scale, Real* ax, Real* ay, Real* az, Real* pot,
     InteractionCounts* counts) {
-  walk_range<W, H, Criterion, Pot, Quad, Mode>(t, nodes, soft, targets, k0, k1, scale, ax, ay, az, pot, counts);
+  walk_range<W, H, Criterion, Pot, M, Mode>(t, nodes, soft, targets, k0, k1, scale, ax, ay, az, pot, counts);
 }
 
-template <class Criterion, bool Pot, bool Quad, MathMode Mode, class Real, class Softening>
+template <class Criterion, bool Pot, Multipole M, MathMode Mode, class Real, class Softening>
 void walk_all_impl(const OctreeView<Real>& t, const WalkTargets<Real>& targets, const Softening& soft, const Real* scale,
                    Real* ax, Real* ay, Real* az, Real* pot, InteractionCounts* per_target) {
   using WalkRange = void (*)(const OctreeView<Real>&, const WalkNode<Real>*, const Softening&, const WalkTargets<Real>&,
@@ -80,8 +97,8 @@ void walk_all_impl(const OctreeView<Real>& t, const WalkTargets<Real>& targets, 
   // cpu_tree.md, "The relative opening on the CPU").
   const WalkRange walk =
       walk_isa_in_use() == WalkIsa::avx512
-          ? &walk_range_avx512<kGroupLanesAvx512<Real>, kSkipLanesAvx512<Real>, Criterion, Pot, Quad, Mode, Real, Softening>
-          : &walk_range<kGroupLanes<Real>, kSkipLanes<Real>, Criterion, Pot, Quad, Mode, Real, Softening>;
+          ? &walk_range_avx512<kGroupLanesAvx512<Real>, kSkipLanesAvx512<Real>, Criterion, Pot, M, Mode, Real, Softening>
+          : &walk_range<kGroupLanes<Real>, kSkipLanes<Real>, Criterion, Pot, M, Mode, Real, Softening>;
   const std::int32_t n = targets.count;
   if (n == 0) return;
   // Filled by pack_walk_nodes: no zeroing first.
@@ -102,26 +119,26 @@ void walk_all_impl(const OctreeView<Real>& t, const WalkTargets<Real>& targets, 
 }
 
 // Run-time configuration to compile-time parameters, once, on the host.
-template <class Criterion, bool Pot, bool Quad, class Real, class Softening>
+template <class Criterion, bool Pot, Multipole M, class Real, class Softening>
 void dispatch_mode(const OctreeView<Real>& t, const WalkTargets<Real>& w, const TreeSolverConfig& c, const Softening& s,
                    const Real* scale, Real* ax, Real* ay, Real* az, Real* pot, InteractionCounts* pt) {
   if (c.math == MathMode::exact)
-    walk_all_impl<Criterion, Pot, Quad, MathMode::exact>(t, w, s, scale, ax, ay, az, pot, pt);
+    walk_all_impl<Criterion, Pot, M, MathMode::exact>(t, w, s, scale, ax, ay, az, pot, pt);
   else
-    walk_all_impl<Criterion, Pot, Quad, MathMode::fast>(t, w, s, scale, ax, ay, az, pot, pt);
+    walk_all_impl<Criterion, Pot, M, MathMode::fast>(t, w, s, scale, ax, ay, az, pot, pt);
 }
 
-template <class Criterion, bool Pot, bool Quad, class Real>
+template <class Criterion, bool Pot, Multipole M, class Real>
 void dispatch_softening(const OctreeView<Real>& t, const WalkTargets<Real>& w, const TreeSolverConfig& c,
                         const Real* scale, Real* ax, Real* ay, Real* az, Real* pot, InteractionCounts* pt) {
   if (c.softening_kind == SofteningKind::plummer)
-    dispatch_mode<Criterion, Pot, Quad>(t, w, c, PlummerSoftening<Real>(Real(c.softening)), scale, ax, ay, az, pot, pt);
+    dispatch_mode<Criterion, Pot, M>(t, w, c, PlummerSoftening<Real>(Real(c.softening)), scale, ax, ay, az, pot, pt);
   else
-    dispatch_mode<Criterion, Pot, Quad>(t, w, c, SplineSoftening<Real>(Real(c.softening)), scale, ax, ay, az, pot, pt);
+    dispatch_mode<Criterion, Pot, M>(t, w, c, SplineSoftening<Real>(Real(c.softening)), scale, ax, ay, az, pot, pt);
 }
 
-/// walk_targets for a tree with the opening criterion Criterion.
-template <class Criterion, class Real>
+/// walk_targets for a tree with the opening criterion Criterion and the expansion M.
+template <class Criterion, Multipole M, class Real>
 void walk_targets_opening(const Octree<Real>& tree, const WalkTargets<Real>& w, const TreeSolverConfig& c,
                           bool potential, Real* ax, Real* ay, Real* az, Real* pot, InteractionCounts* pt,
                           const Real* scale) {
@@ -133,14 +150,34 @@ void walk_targets_opening(const Octree<Real>& tree, const WalkTargets<Real>& w, 
     scale = zeros.data();
   }
   const auto t = tree.view();
-  const bool quad = tree.params.multipole == Multipole::quadrupole;
-  if (potential) {
-    quad ? dispatch_softening<Criterion, true, true>(t, w, c, scale, ax, ay, az, pot, pt)
-         : dispatch_softening<Criterion, true, false>(t, w, c, scale, ax, ay, az, pot, pt);
-  } else {
-    quad ? dispatch_softening<Criterion, false, true>(t, w, c, scale, ax, ay, az, pot, pt)
-         : dispatch_softening<Criterion, false, false>(t, w, c, scale, ax, ay, az, pot, pt);
-  }
+  if (potential)
+    dispatch_softening<Criterion, true, M>(t, w, c, scale, ax, ay, az, pot, pt);
+  else
+    dispatch_softening<Criterion, false, M>(t, w, c, scale, ax, ay, az, pot, pt);
+}
+
+/// The same for a monopole or quadrupole tree (walk_all.cpp, walk_all_relative.cpp).
+template <class Criterion, class Real>
+void walk_targets_low_order(const Octree<Real>& tree, const WalkTargets<Real>& w, const TreeSolverConfig& c,
+                            bool potential, Real* ax, Real* ay, Real* az, Real* pot, InteractionCounts* pt,
+                            const Real* scale) {
+  if (tree.params.multipole == Multipole::quadrupole)
+    walk_targets_opening<Criterion, Multipole::quadrupole>(tree, w, c, potential, ax, ay, az, pot, pt, scale);
+  else
+    walk_targets_opening<Criterion, Multipole::monopole>(tree, w, c, potential, ax, ay, az, pot, pt, scale);
+}
+
+/// The same for an expansion M above the quadrupole, either opening: each
+/// such M is a translation unit of its own (walk_all_octupole.cpp,
+/// walk_all_hexadecapole.cpp), so that the orders compile in parallel.
+template <Multipole M, class Real>
+void walk_targets_any_opening(const Octree<Real>& tree, const WalkTargets<Real>& w, const TreeSolverConfig& c,
+                              bool potential, Real* ax, Real* ay, Real* az, Real* pot, InteractionCounts* pt,
+                              const Real* scale) {
+  if (tree.crit_rel.empty())
+    walk_targets_opening<GeometricOpening, M>(tree, w, c, potential, ax, ay, az, pot, pt, scale);
+  else
+    walk_targets_opening<RelativeOpening, M>(tree, w, c, potential, ax, ay, az, pot, pt, scale);
 }
 
 }  // namespace

@@ -46,12 +46,12 @@ bool same_bits(Real a, Real b) {
   return std::memcmp(&a, &b, sizeof(Real)) == 0;
 }
 
-template <bool Quad, MathMode Mode, class Real, class Softening>
+template <Multipole M, MathMode Mode, class Real, class Softening>
 void expect_walk_target(const Solved<Real>& s, const Softening& soft, bool potential, const std::string& what) {
   const auto v = s.tree.view();
   for (std::int32_t i = 0; i < static_cast<std::int32_t>(v.num_particles); ++i) {
     bh::WalkCounts c;
-    const auto a = bh::walk_target<true, Quad, Mode>(v, soft, i, c);
+    const auto a = bh::walk_target<true, M, Mode>(v, soft, i, c);
     const std::int32_t o = s.tree.order[i];
     ASSERT_TRUE(same_bits(a.ax, s.acc.ax[o]) && same_bits(a.ay, s.acc.ay[o]) && same_bits(a.az, s.acc.az[o]))
         << what << " target " << o << ": " << a.ax << " vs " << s.acc.ax[o];
@@ -80,8 +80,8 @@ void check_all_configurations(const Particles<float>& input, const std::string& 
         ASSERT_EQ(wide.report.per_target[i], narrow.report.per_target[i]) << what << " particle " << i;
       }
       ASSERT_EQ(wide.report.total, narrow.report.total) << what;
-      testing::with_walk_parameters<Real>(c, [&](auto quad, auto mode, auto soft) {
-        expect_walk_target<decltype(quad)::value, decltype(mode)::value>(wide, soft, potential, what);
+      testing::with_walk_parameters<Real>(c, [&](auto multipole, auto mode, auto soft) {
+        expect_walk_target<decltype(multipole)::value, decltype(mode)::value>(wide, soft, potential, what);
       });
     }
   });

@@ -31,7 +31,7 @@ NodeSoftenings<Real> node_softenings(const OctreeView<Real>& t, const SofteningC
 
 namespace {
 
-template <bool Pot, bool Quad, MathMode Mode, class Real, class Policy>
+template <bool Pot, Multipole M, MathMode Mode, class Real, class Policy>
 void walk_each(const PairSoftenings<Policy>& pairs, const OctreeView<Real>& t, const WalkTargets<Real>& targets,
                const SofteningClasses& classes, const std::uint8_t* sorted_class, const NodeSoftenings<Real>& nodes,
                const Real* scale, Real* ax, Real* ay, Real* az, Real* pot, InteractionCounts* counts) {
@@ -47,7 +47,7 @@ void walk_each(const PairSoftenings<Policy>& pairs, const OctreeView<Real>& t, c
                                               eps * eps};
     WalkCounts c;
     const Accumulator<Real> acc =
-        walk_target_at<Pot, Quad, Mode>(t, soft, i, tx, ty, tz, c, scale != nullptr ? scale[k] : Real(0));
+        walk_target_at<Pot, M, Mode>(t, soft, i, tx, ty, tz, c, scale != nullptr ? scale[k] : Real(0));
     ax[k] = acc.ax;
     ay[k] = acc.ay;
     az[k] = acc.az;
@@ -57,15 +57,15 @@ void walk_each(const PairSoftenings<Policy>& pairs, const OctreeView<Real>& t, c
 }
 
 // Run-time configuration to compile-time parameters, once, on the host.
-template <bool Pot, bool Quad, class Real, class... Args>
+template <bool Pot, Multipole M, class Real, class... Args>
 void dispatch(const TreeSolverConfig& c, Args&&... args) {
   with_softening<Real>(c.softening_kind, Real(c.softening), [&](auto one) {
     using Policy = decltype(one);
     const auto pairs = PairSoftenings<Policy>::template of<Real>(*c.per_type);
     if (c.math == MathMode::exact)
-      walk_each<Pot, Quad, MathMode::exact>(pairs, args...);
+      walk_each<Pot, M, MathMode::exact>(pairs, args...);
     else
-      walk_each<Pot, Quad, MathMode::fast>(pairs, args...);
+      walk_each<Pot, M, MathMode::fast>(pairs, args...);
   });
 }
 
@@ -81,17 +81,13 @@ void walk_targets_per_type(const Octree<Real>& tree, const WalkTargets<Real>& ta
   std::vector<std::uint8_t> sorted_class(static_cast<std::size_t>(t.num_particles));
   for (std::int64_t k = 0; k < t.num_particles; ++k) sorted_class[k] = source_class[tree.order[k]];
   const NodeSoftenings<Real> nodes = node_softenings(t, *config.per_type, sorted_class.data());
-  const bool quad = tree.params.multipole == Multipole::quadrupole;
-  const auto walk = [&](auto pot_tag, auto quad_tag) {
-    dispatch<decltype(pot_tag)::value, decltype(quad_tag)::value, Real>(
+  const auto walk = [&](auto pot_tag, auto multipole) {
+    dispatch<decltype(pot_tag)::value, decltype(multipole)::value, Real>(
         config, t, targets, *config.per_type, sorted_class.data(), nodes, scale, ax, ay, az, pot, per_target);
   };
-  using Yes = std::true_type;
-  using No = std::false_type;
-  if (potential)
-    quad ? walk(Yes{}, Yes{}) : walk(Yes{}, No{});
-  else
-    quad ? walk(No{}, Yes{}) : walk(No{}, No{});
+  with_multipole(tree.params.multipole, [&](auto multipole) {
+    potential ? walk(std::true_type{}, multipole) : walk(std::false_type{}, multipole);
+  });
 }
 
 template NodeSoftenings<float> node_softenings(const OctreeView<float>&, const SofteningClasses&, const std::uint8_t*);

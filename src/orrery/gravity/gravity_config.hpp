@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "orrery/core/error.hpp"
 #include "orrery/core/math_mode.hpp"
 #include "orrery/core/softening.hpp"
 #include "orrery/core/softening_classes.hpp"
@@ -48,7 +49,7 @@ struct GravityConfig {
   // Tree parameters (used by the tree solvers only).
   double theta = 0.5;          // opening angle, > 0
   int leaf_capacity = 16;      // particles per leaf, >= 1
-  int multipole_order = 1;     // 1 = monopole, 2 = quadrupole
+  int multipole_order = 1;     // 1 = monopole, 2 = quadrupole, 3 = octupole, 4 = hexadecapole (tree_multipole)
   // Which cells a target accepts (bh::Opening, docs/adr/0007): geometric
   // (theta alone) or relative (GADGET's criterion with tolerance, theta the cap).
   bh::Opening opening = bh::Opening::geometric;
@@ -74,5 +75,24 @@ struct GravityConfig {
   // walk's tree (its domain's and those other ranks sent it); 0: no limit.
   std::int64_t max_particles_per_rank = 0;
 };
+
+/// The tree's expansion of gravity.multipole_order: 1 to 4 (monopole to
+/// hexadecapole); anything else is an InputError naming the accepted orders.
+inline bh::Multipole tree_multipole(int multipole_order) {
+  if (multipole_order < 1 || multipole_order > 4)
+    throw InputError("gravity.multipole_order = " + std::to_string(multipole_order) +
+                     " is not supported by the tree; accepted: 1 (monopole), 2 (quadrupole), 3 (octupole), "
+                     "4 (hexadecapole)");
+  return static_cast<bh::Multipole>(multipole_order - 1);
+}
+
+/// gravity.multipole's name ("monopole" .. "hexadecapole") as its order, 1 to 4
+/// (an InputError naming the accepted names otherwise).
+inline int multipole_order_of(std::string_view name) {
+  for (int order = 1; order <= 4; ++order)
+    if (name == bh::to_string(static_cast<bh::Multipole>(order - 1))) return order;
+  throw InputError("gravity.multipole = \"" + std::string(name) +
+                   "\" is not supported; accepted: monopole, quadrupole, octupole, hexadecapole");
+}
 
 }  // namespace orrery::gravity

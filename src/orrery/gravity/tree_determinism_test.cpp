@@ -47,7 +47,9 @@ TEST(TreeDeterminism, BitIdenticalAcrossThreadCounts) {
   const auto p = ic::to_precision<float>(ic::plummer_sphere(20000, 5));
   for (auto [mp, opening] : {std::pair{bh::Multipole::monopole, bh::Opening::geometric},
                              std::pair{bh::Multipole::quadrupole, bh::Opening::geometric},
-                             std::pair{bh::Multipole::quadrupole, bh::Opening::relative}}) {
+                             std::pair{bh::Multipole::quadrupole, bh::Opening::relative},
+                             std::pair{bh::Multipole::octupole, bh::Opening::geometric},
+                             std::pair{bh::Multipole::hexadecapole, bh::Opening::relative}}) {
     std::vector<Result> runs;
     for (int threads : {1, 2, omp_get_num_procs(), 5}) {
       omp_set_num_threads(threads);
@@ -77,7 +79,7 @@ TEST(TreeDeterminism, PermutedInputGivesTheSameTreeAndForces) {
     q.z[k] = p.z[perm[k]];
     q.mass[k] = p.mass[perm[k]];
   }
-  for (auto mp : {bh::Multipole::monopole, bh::Multipole::quadrupole}) {
+  for (auto mp : {bh::Multipole::monopole, bh::Multipole::quadrupole, bh::Multipole::hexadecapole}) {
     bh::TreeSolverConfig c;
     c.tree.multipole = mp;
     TreeSolver<float> sa(c), sb(c);

@@ -605,10 +605,7 @@ template class GpuTreeSolver<double>;
 
 GpuTreeSolverConfig gpu_tree_config(const GravityConfig& g) {
   GpuTreeSolverConfig c;
-  if (g.multipole_order != 1 && g.multipole_order != 2)
-    throw InputError("gravity.multipole_order = " + std::to_string(g.multipole_order) +
-                     " is not supported by the tree; accepted: 1 (monopole), 2 (quadrupole)");
-  c.tree = gravity::tree_solver_config(g);  // the CPU solver's physics, field for field
+  c.tree = gravity::tree_solver_config(g);  // the CPU solver's physics, field for field (the order checked there)
   if (g.traversal == "coherent")
     c.traversal = bh::Traversal::coherent;
   else if (g.traversal == "independent")

@@ -259,7 +259,7 @@ TEST(GpuTreeSolver, RejectsInvalidConfigurationNamingTheKey) {
   bad.traversal = "warp";
   EXPECT_THROW(gpu_tree_config(bad), InputError);
   bad.traversal = "independent";
-  bad.multipole_order = 3;
+  bad.multipole_order = 5;
   EXPECT_THROW(gpu_tree_config(bad), InputError);
   GravityConfig good;
   good.theta = 0.7;

@@ -96,7 +96,7 @@ bh::TreeSolverConfig tree_solver_config(const GravityConfig& g) {
   bh::TreeSolverConfig c;
   c.tree.theta = g.theta;
   c.tree.leaf_capacity = g.leaf_capacity;
-  c.tree.multipole = g.multipole_order >= 2 ? bh::Multipole::quadrupole : bh::Multipole::monopole;
+  c.tree.multipole = tree_multipole(g.multipole_order);
   c.tree.opening = g.opening;
   c.tree.tolerance = g.tolerance;
   c.tree.relative_cap = g.relative_cap;

@@ -16,7 +16,7 @@ namespace orrery::gravity {
 
 
 /// The tree solver's parameters from a force configuration (gravity.theta,
-/// gravity.leaf_capacity, gravity.multipole (multipole_order 1 or 2),
+/// gravity.leaf_capacity, gravity.multipole (multipole_order 1 to 4: tree_multipole),
 /// gravity.softening, gravity.softening_kernel, gravity.math).
 bh::TreeSolverConfig tree_solver_config(const gravity::GravityConfig& config);
 

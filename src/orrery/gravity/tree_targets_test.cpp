@@ -143,7 +143,7 @@ TEST(TreeTargets, PointsGetTheScalarWalksBitsAndTheDirectSum) {
   std::vector<double> err;
   for (std::int64_t j = 0; j < k; ++j) {
     bh::WalkCounts wc;
-    const auto a = bh::walk_target_at<true, true, MathMode::fast>(t, soft, -1, x[j], y[j], z[j], wc);
+    const auto a = bh::walk_target_at<true, bh::Multipole::quadrupole, MathMode::fast>(t, soft, -1, x[j], y[j], z[j], wc);
     EXPECT_TRUE(same_bits(a.ax, r.acc.ax[j]) && same_bits(a.ay, r.acc.ay[j]) && same_bits(a.az, r.acc.az[j]) &&
                 same_bits(a.pot, r.acc.potential[j]))
         << "point " << j;

@@ -155,11 +155,18 @@ std::vector<KeySpec> build_schema() {
                "one position stay together in one leaf).",
                {}, 1.0, false, ORRERY_FIELD(gravity.leaf_capacity)});
   s.push_back({"gravity.multipole", ValueType::string, std::string("monopole"),
-               "Tree solver: the cell expansion. monopole (mass at the centre of mass, softened like a particle) or "
-               "quadrupole (plus the second-order term, softened consistently with Plummer softening; docs/adr/0005).",
-               {"monopole", "quadrupole"}, {}, false,
-               [](const Value& v, RunConfig& c) { c.gravity.multipole_order = as_string(v) == "quadrupole" ? 2 : 1; },
-               [](const RunConfig& c) { return Value(std::string(c.gravity.multipole_order >= 2 ? "quadrupole" : "monopole")); }});
+               "Tree solver: the cell expansion, GADGET-4's Cartesian orders 1 to 4. monopole (mass at the centre "
+               "of mass, softened like a particle), quadrupole (plus the second-order term, softened consistently "
+               "with Plummer softening; docs/adr/0005), octupole and hexadecapole (plus the third- and "
+               "fourth-order terms, softened alike; docs/adr/0016). A higher order costs more per cell and opens "
+               "fewer cells at the same accuracy (docs/performance/cpu_tree.md).",
+               {"monopole", "quadrupole", "octupole", "hexadecapole"}, {}, false,
+               [](const Value& v, RunConfig& c) {
+                 c.gravity.multipole_order = gravity::multipole_order_of(as_string(v));
+               },
+               [](const RunConfig& c) {
+                 return Value(std::string(bh::to_string(gravity::tree_multipole(c.gravity.multipole_order))));
+               }});
   s.push_back({"gravity.opening", ValueType::string, std::string("geometric"),
                "Tree solver: which cells a target uses as a whole. geometric: Barnes' criterion with gravity.theta "
                "alone. relative: GADGET's relative criterion, which also requires mass * size^2 <= tolerance * "

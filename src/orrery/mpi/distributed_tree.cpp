@@ -61,7 +61,13 @@ std::vector<std::uint64_t> leaf_work(const TopTree& top, const RankParticles<Rea
 template <class Real>
 DistributedTree<Real>::DistributedTree(const bh::TreeSolverConfig& config, Communicator comm,
                                        DistributedOptions options, std::shared_ptr<LetWalk<Real>> walk)
-    : config_(config), comm_(comm), options_(options), walk_(walk ? std::move(walk) : cpu_let_walk<Real>(config)) {}
+    : config_(config), comm_(comm), options_(options), walk_(walk ? std::move(walk) : cpu_let_walk<Real>(config)) {
+  // The ranks exchange the double moments in NodeMoments (up to the second
+  // moment): the orders above are the single-process trees' alone.
+  if (bh::multipole_order(config.tree.multipole) > 2)
+    throw InputError("gravity.multipole = \"" + std::string(bh::to_string(config.tree.multipole)) +
+                     "\" is not supported by the distributed (MPI) tree; accepted: monopole, quadrupole");
+}
 
 template <class Real>
 SolverReport DistributedTree<Real>::solve(RankParticles<Real>& particles, const gravity::SolveOptions& options,

@@ -293,7 +293,7 @@ void throw_missing_node(const AssembledTree<Real> &t, std::int32_t target,
   bh::WalkCounts counts;
   bh::with_opening(v, [&](auto criterion) {
     using Criterion = decltype(criterion);
-    bh::walk_point<false, false, Criterion, MathMode::exact>(
+    bh::walk_point<false, bh::Multipole::monopole, Criterion, MathMode::exact>(
         v, soft, target, v.x[target], v.y[target], v.z[target], counts, scale,
         hook);
   });

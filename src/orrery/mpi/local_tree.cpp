@@ -10,10 +10,10 @@
 namespace orrery::mpi {
 namespace {
 
-template <bool Quad, class Real>
+template <bh::Multipole M, class Real>
 bh::NodeMoments moments_of_leaf(const RankParticles<Real>& s, std::int32_t b, std::int32_t n,
                                 const bh::CellGeometry& g) {
-  return bh::leaf_moments<Quad>(s.p.x.data(), s.p.y.data(), s.p.z.data(), s.p.mass.data(), b, n, g);
+  return bh::leaf_moments<M>(s.p.x.data(), s.p.y.data(), s.p.z.data(), s.p.mass.data(), b, n, g);
 }
 
 }  // namespace
@@ -49,7 +49,8 @@ LocalTree<Real> build_local_tree(const RankParticles<Real>& s, std::span<const s
       // over its particles alone made the root cube its one leaf, so its
       // moments are taken again with the leaf's own geometry.
       const bh::CellGeometry g = bh::cell_geometry(key, level, cube);
-      const bh::NodeMoments m = quad ? moments_of_leaf<true>(s, b, e - b, g) : moments_of_leaf<false>(s, b, e - b, g);
+      const bh::NodeMoments m = quad ? moments_of_leaf<bh::Multipole::quadrupole>(s, b, e - b, g)
+                                               : moments_of_leaf<bh::Multipole::monopole>(s, b, e - b, g);
       out.nodes.append(key, level, e - b, m, cube, params, true);
       out.first.push_back(b);
       out.next.push_back(base + 1);

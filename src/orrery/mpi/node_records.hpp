@@ -53,9 +53,9 @@ struct NodeRecords {
     const bh::MomentArrays<Real> out{&v[0], &v[1], &v[2], &v[3], &v[4], q, rel ? &r : nullptr};
     const bh::CellGeometry g = bh::cell_geometry(k, lv, cube);
     if (with_quad)
-      bh::store_moments<true>(out, 0, m, g, params.theta, params.tolerance);
+      bh::store_moments<bh::Multipole::quadrupole>(out, 0, m, g, params.theta, params.tolerance);
     else
-      bh::store_moments<false>(out, 0, m, g, params.theta, params.tolerance);
+      bh::store_moments<bh::Multipole::monopole>(out, 0, m, g, params.theta, params.tolerance);
     key.push_back(k);
     level.push_back(lv);
     count.push_back(global_count);
@@ -82,6 +82,7 @@ struct NodeRecords {
     v.com_z = com_z.data();
     v.crit2 = crit2.data();
     v.quad = quad.empty() ? nullptr : quad.data();
+    v.multipole = quad.empty() ? bh::Multipole::monopole : bh::Multipole::quadrupole;
     v.crit_rel = crit_rel.empty() ? nullptr : crit_rel.data();
     return v;
   }

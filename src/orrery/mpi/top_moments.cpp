@@ -36,7 +36,8 @@ NodeRecords<Real> top_node_records(const TopTree& top, const std::vector<bh::Nod
     const int nc = bh::children_of(top.next.data(), i, children);
     const auto child = [&](int c) { return mo[children[c]]; };
     const bh::CellGeometry g = bh::cell_geometry(top.key[i], top.level[i], cube);
-    mo[i] = quad ? bh::combine_moments<true>(nc, child, g) : bh::combine_moments<false>(nc, child, g);
+    mo[i] = quad ? bh::combine_moments<bh::Multipole::quadrupole>(nc, child, g)
+                 : bh::combine_moments<bh::Multipole::monopole>(nc, child, g);
   }
   NodeRecords<Real> out;
   for (std::int32_t i = 0; i < n; ++i)
