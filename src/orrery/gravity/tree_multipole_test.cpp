@@ -184,7 +184,7 @@ OrderErrors plummer_order_errors(const PlummerTargets& ref, double theta) {
 //              median 9.44e-4, 3.47e-4, 1.65e-4, 4.15e-5 (2.72, 2.10, 3.98)
 //   theta 0.70 RMS  3.457e-3, 1.537e-3, 8.648e-4, 2.570e-4 (2.25, 1.78, 3.36)
 //              median 1.88e-3, 8.90e-4, 5.49e-4, 1.51e-4 (2.11, 1.62, 3.63)
-// The bounds leave 10 % or more below each gain. About 5 s on two idle
+// The bounds leave 10 % or more below each gain. About 2.6 s on two
 // cores (the reference's 67M double pairs and eight tree solves at 65536):
 // the accuracy of four orders at two angles needs this many targets.
 TEST(TreeMultipole, PlummerErrorFallsWithTheOrderAtFixedTheta) {
