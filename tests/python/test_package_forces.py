@@ -64,6 +64,25 @@ def test_the_relative_opening_is_a_setting_with_its_tolerance():
     assert "bootstrap walk" in loose[2]["phase_seconds"]
 
 
+@pytest.mark.skipif("tree/cpu" not in orrery.available_solvers(), reason="no CPU tree solver in this build")
+def test_the_relative_cap_is_a_setting():
+    pos, mass = cloud(2000)
+    tree = dict(solver="tree", theta=0.8, multipole="quadrupole", precision="double", per_target=True)
+    geometric = orrery.forces(pos, mass, **tree)
+    # A cap at theta itself accepts every cell Barnes' test at theta accepts: the geometric walk, bit for bit.
+    at_theta = orrery.forces(pos, mass, opening="relative", relative_cap=1.0, **tree)
+    assert np.array_equal(at_theta.accelerations, geometric.accelerations)
+    assert np.array_equal(at_theta.report["per_target"], geometric.report["per_target"])
+    # A wider cap (a larger fraction of theta) accepts more cells whole: fewer interactions.
+    work = {cap: (lambda r: r["cell_interactions"] + r["particle_interactions"])(
+        orrery.forces(pos, mass, opening="relative", relative_cap=cap, **tree).report) for cap in (0.5, 0.7)}
+    assert work[0.7] < work[0.5]
+    sim = orrery.Simulation.plummer(64, solver="tree", opening="relative", relative_cap=0.7)
+    assert sim.settings["relative_cap"] == 0.7
+    with pytest.raises(ValueError, match=r"^gravity.relative_cap = 1.5 is not accepted"):
+        orrery.forces(pos, mass, solver="tree", opening="relative", relative_cap=1.5)
+
+
 def test_opening_and_tolerance_errors_name_the_key():
     pos, mass = cloud(10)
     with pytest.raises(ValueError, match=r'^gravity.opening = "gadget" is not accepted; accepted: one of: geometric, relative$'):
