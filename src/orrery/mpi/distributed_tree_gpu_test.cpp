@@ -10,7 +10,6 @@
 
 #include <string>
 
-#include "orrery/cuda/device.hpp"
 #include "orrery/gravity/tree_gpu_solver.hpp"
 #include "orrery/gravity/tree_solver.hpp"
 #include "orrery/ic/collision.hpp"
@@ -19,19 +18,13 @@
 #include "orrery/mpi/distributed_tree.hpp"
 #include "orrery/mpi/let_walk_gpu.hpp"
 #include "support/missing_node_checks.hpp"
+#include "support/rank_gpu_test.hpp"
 #include "support/replicated_checks.hpp"
 
 namespace orrery {
 namespace {
 
-class DistributedGpuTree : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (!cuda::device_available()) GTEST_SKIP() << "no CUDA device";
-    const auto comm = mpi::Communicator::world();
-    cuda::select_device(comm.local_rank() % cuda::device_count());
-  }
-};
+using DistributedGpuTree = testing::RankGpuTest;
 
 /// This rank's particles' results, placed at their one-process indices of a
 /// copy of `want` (so that it differs from `want` only where they differ).

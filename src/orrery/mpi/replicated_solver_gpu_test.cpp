@@ -5,8 +5,8 @@
 // one (the default) all but the node visits, which count a target's group.
 #include <gtest/gtest.h>
 
-#include "orrery/cuda/device.hpp"
 #include "orrery/gravity/tree_gpu_solver.hpp"
+#include "support/rank_gpu_test.hpp"
 #include "support/replicated_checks.hpp"
 
 namespace orrery {
@@ -21,14 +21,7 @@ testing::SolverMaker<Real> gpu_tree(bh::Opening opening, MathMode math,
   return [g] { return gravity::make_gpu_tree_solver<Real>(g); };
 }
 
-class ReplicatedGpuSolver : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (!cuda::device_available()) GTEST_SKIP() << "no CUDA device";
-    const auto comm = mpi::Communicator::world();
-    cuda::select_device(comm.local_rank() % cuda::device_count());
-  }
-};
+using ReplicatedGpuSolver = testing::RankGpuTest;
 
 constexpr auto kGroup = testing::Visits::of_the_group;
 
