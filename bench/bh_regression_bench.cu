@@ -12,6 +12,12 @@
 //   cpu_tree             CPU tree as gpu_tree_geometric, N = 1M, all host threads
 //   gpu_tree_phases      (not by default) the two GPU tree rows' phases from their
 //                        SolverReport, rows "gpu_tree_geometric:walk" and so on
+//   issue21              (not by default) issue 21's inputs at N = 2^20 with their fastest
+//                        configurations at the targets' accuracy (docs/performance/gpu_tree.md,
+//                        "Choosing the relative cap"): quadrupole, leaf 32, potentials on, the
+//                        uniform cube (2^20 - 1, eps 0.17) geometric theta 0.55 and relative
+//                        (tolerance 0.004, cap 0.55), the Plummer sphere and the Hernquist halo
+//                        (eps 0.05) relative at tolerance 0.002, cap 0.5; the total and the walk
 // GPU rows are device-resident (solve_device), timed on the host around the
 // call and a device synchronisation. Protocol: 3 warm-up evaluations, then
 // --trials timed ones (5 at 16M and on the CPU); median, min, max and the
@@ -34,7 +40,9 @@
 #include "orrery/cuda/stream.hpp"
 #include "orrery/gravity/solver_factory.hpp"
 #include "orrery/gravity/tree_gpu_solver.hpp"
+#include "orrery/ic/hernquist.hpp"
 #include "orrery/ic/plummer.hpp"
+#include "orrery/ic/uniform_cube.hpp"
 
 namespace orrery::bench {
 namespace {
@@ -42,9 +50,9 @@ namespace {
 struct HostSet {
   std::int64_t n;
   std::vector<float> x, y, z, m, ax, ay, az, pot;
-  explicit HostSet(std::int64_t count) : n(count), ax(count), ay(count), az(count), pot(count) {
-    const Particles<double> p = ic::plummer_sphere(count, 20261202);
-    for (std::int64_t i = 0; i < count; ++i) {
+  explicit HostSet(std::int64_t count) : HostSet(ic::plummer_sphere(count, 20261202)) {}
+  explicit HostSet(const Particles<double>& p) : n(p.size()), ax(n), ay(n), az(n), pot(n) {
+    for (std::int64_t i = 0; i < n; ++i) {
       x.push_back(float(p.x[i]));
       y.push_back(float(p.y[i]));
       z.push_back(float(p.z[i]));
@@ -105,6 +113,22 @@ gravity::GravityConfig relative_tree() {
   g.theta = 1.0;
   g.leaf_capacity = 32;
   g.multipole_order = 2;
+  return g;
+}
+
+/// Issue 21's configurations (see the header): quadrupole, leaf 32, the
+/// given opening; potentials on in every row.
+gravity::GravityConfig issue21_tree(double softening, double theta, double tolerance, double cap) {
+  gravity::GravityConfig g = geometric_tree("cuda");
+  g.softening = softening;
+  g.theta = theta;
+  g.leaf_capacity = 32;
+  g.multipole_order = 2;
+  if (tolerance > 0) {
+    g.opening = decltype(gravity::GravityConfig::opening)::relative;
+    g.tolerance = tolerance;
+    g.relative_cap = cap;
+  }
   return g;
 }
 
@@ -212,7 +236,28 @@ int main(int argc, char** argv) {
   try {
     using namespace orrery;
     bench::Session s(out, label, trials);
+    if (want("issue21")) {
+      const std::int64_t n = std::int64_t(1) << 20;
+      const auto rows21 = [&](const char* model, const Particles<double>& p, double eps, bool cube) {
+        bench::HostSet h(p);
+        bench::DeviceSet d(h);
+        const std::string m = model;
+        if (cube) {
+          s.gpu(m + "_geometric", bench::issue21_tree(eps, 0.55, 0, 0), d, true, false, s.trials());
+          s.gpu_phases(m + "_geometric", bench::issue21_tree(eps, 0.55, 0, 0), d, true, false, s.trials());
+        }
+        const auto rel = cube ? bench::issue21_tree(eps, 1.0, 0.004, 0.55) : bench::issue21_tree(eps, 1.0, 0.002, 0.5);
+        s.gpu(m + "_relative", rel, d, true, true, s.trials());
+        s.gpu_phases(m + "_relative", rel, d, true, true, s.trials());
+      };
+      rows21("cube", ic::uniform_cube(n - 1, 20261221, 3.0), 0.17, true);
+      rows21("plummer", ic::plummer_sphere(n, 20261222), 0.05, false);
+      rows21("hernquist", ic::hernquist_sphere(n, 20261223), 0.05, false);
+    }
+    const bool plummer_rows = want("gpu_tree_geometric") || want("gpu_tree_relative") || want("gpu_tree_phases") ||
+                              want("gpu_direct") || want("cpu_tree");
     for (const std::int64_t n : {std::int64_t(1) << 20, std::int64_t(1) << 24}) {
+      if (!plummer_rows) break;
       bench::HostSet h(n);
       bench::DeviceSet d(h);
       const int k = n > (std::int64_t(1) << 20) ? 5 : s.trials();
