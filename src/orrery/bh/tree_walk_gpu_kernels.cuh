@@ -60,10 +60,7 @@ struct TileGroup {
   __device__ int lane() const { return static_cast<int>(tile.thread_rank()); }
   __device__ int min(int v) { return cg::reduce(tile, v, cg::less<int>()); }
   __device__ bool any(bool p) const { return tile.any(p); }
-  template <class T>
-  __device__ T broadcast(T v, int src) const {
-    return tile.shfl(v, src);
-  }
+  __device__ void sync() const { tile.sync(); }
 };
 
 /// Two warps (W = 64) sharing the node index through shared memory: each warp
@@ -95,10 +92,7 @@ struct TwoWarpGroup {
     return a < b ? a : b;
   }
   __device__ bool any(bool p) const { return warp.any(p); }
-  template <class T>
-  __device__ T broadcast(T v, int src) const {
-    return warp.shfl(v, src);
-  }
+  __device__ void sync() const { warp.sync(); }
 };
 
 template <int W>
@@ -243,23 +237,36 @@ __global__ void __launch_bounds__(kWalkBlock)
   add_totals(out, c);
 }
 
+/// One source particle staged in shared memory for the lanes of a group.
+template <class Real>
+struct alignas(4 * sizeof(Real)) StagedSource {
+  Real x, y, z, m;
+};
+
 /// The leaf `leaf` summed by the lanes with `sum` set, in sorted order (add_leaf's
-/// terms): the group loads kShare particles at a time, coalesced, and
-/// broadcasts each to every lane; the other lanes add with keep = false.
+/// terms): the group loads kShare particles at a time, coalesced, into its
+/// lanes' slots of `stage` (one per thread of the block), and every lane reads
+/// each of them back with one broadcast load; the other lanes add with keep =
+/// false. One shared-memory load a particle where four shuffles were (the
+/// shuffles' pipe is a quarter of the FMA's).
 template <bool Pot, MathMode Mode, class Group, class Real, class Softening>
-__device__ void sum_leaf(const Group& g, Accumulator<Real>& acc, WalkCounts& c, const bh::OctreeView<Real>& t,
-                         const Softening& soft, const NodeSpan<Real>& leaf, std::int32_t i, Real tx, Real ty, Real tz,
-                         bool sum) {
+__device__ void sum_leaf(const Group& g, StagedSource<Real>* stage, Accumulator<Real>& acc, WalkCounts& c,
+                         const bh::OctreeView<Real>& t, const Softening& soft, const NodeSpan<Real>& leaf,
+                         std::int32_t i, Real tx, Real ty, Real tz, bool sum) {
   const std::int32_t f = leaf.first, e = f + leaf.count;
+  StagedSource<Real>* const mine = stage + threadIdx.x;
+  const StagedSource<Real>* const shared = mine - g.lane();  // the first slot of this thread's group of kShare
   for (std::int32_t base = f; base < e; base += Group::kShare) {
     const std::int32_t j = base + g.lane();
     const std::int32_t js = j < e ? j : base;  // lanes past the leaf load a valid element, never used
-    const Real sx = t.x[js], sy = t.y[js], sz = t.z[js], sm = t.m[js];
+    *mine = {t.x[js], t.y[js], t.z[js], t.m[js]};
+    g.sync();
     const int chunk = e - base < Group::kShare ? e - base : Group::kShare;
     for (int k = 0; k < chunk; ++k) {
-      add_particle<Pot, Mode>(acc, soft, tx, ty, tz, g.broadcast(sx, k), g.broadcast(sy, k), g.broadcast(sz, k),
-                              g.broadcast(sm, k), sum & (base + k != i));
+      const StagedSource<Real> s = shared[k];
+      add_particle<Pot, Mode>(acc, soft, tx, ty, tz, s.x, s.y, s.z, s.m, sum & (base + k != i));
     }
+    g.sync();  // every lane has read the chunk before the next overwrites it
   }
   c.particle_interactions += sum ? std::uint32_t(leaf.count - holds(f, leaf.count, i)) : 0u;
 }
@@ -271,6 +278,7 @@ __global__ void __launch_bounds__(kWalkBlock)
                   int lane_shift) {
   using Group = typename GroupOf<W>::type;
   __shared__ int slots[4 * (kWalkBlock / 64)];
+  __shared__ StagedSource<Real> stage[kWalkBlock];
   Group g(slots);
   // Every lane runs the loop, including those past the last target and a
   // target's idle lanes (they want nothing, num_nodes, so they never hold
@@ -298,15 +306,18 @@ __global__ void __launch_bounds__(kWalkBlock)
     const bool leaf = sp.next == n + 1;
     const bool sum = mine & !accept & leaf;
     // The cell term (add_cell's), evaluated by every lane and kept by those
-    // that accepted. Not behind a vote: some lane accepts at most nodes, and
-    // with no collective between the opening test and the term the compiler
-    // reuses d^2 and the node's values.
-    const NodeQuad<Real> q = quadrupole_part(node);
-    const Real* moments = multipole_order(M) >= 3 ? node_moments<M>(t, n) : q.q;  // orders 3, 4: the tree's
-    add_cell_terms<Pot, M, Mode>(acc, soft, tx, ty, tz, b.com_x, b.com_y, b.com_z, sp.mass, moments, q.trace, accept);
+    // that accepted, behind a group-uniform vote: about half the steps are
+    // nodes that every lane opens (or leaves they sum), and a quadrupole
+    // term is most of a step's instructions. Skipping it where no lane keeps
+    // it changes no sum (a term not kept leaves the accumulator as it was).
+    if (g.any(accept)) {
+      const NodeQuad<Real> q = quadrupole_part(node);
+      const Real* moments = multipole_order(M) >= 3 ? node_moments<M>(t, n) : q.q;  // orders 3, 4: the tree's
+      add_cell_terms<Pot, M, Mode>(acc, soft, tx, ty, tz, b.com_x, b.com_y, b.com_z, sp.mass, moments, q.trace, accept);
+    }
     c.cell_interactions += accept;
     // Group-uniform: skips a leaf no lane sums.
-    if (g.any(sum)) sum_leaf<Pot, Mode>(g, acc, c, t, soft, sp, i, tx, ty, tz, sum);
+    if (g.any(sum)) sum_leaf<Pot, Mode>(g, stage, acc, c, t, soft, sp, i, tx, ty, tz, sum);
     want = mine ? ((accept | leaf) ? sp.next : n + 1) : want;
     n = g.min(want);
   }
