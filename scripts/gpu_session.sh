@@ -67,7 +67,8 @@
 #                 (CUDA-aware MPI) and NCCL send/recv, K = 1 (--self: a rank's part to itself),
 #                 2 and 4 ranks sharing the GPU (NCCL runs at K = 1 alone: it needs a GPU per rank,
 #                 the rows say so) -> exchange_h200.csv (ORRERY_EXCHANGE_RANKS, default "1 2 4";
-#                 ORRERY_EXCHANGE_ARGS passed on, e.g. "--sizes 4096,1048576 --trials 9")
+#                 ORRERY_EXCHANGE_ARGS passed on, e.g. "--sizes 4096,1048576 --trials 9"; the device
+#                 transport runs in an mpiexec of its own, so a crash there keeps the other rows)
 # To add a task: a function task_<name> below and its targets in targets_for.
 #
 # $OUT gets summary.txt (what ran, test summary, bench table), the CSVs, and
