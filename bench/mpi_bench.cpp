@@ -84,7 +84,7 @@ void run(const Args& a, int rank, int size) {
   Particles<Real> p = ic::to_precision<Real>(ic::plummer_sphere(a.n, 42));
   auto comm = mpi::Communicator::world();
 #if defined(ORRERY_HAVE_CUDA)
-  if (a.gravity.backend == "cuda") cuda::select_device(comm.local_rank() % cuda::device_count());
+  if (a.gravity.backend == "cuda") cuda::select_rank_device(comm.local_rank());
 #endif
   mpi::ReplicatedSolver<Real> solver(gravity::make_solver<Real>(a.gravity), comm);
   Accelerations<Real> acc(static_cast<std::size_t>(a.n));

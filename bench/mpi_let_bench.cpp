@@ -8,9 +8,14 @@
 // over the ranks; the bytes per step (mpi::Traffic, the median over the
 // timed steps, largest and mean over the ranks); and what a rank holds after
 // the last solve (largest and mean over the ranks).
+// --backend cuda walks each rank's targets on its GPU (driver::Ranks::let_walk:
+// local rank mod the GPUs present, so K ranks share a one-GPU machine's GPU;
+// everything else stays on the host) and splits the walk into the upload of
+// the assembled tree, the kernel and the download (mpi::LetWalk::step_seconds),
+// the last columns; the CPU's rows leave those columns empty.
 //
 //   mpi_let_bench --n N [--model plummer|hernquist] [--steps S] [--warmup W]
-//                 [--theta T] [--header]
+//                 [--theta T] [--backend cpu|cuda] [--header]
 #include <mpi.h>
 #include <omp.h>
 
@@ -23,12 +28,17 @@
 
 #include "bench_stats.hpp"
 #include "mpi_bench_main.hpp"
+#include "orrery/core/error.hpp"
+#include "orrery/driver/ranks.hpp"
 #include "orrery/gravity/tree_solver.hpp"
 #include "orrery/ic/hernquist.hpp"
 #include "orrery/ic/initial_conditions.hpp"
 #include "orrery/ic/plummer.hpp"
 #include "orrery/integrate/leapfrog.hpp"
 #include "orrery/mpi/distributed_tree.hpp"
+#if defined(ORRERY_HAVE_CUDA)
+#include "orrery/cuda/device.hpp"
+#endif
 
 namespace {
 
@@ -39,6 +49,7 @@ struct Args {
   std::string model = "plummer";
   int steps = 3, warmup = 1;
   double theta = 0.5;
+  std::string backend = "cpu";
   bool header = false;
 };
 
@@ -58,15 +69,27 @@ Args parse(int argc, char** argv) {
     else if (k == "--steps") a.steps = std::stoi(value());
     else if (k == "--warmup") a.warmup = std::stoi(value());
     else if (k == "--theta") a.theta = std::stod(value());
+    else if (k == "--backend") a.backend = value();
     else if (k == "--header") a.header = true;
     else {
-      std::fprintf(stderr, "mpi_let_bench: unknown option %s; accepted: --n --model --steps --warmup --theta --header\n",
+      std::fprintf(stderr,
+                   "mpi_let_bench: unknown option %s; accepted: --n --model --steps --warmup --theta --backend --header\n",
                    k.c_str());
       std::exit(2);
     }
   }
   if (a.model != "plummer" && a.model != "hernquist") {
     std::fprintf(stderr, "mpi_let_bench: --model %s; accepted: plummer, hernquist\n", a.model.c_str());
+    std::exit(2);
+  }
+#if defined(ORRERY_HAVE_CUDA)
+  constexpr bool cuda_built = true;
+#else
+  constexpr bool cuda_built = false;
+#endif
+  if (a.backend != "cpu" && (a.backend != "cuda" || !cuda_built)) {
+    std::fprintf(stderr, "mpi_let_bench: --backend %s%s; accepted: %s\n", a.backend.c_str(),
+                 cuda_built ? "" : " in a build without CUDA", cuda_built ? "cpu, cuda" : "cpu (cuda: a CUDA build)");
     std::exit(2);
   }
   return a;
@@ -113,15 +136,45 @@ std::vector<double> step_bytes(const mpi::DistributedTree<Real>& tree) {
   return {let_sent, let_received, migration, global, sent, received};
 }
 
+/// The walk's split in the CSV's order: the seconds of each step of the
+/// rank's walk between two readings of LetWalk::step_seconds (none for the CPU's).
+const std::vector<std::string> split_steps = {"upload", "kernel", "download"};
+std::vector<double> split_between(const std::vector<std::pair<std::string, double>>& before,
+                                  const std::vector<std::pair<std::string, double>>& after) {
+  if (after.empty()) return {};
+  std::vector<double> out;
+  for (std::size_t k = 0; k < split_steps.size(); ++k) {
+    if (after.size() != split_steps.size() || after[k].first != split_steps[k])
+      throw RuntimeFailure("the walk's steps are not the CSV's (upload, kernel, download): update mpi_let_bench");
+    out.push_back(after[k].second - (before.empty() ? 0.0 : before[k].second));
+  }
+  return out;
+}
+
+/// Each rank's walk, chosen as `orrery run` chooses it (driver::Ranks: on the
+/// CPU, or on the GPU of local rank mod the GPUs present).
+template <class Real>
+std::shared_ptr<mpi::LetWalk<Real>> walk_of(const gravity::GravityConfig& g, int rank) {
+#if defined(ORRERY_HAVE_CUDA)
+  if (g.backend == "cuda" && !cuda::device_available())
+    throw RuntimeFailure("--backend cuda and rank " + std::to_string(rank) +
+                         " sees no CUDA device; accepted: --backend cpu, or a machine with a GPU");
+#endif
+  (void)rank;
+  return driver::Ranks::world().let_walk<Real>(g);
+}
+
 void run(const Args& a, int rank, int size) {
   using Real = float;
   const double t_setup = MPI_Wtime();
   gravity::GravityConfig g;  // the run's default tree (theta 0.5, leaf capacity 16, monopole, geometric)
   g.solver = "tree";
   g.theta = a.theta;
+  g.backend = a.backend;
   const auto config = gravity::tree_solver_config(g);
   auto comm = mpi::Communicator::world();
-  mpi::DistributedTree<Real> tree(config, comm);
+  const std::shared_ptr<mpi::LetWalk<Real>> walk = walk_of<Real>(g, rank);
+  mpi::DistributedTree<Real> tree(config, comm, {}, walk);
   mpi::RankParticles<Real> s;
   {
     const Particles<Real> all = ic::to_precision<Real>(a.model == "plummer" ? ic::plummer_sphere(a.n, 42)
@@ -135,7 +188,7 @@ void run(const Args& a, int rank, int size) {
   options.previous_accelerations = true;
   const Real dt = Real(1.0 / 1024), half = dt / 2;
   const std::vector<std::string> parts = {"decomposition", "migration", "tree", "exchange", "walk", "kick/drift"};
-  std::vector<std::vector<double>> time_max, time_mean, bytes_max, bytes_mean;
+  std::vector<std::vector<double>> time_max, time_mean, bytes_max, bytes_mean, split_max, split_mean;
   std::vector<double> step_max;
   for (int step = 0; step < a.warmup + a.steps; ++step) {
     MPI_Barrier(MPI_COMM_WORLD);
@@ -143,8 +196,10 @@ void run(const Args& a, int rank, int size) {
     integrate::kick(s.p, s.a, half);
     integrate::drift(s.p, dt);
     const double t1 = MPI_Wtime();
+    const auto split_before = walk->step_seconds();
     const SolverReport report = tree.solve(s, options);
     const double t2 = MPI_Wtime();
+    const std::vector<double> split = split_between(split_before, walk->step_seconds());
     integrate::kick(s.p, s.a, half);
     const double t3 = MPI_Wtime();
     std::map<std::string, double> t;
@@ -153,8 +208,11 @@ void run(const Args& a, int rank, int size) {
     std::vector<double> mine;
     for (const auto& part : parts) mine.push_back(t[part]);
     mine.push_back(t3 - t0);
-    const OverRanks times = over_ranks(mine, size), bytes = over_ranks(step_bytes(tree), size);
+    const OverRanks times = over_ranks(mine, size), bytes = over_ranks(step_bytes(tree), size),
+                    splits = over_ranks(split, size);
     if (step < a.warmup) continue;
+    split_max.push_back(splits.max);
+    split_mean.push_back(splits.mean);
     time_max.push_back(times.max);
     time_mean.push_back(times.mean);
     bytes_max.push_back(bytes.max);
@@ -180,8 +238,15 @@ void run(const Args& a, int rank, int size) {
   const auto& m = sizes.max;
   const auto& e = sizes.mean;
   std::printf(",%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f", m[0], e[0], m[1], e[1], m[2], m[3], e[3], m[4], e[4]);
-  std::printf(",%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.3f\n", bmax[0], bmax[1], bmean[1], bmax[2], bmean[2],
+  std::printf(",%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.3f", bmax[0], bmax[1], bmean[1], bmax[2], bmean[2],
               bmax[3], bmax[4], bmax[5], bmean[5], m[5]);
+  // The walk's backend and its split (empty fields where the walk has none).
+  std::printf(",%s", tree.walk_backend().c_str());
+  const std::vector<double> smax = medians(split_max), smean = medians(split_mean);
+  for (std::size_t k = 0; k < split_steps.size(); ++k)
+    if (smax.empty()) std::printf(",,");
+    else std::printf(",%.6f,%.6f", smax[k], smean[k]);
+  std::printf("\n");
 }
 
 }  // namespace
@@ -194,6 +259,8 @@ int main(int argc, char** argv) {
       "step_max_s,step_mean_s,step_spread,own_particles_max,own_particles_mean,held_particles_max,held_particles_mean,"
       "held_nodes_max,let_nodes_max,let_nodes_mean,let_particles_max,let_particles_mean,let_bytes_sent_max,"
       "let_bytes_received_max,let_bytes_received_mean,migration_bytes_received_max,migration_bytes_received_mean,"
-      "global_bytes_received_max,bytes_sent_max,bytes_received_max,bytes_received_mean,setup_max_s",
+      "global_bytes_received_max,bytes_sent_max,bytes_received_max,bytes_received_mean,setup_max_s,backend,"
+      "walk_upload_max_s,walk_upload_mean_s,walk_kernel_max_s,walk_kernel_mean_s,walk_download_max_s,"
+      "walk_download_mean_s",
       parse, run);
 }

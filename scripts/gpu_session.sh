@@ -54,7 +54,21 @@
 #                 K = 1, 4, 16; 2 timed steps a row after the untimed first solve; the rows cut off
 #                 at 300 s (estimated ~240 s for all) -> mpi_let_h200host.csv, then
 #                 scripts/mpi_model.py's prediction from it (ORRERY_LET_SIZES, ORRERY_LET_RANKS,
-#                 ORRERY_LET_STEPS, ORRERY_LET_WARMUP, ORRERY_LET_BUDGET_S override)
+#                 ORRERY_LET_STEPS, ORRERY_LET_WARMUP, ORRERY_LET_BUDGET_S override;
+#                 ORRERY_LET_ARGS passes options to every row, ORRERY_LET_THREADS sets the threads
+#                 per rank in place of 16 / K).
+#                 GPU ranks (each rank walks on the GPU, local rank mod 1: K ranks share the H200;
+#                 the rest of the step stays on the host) -> mpi_let_h200gpu.csv, no model:
+#                   ORRERY_LET_ARGS="--backend cuda" ORRERY_LET_RANKS="1 2 4" \
+#                     ORRERY_LET_SIZES="1048576 4194304 16777216" scripts/gpu_session.sh bench-mpi-let
+#                 (16 / K threads a rank); add ORRERY_LET_THREADS=1 for one thread a rank
+#   bench-exchange bench/mpi_exchange_bench: the LET's all-to-all of bytes, 4 KB .. 64 MB per pair,
+#                 by mpi::Communicator::exchange, host MPI_Alltoallv, MPI_Alltoallv on device buffers
+#                 (CUDA-aware MPI) and NCCL send/recv, K = 1 (--self: a rank's part to itself),
+#                 2 and 4 ranks sharing the GPU (NCCL runs at K = 1 alone: it needs a GPU per rank,
+#                 the rows say so) -> exchange_h200.csv (ORRERY_EXCHANGE_RANKS, default "1 2 4";
+#                 ORRERY_EXCHANGE_ARGS passed on, e.g. "--sizes 4096,1048576 --trials 9"; the device
+#                 transport runs in an mpiexec of its own, so a crash there keeps the other rows)
 # To add a task: a function task_<name> below and its targets in targets_for.
 #
 # $OUT gets summary.txt (what ran, test summary, bench table), the CSVs, and
@@ -92,7 +106,8 @@ targets_for() {
     bench-targets) echo targets_bench ;;
     bench-block) echo block_steps_bench ;;
     bench-mpi-let) echo mpi_let_bench ;;
-    mpi) echo orrery_mpi_solver_test orrery_mpi_solver_gpu_test orrery_driver_mpi_test orrery_driver_mpi_gpu_test orrery_mpi_distributed_test orrery_mpi_distributed_gpu_test orrery_driver_distributed_test orrery_cli mpi_bench ;;
+    bench-exchange) echo mpi_exchange_bench ;;
+    mpi) echo orrery_mpi_solver_test orrery_mpi_solver_gpu_test orrery_driver_mpi_test orrery_driver_mpi_gpu_test orrery_mpi_distributed_test orrery_mpi_distributed_gpu_test orrery_driver_distributed_test orrery_cli mpi_bench mpi_exchange_bench ;;
     *) return 1 ;;
   esac
 }
@@ -281,14 +296,42 @@ task_mpi() {
 }
 
 task_bench-mpi-let() {
-  local csv=$out/mpi_let_h200host.csv
-  say "== scripts/mpi_let_bench.sh: Plummer, K = ${ORRERY_LET_RANKS:-1 2 4 8 16} ranks of $(nproc) / K threads, N = ${ORRERY_LET_SIZES:-1048576/rank 4194304 16777216:1,4,16}"
+  local csv=$out/mpi_let_h200host.csv gpu=0
+  [[ ${ORRERY_LET_ARGS:-} == *"--backend cuda"* ]] && gpu=1 csv=$out/mpi_let_h200gpu.csv
+  say "== scripts/mpi_let_bench.sh: Plummer, K = ${ORRERY_LET_RANKS:-1 2 4 8 16} ranks of ${ORRERY_LET_THREADS:-$(nproc) / K} threads, N = ${ORRERY_LET_SIZES:-1048576/rank 4194304 16777216:1,4,16}${ORRERY_LET_ARGS:+, options $ORRERY_LET_ARGS}"
   OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ORRERY_LET_STEPS=${ORRERY_LET_STEPS:-2} \
     ORRERY_LET_WARMUP=${ORRERY_LET_WARMUP:-0} ORRERY_LET_BUDGET_S=${ORRERY_LET_BUDGET_S:-300} \
     scripts/mpi_let_bench.sh build/cuda/bench/mpi_let_bench "$csv" "${ORRERY_LET_SIZES:-1048576/rank 4194304 16777216:1,4,16}" \
     "${ORRERY_LET_RANKS:-1 2 4 8 16}" plummer >"$logs/mpi_let_bench.log" 2>&1 || fail "mpi_let_bench.sh (see logs/mpi_let_bench.log)"
   tee -a "$summary" <"$logs/mpi_let_bench.log"
-  python3 scripts/mpi_model.py "$csv" 2>&1 | tee -a "$summary" || fail "mpi_model.py"
+  if [ $gpu = 1 ]; then  # the model fits CPU ranks' rows only
+    column -s, -t <"$csv" | cut -c1-400 | tee -a "$summary"
+  else
+    python3 scripts/mpi_model.py "$csv" 2>&1 | tee -a "$summary" || fail "mpi_model.py"
+  fi
+}
+
+task_bench-exchange() {
+  local bin=build/cuda/bench/mpi_exchange_bench csv=$out/exchange_h200.csv header=--header k self
+  [ -x "$bin" ] || { fail "bench-exchange: $bin was not built (NCCL not found: see logs/configure.log)"; return; }
+  say "== mpi_exchange_bench: K = ${ORRERY_EXCHANGE_RANKS:-1 2 4} ranks sharing the GPU${ORRERY_EXCHANGE_ARGS:+, options $ORRERY_EXCHANGE_ARGS}"
+  : >"$csv"
+  for k in ${ORRERY_EXCHANGE_RANKS:-1 2 4}; do
+    self=
+    [ "$k" = 1 ] && self=--self  # the LET sends a rank nothing of its own: at K = 1 only --self moves bytes
+    # Device pointers through MPI on a call of their own: if the MPI is not CUDA-aware after all
+    # and crashes, the other transports' rows are kept.
+    for transports in comm,host,nccl device; do
+      # shellcheck disable=SC2086 # ORRERY_EXCHANGE_ARGS is a list of options
+      OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpiexec --oversubscribe -np "$k" "$bin" $header $self \
+        --transports $transports ${ORRERY_EXCHANGE_ARGS:-} >>"$csv" 2>>"$logs/mpi_exchange_bench.log" ||
+        fail "mpi_exchange_bench K = $k, $transports (see logs/mpi_exchange_bench.log)"
+      header=
+      sleep 1
+    done
+  done
+  grep "^mpi_exchange_bench:" "$logs/mpi_exchange_bench.log" | tee -a "$summary"
+  column -s, -t <"$csv" | tee -a "$summary"
 }
 
 task_bench-regression() {
@@ -363,13 +406,21 @@ task_bench-cpu-tree() {
 
 targets=()
 for t in "${tasks[@]}"; do
-  tg=$(targets_for "$t") || { fail "unknown task '$t' (accepted: tests sanitize bench-direct tree bench-tree bench-cpu-tree profile cpu-threads python bench-build cpu-isa golden bench-regression bench-targets bench-block bench-mpi-let mpi)"; continue; }
+  tg=$(targets_for "$t") || { fail "unknown task '$t' (accepted: tests sanitize bench-direct tree bench-tree bench-cpu-tree profile cpu-threads python bench-build cpu-isa golden bench-regression bench-targets bench-block bench-mpi-let bench-exchange mpi)"; continue; }
   read -ra more <<<"$tg"
   targets+=("${more[@]}")
 done
 start=$(date +%s)
-if cmake --preset cuda >"$logs/configure.log" 2>&1 &&
-  cmake --build --preset cuda -j "$jobs" --target "${targets[@]}" >"$logs/build.log" 2>&1; then
+configured=0
+cmake --preset cuda >"$logs/configure.log" 2>&1 && configured=1
+if [ $configured = 1 ] && ! grep -q "Orrery: NCCL ON" "$logs/configure.log"; then
+  # mpi_exchange_bench exists only where NCCL was found (cmake/OrreryNccl.cmake).
+  kept=()
+  for t in "${targets[@]}"; do [ "$t" = mpi_exchange_bench ] || kept+=("$t"); done
+  ((${#kept[@]} < ${#targets[@]})) && say "$(grep -m1 'Orrery: NCCL' "$logs/configure.log")"
+  targets=("${kept[@]}")
+fi
+if [ $configured = 1 ] && cmake --build --preset cuda -j "$jobs" --target "${targets[@]}" >"$logs/build.log" 2>&1; then
   say "configure + build (${targets[*]}): $(($(date +%s) - start)) s"
   for t in "${tasks[@]}"; do
     targets_for "$t" >/dev/null && "task_$t"

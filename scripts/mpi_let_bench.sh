@@ -13,18 +13,23 @@
 # each row (default 3 and 1); ORRERY_LET_BUDGET_S: the seconds the rows may
 # take in all (default: no limit), a row is cut off (timeout) where it would
 # run past them and the rest are skipped, leaving the end canary 30 s. A row
-# that fails is reported and skipped.
+# that fails is reported and skipped. ORRERY_LET_ARGS: more options for every
+# row, the canaries too (e.g. "--backend cuda": each rank walks on its GPU,
+# local rank mod the GPUs, so K ranks share a one-GPU machine's GPU);
+# ORRERY_LET_THREADS: the threads per rank in place of cores / K (e.g. 1).
 set -euo pipefail
 bin=$1 out=$2 sizes=$3 ranks=$4
 shift 4
 models=${*:-plummer hernquist}
 cores=$(nproc)
 steps=(--steps "${ORRERY_LET_STEPS:-3}" --warmup "${ORRERY_LET_WARMUP:-1}")
+read -ra extra <<<"${ORRERY_LET_ARGS:-}"
+steps+=("${extra[@]}")
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_PROC_BIND=close
 limit=()  # a timeout prefix for the row in flight
 row() {  # K N model [options]
-  local k=$1 t=$(( cores / $1 )); (( t >= 1 )) || t=1
-  local map=(--map-by slot:PE=$t --bind-to core); (( $1 > cores )) && map=(--oversubscribe --bind-to none)
+  local k=$1 t=${ORRERY_LET_THREADS:-$(( cores / $1 ))}; (( t >= 1 )) || t=1
+  local map=(--map-by slot:PE=$t --bind-to core); (( $1 * t > cores )) && map=(--oversubscribe --bind-to none)
   OMP_NUM_THREADS=$t "${limit[@]}" mpiexec "${map[@]}" -np "$k" "$bin" --n "$2" --model "$3" "${@:4}"
 }
 column_of() {  # name, from a header line and a row on stdin

@@ -13,7 +13,7 @@ class RankGpuTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!cuda::device_available()) GTEST_SKIP() << "no CUDA device";
-    cuda::select_device(mpi::Communicator::world().local_rank() % cuda::device_count());
+    cuda::select_rank_device(mpi::Communicator::world().local_rank());
   }
 };
 

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "orrery/core/error.hpp"
 #include "orrery/cuda/check_cuda.cuh"
 
 namespace orrery::cuda {
@@ -33,6 +34,23 @@ int current_device() {
   int d = 0;
   ORRERY_CUDA_CHECK(cudaGetDevice(&d));
   return d;
+}
+
+int select_rank_device(int local_rank) {
+  const int n = device_count();
+  if (n == 0)
+    throw RuntimeFailure("local rank " + std::to_string(local_rank) +
+                         " asked for a CUDA device and none is present; accepted: a machine with a GPU, or a CPU backend");
+  const int index = local_rank % n;
+  select_device(index);
+  return index;
+}
+
+std::string pci_bus_id(int index) {
+  char id[32] = {};  // "dddd:bb:dd.f" and a terminator fit in 13
+  check(static_cast<int>(cudaDeviceGetPCIBusId(id, sizeof id, index)), "cudaDeviceGetPCIBusId(id, 32, index)",
+        __FILE__, __LINE__, count_detail(index));
+  return id;
 }
 
 int current_multiprocessors() {

@@ -21,6 +21,16 @@ void select_device(int index);
 /// The device current for the calling thread (0 unless select_device said otherwise).
 int current_device();
 
+/// Makes device `local_rank` mod device_count() current and returns its index:
+/// the ranks of one node share its GPUs round-robin (one GPU each where there
+/// are enough, all on the one GPU of a single-GPU machine). Throws
+/// RuntimeFailure naming the rank when no device is present.
+int select_rank_device(int local_rank);
+
+/// The PCI bus id of device `index` ("0000:19:00.0"): equal for two
+/// processes exactly when they use the same GPU. Throws as select_device does.
+std::string pci_bus_id(int index);
+
 struct DeviceInfo {
   int index = 0;
   std::string name;

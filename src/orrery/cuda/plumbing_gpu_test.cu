@@ -56,6 +56,30 @@ TEST(CudaDevice, InfoDescribesTheDevice) {
   EXPECT_LE(mem.free_bytes, mem.total_bytes);
 }
 
+TEST(CudaDevice, RankDeviceIsLocalRankModTheDevices) {
+  if (device_count() == 0) {  // without a device the choice refuses, naming the rank
+    const std::string msg = message_of([] { select_rank_device(3); });
+    EXPECT_NE(msg.find("local rank 3"), std::string::npos) << msg;
+    return;
+  }
+  const int n = device_count();
+  for (const int rank : {0, 1, n, 2 * n + 1}) {
+    EXPECT_EQ(select_rank_device(rank), rank % n);
+    EXPECT_EQ(current_device(), rank % n);
+  }
+  select_device(0);
+}
+
+TEST(CudaDevice, PciBusIdsNameEachDeviceOnce) {
+  SKIP_WITHOUT_GPU();
+  std::vector<std::string> ids;
+  for (int d = 0; d < device_count(); ++d) ids.push_back(pci_bus_id(d));
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    EXPECT_NE(ids[i].find(':'), std::string::npos) << ids[i];  // domain:bus:device.function
+    for (std::size_t j = 0; j < i; ++j) EXPECT_NE(ids[i], ids[j]);
+  }
+}
+
 TEST(CudaErrors, InvalidDeviceIndexNamesCallErrorAndCount) {
   SKIP_WITHOUT_GPU();
   const int bad = device_count() + 3;

@@ -57,7 +57,7 @@ std::unique_ptr<gravity::ForceSolver<Real>> Ranks::solver(const gravity::Gravity
 #if defined(ORRERY_HAVE_CUDA)
   // Ranks share the GPUs of their node round-robin (one GPU each where there are enough).
   if (gravity.backend != "cpu" && cuda::device_available())
-    cuda::select_device(comm_.local_rank() % cuda::device_count());
+    cuda::select_rank_device(comm_.local_rank());
 #endif
 #if defined(ORRERY_HAVE_MPI)
   return std::make_unique<mpi::ReplicatedSolver<Real>>(gravity::make_solver<Real>(gravity), comm_);
@@ -88,7 +88,7 @@ std::shared_ptr<mpi::LetWalk<Real>> Ranks::let_walk(const gravity::GravityConfig
   if (cpu) return mpi::cpu_let_walk<Real>(gravity::tree_solver_config(gravity));
 #if defined(ORRERY_HAVE_CUDA)
   // Each rank walks its targets on its GPU (mpi/let_walk_gpu.hpp): one process's GPU tree solver's bits.
-  if (cuda::device_available()) cuda::select_device(comm_.local_rank() % cuda::device_count());
+  if (cuda::device_available()) cuda::select_rank_device(comm_.local_rank());
   return mpi::gpu_let_walk<Real>(gravity::gpu_tree_config(gravity));
 #endif
 #endif

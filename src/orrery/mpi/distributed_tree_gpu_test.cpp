@@ -8,7 +8,10 @@
 // also the CPU tree solver's.
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "orrery/gravity/tree_gpu_solver.hpp"
 #include "orrery/gravity/tree_solver.hpp"
@@ -89,6 +92,31 @@ TEST_F(DistributedGpuTree, GeometricIsOneProcessGpuBitForBit) {
 TEST_F(DistributedGpuTree, RelativeIsOneProcessGpuBitForBit) {
   expect_bits<float>("hernquist", 20000, bh::Opening::relative, 1, MathMode::fast);
   expect_bits<float>("collision", 8000, bh::Opening::relative, 2, MathMode::exact);
+}
+
+// The benchmark's split of the walk (mpi_let_bench --backend cuda): every
+// solve adds to each of the three steps, in their order; the CPU's has none.
+TEST_F(DistributedGpuTree, TheWalkSplitsItsTimeIntoUploadKernelAndDownload) {
+  const auto comm = mpi::Communicator::world();
+  const Particles<float> p = ic::to_precision<float>(ic::hernquist_sphere(20000, 19));
+  const gravity::GpuTreeSolverConfig config =
+      gravity::gpu_tree_config(testing::checked_tree("cuda", bh::Opening::geometric));
+  const std::shared_ptr<mpi::LetWalk<float>> walk = mpi::gpu_let_walk<float>(config);
+  EXPECT_TRUE(walk->step_seconds().size() == 3 && walk->step_seconds()[0].second == 0.0);
+  mpi::DistributedTree<float> dist(config.tree, comm, {}, walk);
+  mpi::RankParticles<float> s = mpi::share_of(p, comm.rank(), comm.size());
+  std::vector<std::pair<std::string, double>> before = walk->step_seconds();
+  for (int solve = 0; solve < 2; ++solve) {
+    dist.solve(s);
+    const auto now = walk->step_seconds();
+    ASSERT_EQ(now.size(), 3u);
+    for (std::size_t k = 0; k < 3; ++k) {
+      EXPECT_EQ(now[k].first, (std::vector<std::string>{"upload", "kernel", "download"}[k]));
+      EXPECT_GT(now[k].second, before[k].second) << now[k].first << ", solve " << solve;
+    }
+    before = now;
+  }
+  EXPECT_TRUE(mpi::cpu_let_walk<float>(config.tree)->step_seconds().empty());
 }
 
 // A walk that opens a node its rank was not sent stops with the error that

@@ -10,6 +10,8 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "orrery/bh/octree.hpp"
 #include "orrery/bh/tree_config.hpp"
@@ -30,6 +32,12 @@ class LetWalk {
   /// sentinel of mpi::AssembledTree), on every backend.
   virtual void walk(const bh::Octree<Real>& tree, std::span<const std::int32_t> targets, bool potential, Real* ax,
                     Real* ay, Real* az, Real* pot, InteractionCounts* counts, const Real* scale) = 0;
+  /// Host seconds spent in each step of walk(), summed over every call so
+  /// far, in a fixed order (the GPU's: "upload" of the tree and targets,
+  /// "kernel", "download" of the results): the benchmark's split of the
+  /// walk phase, a difference of two readings being the calls between.
+  /// Empty where the walk is one step (the CPU's).
+  virtual std::vector<std::pair<std::string, double>> step_seconds() const { return {}; }
 };
 
 /// The CPU walk (bh::walk_targets with the tree's configuration).

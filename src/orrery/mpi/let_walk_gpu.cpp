@@ -1,6 +1,7 @@
 #include "orrery/mpi/let_walk_gpu.hpp"
 
 #include <array>
+#include <chrono>
 #include <span>
 #include <string>
 #include <vector>
@@ -27,6 +28,7 @@ class GpuLetWalk final : public LetWalk<Real> {
             Real* az, Real* pot, InteractionCounts* counts, const Real* scale) override {
     const auto s = stream_.get();
     const std::size_t n = targets.size();
+    auto t = Clock::now();
     copy_.upload(tree, s);
     ensure(targets_, n).upload(targets, s);
     for (auto& r : result_) ensure(r, n);
@@ -41,8 +43,12 @@ class GpuLetWalk final : public LetWalk<Real> {
     const bh::GpuWalkParams params{config_.traversal,           config_.group_width,
                                    config_.tree.math,           config_.tree.softening_kind,
                                    config_.tree.softening,      potential};
+    stream_.synchronize();  // the uploads' allocations and copies are in "upload"
+    lap(0, t);
     bh::walk_tree_gpu(copy_.view(), bh::WalkTargets<Real>{static_cast<std::int32_t>(n), targets_.data()}, params, out,
                       s);
+    stream_.synchronize();
+    lap(1, t);
     Real* host[4] = {ax, ay, az, pot};
     for (int c = 0; c < 3 + potential; ++c) result_[c].download(std::span<Real>(host[c], n), s);
     std::array<std::vector<std::uint32_t>, 3> got;
@@ -52,9 +58,22 @@ class GpuLetWalk final : public LetWalk<Real> {
     }
     stream_.synchronize();
     for (std::size_t k = 0; k < n; ++k) counts[k] = {got[0][k], got[1][k], got[2][k]};
+    lap(2, t);
+  }
+
+  std::vector<std::pair<std::string, double>> step_seconds() const override {
+    return {{"upload", seconds_[0]}, {"kernel", seconds_[1]}, {"download", seconds_[2]}};
   }
 
  private:
+  using Clock = std::chrono::steady_clock;
+  /// Adds the time since `t` to step `k` and restarts `t`.
+  void lap(int k, Clock::time_point& t) {
+    const auto now = Clock::now();
+    seconds_[k] += std::chrono::duration<double>(now - t).count();
+    t = now;
+  }
+
   template <class T>
   static cuda::DeviceBuffer<T>& ensure(cuda::DeviceBuffer<T>& b, std::size_t n) {
     b.resize(n);
@@ -67,6 +86,7 @@ class GpuLetWalk final : public LetWalk<Real> {
   cuda::DeviceBuffer<std::int32_t> targets_;
   cuda::DeviceBuffer<Real> result_[4], scale_;
   cuda::DeviceBuffer<std::uint32_t> counts_[3];
+  double seconds_[3] = {0, 0, 0};  // upload, kernel, download (step_seconds)
 };
 
 }  // namespace
