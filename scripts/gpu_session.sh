@@ -20,6 +20,11 @@
 #   profile       SASS of the float coherent walks (coherent_walk_sass.txt) and Nsight
 #                 Compute sections of each walk variant at 1M (ncu_walk.txt);
 #                 ORRERY_PROFILE_TABLE=profile-relative profiles the relative opening instead
+#   profile21     Nsight Compute on issue 21's walks (bh_regression_bench --rows issue21: the
+#                 cube geometric and relative, Plummer and Hernquist relative, 2^20, one timed
+#                 evaluation each after the warm-ups): the usual sections plus the active-lane
+#                 fraction (thread instructions per warp instruction) and the instructions per
+#                 pipe -> ncu_issue21.txt
 #   python        the Python package's tests (scripts/python_test.sh on the cuda build:
 #                 the CUDA tests of tests/python run instead of skipping)
 #   bench-build   bench/gpu_tree_build_bench (the tree build alone, 1M and 16M) -> gpu_tree_build.csv
@@ -97,6 +102,7 @@ targets_for() {
     bench-tree) echo gpu_tree_bench ;;
     bench-cpu-tree) echo cpu_tree_bench ;;
     profile) echo gpu_tree_bench ;;
+    profile21) echo bh_regression_bench ;;
     cpu-threads) echo cpu_tree_bench ;;
     python) echo orrery_cli ;;
     bench-build) echo gpu_tree_build_bench ;;
@@ -216,6 +222,20 @@ PY
     >"$out/ncu_walk.txt" 2>&1 || fail "ncu (see ncu_walk.txt)"
   grep -E "profile:|coherent_walk|Duration|Issue Slots Busy|Executed Ipc A|No Eligible|Achieved Occupancy|Registers Per|Warp Cycles Per Issued|L1/TEX Hit|L2 Hit|Compute \(SM\) Thr" \
     "$out/ncu_walk.txt" | cut -c1-160 | tee -a "$summary"
+}
+
+task_profile21() {
+  say "== profile21: ncu on issue 21's coherent walks (bh_regression_bench --rows issue21)"
+  # Per row: 3 warm-ups, 1 timed solve, 3 + 1 phase solves; the relative rows'
+  # first evaluation bootstraps (a second, geometric walk). Every walk is
+  # profiled; the table below keeps one line per kernel launch.
+  ncu --clock-control none -k regex:coherent_walk --section SpeedOfLight --section WarpStateStats \
+    --section InstructionStats --section SchedulerStats --section Occupancy --section MemoryWorkloadAnalysis \
+    --metrics smsp__thread_inst_executed_per_inst_executed.ratio,smsp__inst_executed.sum,smsp__inst_executed_pipe_fma.sum,smsp__inst_executed_pipe_alu.sum,smsp__inst_executed_pipe_lsu.sum,smsp__inst_executed_pipe_xu.sum,smsp__inst_executed_pipe_uniform.sum,smsp__inst_executed_op_shared_ld.sum,smsp__inst_executed_op_global_ld.sum \
+    build/cuda/bench/bh_regression_bench --rows issue21 --trials 1 --out "$logs/profile21.csv" \
+    >"$out/ncu_issue21.txt" 2>&1 || fail "ncu (see ncu_issue21.txt)"
+  grep -E "^  *(old|new|run)|coherent_walk|Duration|Issue Slots Busy|Executed Ipc A|Achieved Occupancy|Registers Per|L1/TEX Hit|thread_inst_executed_per|inst_executed" \
+    "$out/ncu_issue21.txt" | cut -c1-150 | tee -a "$summary"
 }
 
 task_cpu-threads() {
