@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "bench_stats.hpp"
+#include "device_timing.hpp"
 #include "support/random_subset.hpp"
 #include "orrery/cuda/device.hpp"
 #include "orrery/cuda/event_timer.hpp"
@@ -52,27 +53,7 @@ using gravity::gpu::PlummerScaledPair;
 
 using bench::Stats;
 using bench::stats_of;
-
-/// Seconds per call of `launch` (device work on the default stream), `trials` times.
-Stats time_device(const std::function<void()>& launch, int trials) {
-  launch();  // warm-up
-  cuda::synchronize(nullptr);
-  cuda::EventTimer probe;
-  probe.start();
-  launch();
-  probe.stop();
-  const double once = std::max(probe.seconds(), 1e-7);
-  const int reps = std::max(1, static_cast<int>(std::ceil(0.02 / once)));
-  std::vector<double> t;
-  for (int i = 0; i < trials; ++i) {
-    cuda::EventTimer timer;
-    timer.start();
-    for (int r = 0; r < reps; ++r) launch();
-    timer.stop();
-    t.push_back(timer.seconds() / reps);
-  }
-  return stats_of(t);
-}
+using bench::time_device;
 
 Stats time_host(const std::function<void()>& call, int trials) {
   call();

@@ -14,10 +14,13 @@
 // (the coherent walk at N = 131072) is timed before every row and its drift
 // against the first canary is reported beside the row.
 //
-// usage: gpu_tree_bench [--out FILE.csv] [--mode quick|full] [--capacity 0|1]
-//                       [--tables divergence,width,math,accuracy,relative,relative-tuning,distributions,double,tuning,orders,leaf,variants,scaling,cpu,crossover,capacity,profile]
-//   distributions: both criteria on the uniform cube, Plummer and Hernquist at 2^18 and 2^20 (issue 21);
-//   double: float against double at 1M and 16M, both criteria. Neither is in the default list.
+// usage: gpu_tree_bench --help lists the tables (kUsage below). Issue 21's
+// tables, none in the default list: distributions (both criteria on the
+// uniform cube, Plummer and Hernquist at 2^18 and 2^20), double (float
+// against double at 1M and 16M), cost (a cell term's cost in particle terms,
+// measured, and the direct kernel's rate), rate (the walk's interaction rate
+// against the direct kernel's at the targets' configurations) and cube24
+// (the uniform cube at 2^24 - 1).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -31,8 +34,12 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
 #include <vector>
 
+#include "device_timing.hpp"
 #include "orrery/core/error.hpp"
 #include "orrery/cuda/check_cuda.cuh"
 #include "orrery/cuda/device.hpp"
@@ -44,6 +51,7 @@
 #include "orrery/ic/initial_conditions.hpp"
 #include "orrery/ic/plummer.hpp"
 #include "orrery/ic/uniform_cube.hpp"
+#include "term_cost.hpp"
 
 namespace orrery::bench {
 namespace {
@@ -269,7 +277,8 @@ class Csv {
     f_ << "table,n,traversal,width,multipole,math,theta,leaf_capacity,softening,trials,total_ms,spread_pct,build_ms,walk_ms,"
           "box_ms,keys_ms,sort_ms,levels_ms,order_ms,moments_ms,nodes,depth,visits_pp,cells_pp,particles_pp,"
           "ms_per_nlogn,exponent,err_median,err_p99,err_max,bytes_pp,cpu_ms,canary_drift_pct,potential,counters,"
-          "opening,tolerance,previous,bootstrap_ms,model,precision,relative_cap\n";
+          "opening,tolerance,previous,bootstrap_ms,model,precision,relative_cap,cell_cost,particle_term_rate,cell_term_rate,"
+          "direct_rate,interaction_rate,rate_ratio\n";
   }
   struct Row {
     std::string table;
@@ -285,19 +294,33 @@ class Csv {
     bool previous = false;  // timed with the previous evaluation's accelerations (relative opening)
     std::string model = "plummer";
     std::string precision = "single";
+    /// The tree build's phases, box to moments (medians).
+    double build_ms() const {
+      double sum = 0;
+      for (const char* name : {"box", "keys", "sort", "levels", "order", "moments"})
+        if (const auto it = t.phase_ms.find(name); it != t.phase_ms.end()) sum += it->second;
+      return sum;
+    }
+    // Tables cost, rate, cube24 (NAN elsewhere): a cell term's measured cost in
+    // particle terms; the micro-benchmark's particle and cell terms per second
+    // (term_cost.hpp); the direct kernel's interactions per second (N^2 / time);
+    // the walk's interactions per second, N (particles_pp + cells_pp cell_cost) /
+    // walk time; and its ratio to direct_rate.
+    double cell_cost = NAN, particle_term_rate = NAN, cell_term_rate = NAN, direct_rate = NAN,
+           interaction_rate = NAN, rate_ratio = NAN;
   };
   void write(const Row& r) {
     const auto ph = [&](const char* name) {
       const auto it = r.t.phase_ms.find(name);
       return it == r.t.phase_ms.end() ? 0.0 : it->second;
     };
-    const double build = ph("box") + ph("keys") + ph("sort") + ph("levels") + ph("order") + ph("moments");
+    const double build = r.build_ms();
     const double n = double(r.n);
     const auto& tot = r.t.last.total;
-    char buf[1024];
+    char buf[2048];
     std::snprintf(buf, sizeof buf,
                   "%s,%lld,%s,%d,%s,%s,%.2f,%d,%.3g,%d,%.5g,%.3g,%.5g,%.5g,%.4g,%.4g,%.4g,%.4g,%.4g,%.4g,%d,%d,%.6g,%.6g,"
-                  "%.6g,%.4g,%.3g,%.4g,%.4g,%.4g,%.4g,%.5g,%.3g,%d,%d,%s,%.4g,%d,%.5g,%s,%s,%.3g\n",
+                  "%.6g,%.4g,%.3g,%.4g,%.4g,%.4g,%.4g,%.5g,%.3g,%d,%d,%s,%.4g,%d,%.5g,%s,%s,%.3g,%.4g,%.4g,%.4g,%.4g,%.4g,%.4g\n",
                   r.table.c_str(), (long long)r.n, std::string(to_string(r.c.traversal)).c_str(), r.c.group_width,
                   std::string(bh::to_string(r.c.tree.tree.multipole)).c_str(),
                   std::string(to_string(r.c.tree.math)).c_str(), r.c.tree.tree.theta, r.c.tree.tree.leaf_capacity, r.c.tree.softening, r.t.trials, r.t.total_ms,
@@ -308,7 +331,8 @@ class Csv {
                   r.cpu_ms, r.drift, int(r.potential), int(r.c.counters),
                   std::string(bh::to_string(r.c.tree.tree.opening)).c_str(), r.c.tree.tree.tolerance, int(r.previous),
                   ph("bootstrap walk") + ph("relative scales"), r.model.c_str(), r.precision.c_str(),
-                  r.c.tree.tree.relative_cap);
+                  r.c.tree.tree.relative_cap, r.cell_cost, r.particle_term_rate, r.cell_term_rate, r.direct_rate,
+                  r.interaction_rate, r.rate_ratio);
     f_ << buf;
     f_.flush();
   }
@@ -316,6 +340,34 @@ class Csv {
  private:
   std::ofstream f_;
 };
+
+// ---------------------------------------------------------------- issue 21's inputs
+
+/// The distributions of issue 21, made on the host by ic/ with the seeds of
+/// bench/opening_sweep_bench.cpp: "cube" (uniform in [-3, 3]^3, masses
+/// U(0, 1) / N), "plummer", "hernquist" (truncated at 100 scale radii).
+Particles<double> distribution(const std::string& model, std::int64_t n) {
+  if (model == "cube") return ic::uniform_cube(n, 20261221, 3.0);
+  if (model == "hernquist") return ic::hernquist_sphere(n, 20261223);
+  if (model == "plummer") return ic::plummer_sphere(n, 20261222);
+  throw InputError("gpu_tree_bench: unknown distribution '" + model + "'; accepted: cube, plummer, hernquist");
+}
+
+/// Issue 21's softening: the cube's eps 0.17 at 2^20 (kept at 2^18), the halos' 0.05.
+double distribution_softening(const std::string& model) { return model == "cube" ? 0.17 : kSoftening; }
+
+/// The quadrupole, leaf 32 configurations of issue 21: geometric at theta,
+/// or relative (theta 1) at tolerance and cap.
+GpuTreeSolverConfig issue21_config(double theta, double eps) {
+  return config(Traversal::coherent, 32, theta, bh::Multipole::quadrupole, MathMode::fast, 32, eps);
+}
+GpuTreeSolverConfig issue21_relative(double tolerance, double cap, double eps) {
+  GpuTreeSolverConfig c = issue21_config(1.0, eps);
+  c.tree.tree.opening = bh::Opening::relative;
+  c.tree.tree.tolerance = tolerance;
+  c.tree.tree.relative_cap = cap;
+  return c;
+}
 
 // ---------------------------------------------------------------- the session
 
@@ -452,15 +504,17 @@ class Session {
     }
   }
 
-  /// One row of the distributions and double tables: timed (steady state
-  /// for the relative opening), errors of the last evaluation, printed.
+  /// One row of the distributions, double, rate and cube24 tables: timed
+  /// (steady state for the relative opening), errors of the last evaluation,
+  /// with rate the interaction rate columns (add_rate), printed.
   template <class Real>
   Csv::Row accuracy_row(const char* table, const std::string& model, DeviceSetOf<Real>& p, const Reference& ref,
-                        const GpuTreeSolverConfig& c) {
+                        const GpuTreeSolverConfig& c, bool rate = false) {
     const bool relative = c.tree.tree.opening == bh::Opening::relative;
     Csv::Row r = run(table, p, c, 0, relative);
     r.model = model;
     r.err = errors(p, ref);
+    if (rate) add_rate(r);
     csv_.write(r);
     const double n = double(p.n);
     std::printf("%-9s N %8lld %-6s %-9s theta %.2f tol %.4g cap %.2f  total %8.4g ms (%4.1f%%)  walk %8.4g  "
@@ -469,7 +523,178 @@ class Session {
                 c.tree.tree.theta, relative ? c.tree.tree.tolerance : 0.0, relative ? c.tree.tree.relative_cap : 0.0,
                 r.t.total_ms, r.t.spread_pct, r.t.phase_ms["walk"], double(r.t.last.total.particle_interactions) / n,
                 double(r.t.last.total.cell_interactions) / n, r.err.median, r.err.p99);
+    if (rate)
+      std::printf("%9s rate %.4g interactions/s (cell term = %.3g particle terms) = %.3f of the direct kernel's %.4g\n",
+                  "", r.interaction_rate, r.cell_cost, r.rate_ratio, r.direct_rate);
     return r;
+  }
+
+  // ------------------------------------------------ issue 21: cost, rate, cube24
+
+  /// The direct kernel's interaction rate, measured once per run:
+  /// DirectGpuSolver<float>::solve_device (the library's fast kernel, packing
+  /// included) at N = 2^20 on the device Plummer sphere, eps 0.05,
+  /// potentials on, CUDA events (device_timing.hpp: a warm-up and a probe
+  /// call, then 3 trials of one call each, 0.5 s a call); N^2 interactions
+  /// per call (the self pair is evaluated and masked, as gpu_direct.md
+  /// counts). Float only: the walk's rows it is compared with are float.
+  struct DirectRate {
+    std::int64_t n = 0;
+    Stats s;
+    int trials = 0;
+    double drift = NAN;
+    double rate() const { return double(n) * double(n) / s.median; }
+  };
+  const DirectRate& direct_rate() {
+    DirectRate& d = direct_;
+    if (d.n > 0) return d;
+    d.drift = canary();
+    DeviceSet p(std::int64_t(1) << 20);
+    gravity::DirectGpuSolver<float, PlummerSoftening<float>> direct{float(kSoftening)};
+    d.trials = 3;
+    d.s = time_device([&] { direct.solve_device(p.sources(), p.out(), {.potential = true}, nullptr); }, d.trials);
+    d.n = p.n;
+    return d;
+  }
+
+  /// A cell term's cost against a particle term's, measured once per run for
+  /// each expansion, potential and precision (term_cost.hpp); the particle
+  /// term's timing is shared by the four expansions.
+  struct TermCost {
+    TermTiming particle, cell;
+    double drift = NAN;
+    double ratio() const { return (cell.seconds / cell.terms) / (particle.seconds / particle.terms); }
+  };
+  template <class Real>
+  const TermCost& term_cost(bh::Multipole m, bool potential) {
+    const auto key = std::tuple{int(m), potential, sizeof(Real) == 8};
+    if (const auto it = costs_.find(key); it != costs_.end()) return it->second;
+    TermCost c;
+    c.drift = canary();
+    const auto pk = std::pair{potential, sizeof(Real) == 8};
+    if (!particle_terms_.contains(pk)) particle_terms_[pk] = time_particle_terms<Real>(potential);
+    c.particle = particle_terms_[pk];
+    c.cell = time_cell_terms<Real>(m, potential);
+    return costs_[key] = c;
+  }
+
+  /// The interaction-rate columns of a float row (the direct rate is float's):
+  /// N (particles_pp + cells_pp x cost) / walk, the cost measured for the
+  /// row's expansion and potential.
+  void add_rate(Csv::Row& r) {
+    if (r.precision != "single")
+      throw InputError("gpu_tree_bench: the rate columns compare float rows with the float direct kernel; got a " +
+                       r.precision + " row");
+    const TermCost& c = term_cost<float>(r.c.tree.tree.multipole, r.potential);
+    const auto& tot = r.t.last.total;
+    r.cell_cost = c.ratio();
+    r.particle_term_rate = c.particle.rate();
+    r.cell_term_rate = c.cell.rate();
+    r.direct_rate = direct_rate().rate();
+    r.interaction_rate =
+        (double(tot.particle_interactions) + double(tot.cell_interactions) * r.cell_cost) / (1e-3 * r.t.phase_ms.at("walk"));
+    r.rate_ratio = r.interaction_rate / r.direct_rate;
+  }
+
+  /// What a cell term costs in particle terms (issue 21), measured by
+  /// term_cost.hpp's micro-benchmark: each expansion with and without the
+  /// potential, float and double; and the direct kernel's interaction rate
+  /// (float). Rows "cost": n = terms per launch, total_ms and
+  /// spread_pct the cell-term launch's median and (max - min) / median,
+  /// cell_cost the ratio; row "cost-direct": n = N, total_ms one direct
+  /// solve, direct_rate = N^2 / that.
+  void cost() {
+    std::printf("\n== cost of a cell term in particle terms (fast math, Plummer softening, -ftz; term_cost.hpp)\n");
+    for (const bool dbl : {false, true}) {
+      for (const bool pot : {true, false}) {
+        for (const auto m : {bh::Multipole::monopole, bh::Multipole::quadrupole, bh::Multipole::octupole,
+                             bh::Multipole::hexadecapole}) {
+          const TermCost& c = dbl ? term_cost<double>(m, pot) : term_cost<float>(m, pot);
+          Csv::Row r;
+          r.table = "cost";
+          r.model = "terms";
+          r.precision = dbl ? "double" : "single";
+          r.n = static_cast<std::int64_t>(c.cell.terms);
+          r.c = config(Traversal::coherent, 32, 0.0, m, MathMode::fast, 0);
+          r.t.trials = c.cell.trials;
+          r.t.total_ms = 1e3 * c.cell.seconds;
+          r.t.spread_pct = 100.0 * c.cell.spread;
+          r.potential = pot;
+          r.drift = c.drift;
+          r.cell_cost = c.ratio();
+          r.particle_term_rate = c.particle.rate();
+          r.cell_term_rate = c.cell.rate();
+          csv_.write(r);
+          std::printf("%-6s %-12s potential %-3s  particle terms %.4g/s (%.2g%%)  cell terms %.4g/s (%.2g%%)  "
+                      "cell = %.3f particle terms\n",
+                      r.precision.c_str(), std::string(bh::to_string(m)).c_str(), pot ? "on" : "off", r.particle_term_rate,
+                      100.0 * c.particle.spread, r.cell_term_rate, 100.0 * c.cell.spread, r.cell_cost);
+        }
+      }
+    }
+    {
+      const DirectRate& d = direct_rate();
+      Csv::Row r;
+      r.table = "cost-direct";
+      r.n = d.n;
+      r.c = config(Traversal::coherent, 32);
+      r.t.trials = d.trials;
+      r.t.total_ms = 1e3 * d.s.median;
+      r.t.spread_pct = 100.0 * d.s.spread();
+      r.drift = d.drift;
+      r.direct_rate = d.rate();
+      csv_.write(r);
+      std::printf("direct kernel (float, potential on) N %lld: %.5g ms, %.4g interactions/s (spread %.2g%%)\n",
+                  (long long)d.n, r.t.total_ms, r.direct_rate, r.t.spread_pct);
+    }
+  }
+
+  /// The walk's interaction rate (issue 21: particle and cell terms per
+  /// second, each cell term counted at its measured cost, at least half the
+  /// direct kernel's) at the targets' configurations: quadrupole, leaf 32,
+  /// potentials and counters on, errors on 4096 targets. The cube 2^20 - 1
+  /// (eps 0.17) geometric theta 0.55 and relative tolerance 0.004 cap 0.55;
+  /// Plummer and Hernquist 2^20 (eps 0.05) relative tolerance 0.002 at caps
+  /// 0.5 and 0.55, and geometric theta 0.55 (a walk of more particle terms).
+  void rate() {
+    std::printf("\n== the walk's interaction rate against the direct kernel's (quadrupole, leaf 32)\n");
+    const TermCost& c = term_cost<float>(bh::Multipole::quadrupole, true);
+    std::printf("cell term (quadrupole, potential, float) = %.3f particle terms; direct kernel %.4g interactions/s\n",
+                c.ratio(), direct_rate().rate());
+    for (const std::string model : {"cube", "plummer", "hernquist"}) {
+      const bool cube = model == "cube";
+      const std::int64_t n = cube ? (std::int64_t(1) << 20) - 1 : std::int64_t(1) << 20;
+      const double eps = distribution_softening(model);
+      DeviceSet p(distribution(model, n), true);
+      const Reference ref = reference(p, 4096, eps);
+      const std::vector<GpuTreeSolverConfig> cs =
+          cube ? std::vector{issue21_config(0.55, eps), issue21_relative(0.004, 0.55, eps)}
+               : std::vector{issue21_relative(0.002, 0.5, eps), issue21_relative(0.002, 0.55, eps),
+                             issue21_config(0.55, eps)};
+      for (const auto& cfg : cs) accuracy_row("rate", model, p, ref, cfg, true);
+    }
+  }
+
+  /// Issue 21's large cube: N = 2^24 - 1 uniform in [-3, 3]^3, eps 0.0675
+  /// (the 2^20 cube's 0.17 scaled by N^(-1/3)); quadrupole, leaf 32,
+  /// geometric theta 0.55 and relative tolerance 0.002 and 0.004 at caps 0.5
+  /// and 0.55 (steady state); errors on 4096 targets; the rate columns.
+  /// Memory: about 130 bytes a particle (2.2 GB; the 16M rows of the double
+  /// table: 109-130 in float), printed per row against the device's.
+  void cube24() {
+    std::printf("\n== uniform cube N = 2^24 - 1, eps 0.0675 (quadrupole, leaf 32, errors on 4096 targets)\n");
+    constexpr double eps = 0.0675;
+    DeviceSet p(distribution("cube", (std::int64_t(1) << 24) - 1), true);
+    const Reference ref = reference(p, 4096, eps);
+    std::vector<GpuTreeSolverConfig> cs{issue21_config(0.55, eps)};
+    for (double cap : {0.5, 0.55})
+      for (double tol : {0.002, 0.004}) cs.push_back(issue21_relative(tol, cap, eps));
+    for (const auto& cfg : cs) {
+      const Csv::Row r = accuracy_row("cube24", "cube", p, ref, cfg, true);
+      std::printf("%9s build %.4g ms; %.1f bytes/particle on the device, %.2f GB of %.1f\n", "",
+                  r.build_ms(), r.bytes_pp, r.bytes_pp * double(p.n) / 1e9,
+                  double(cuda::memory_info().total_bytes) / 1e9);
+    }
   }
 
   /// The two criteria on three distributions (issue 21; docs/performance/
@@ -487,22 +712,14 @@ class Session {
     std::printf("\n== criteria x distributions (quadrupole, leaf 32, errors on 4096 targets)\n");
     for (const std::int64_t n : {std::int64_t(1) << 18, std::int64_t(1) << 20}) {
       for (const std::string model : {"cube", "plummer", "hernquist"}) {
-        const double eps = model == "cube" ? 0.17 : kSoftening;
-        DeviceSet p(model == "cube"        ? ic::uniform_cube(n == (std::int64_t(1) << 20) ? n - 1 : n, 20261221, 3.0)
-                    : model == "hernquist" ? ic::hernquist_sphere(n, 20261223)
-                                           : ic::plummer_sphere(n, 20261222),
-                    true);
+        const double eps = distribution_softening(model);
+        DeviceSet p(distribution(model, model == "cube" && n == (std::int64_t(1) << 20) ? n - 1 : n), true);
         const Reference ref = reference(p, 4096, eps);
-        const auto base = [&](double theta) {
-          return config(Traversal::coherent, 32, theta, bh::Multipole::quadrupole, MathMode::fast, 32, eps);
-        };
-        for (double theta : {0.45, 0.5, 0.55, 0.6, 0.7, 0.8}) accuracy_row("distributions", model, p, ref, base(theta));
+        for (double theta : {0.45, 0.5, 0.55, 0.6, 0.7, 0.8})
+          accuracy_row("distributions", model, p, ref, issue21_config(theta, eps));
         for (double cap : {0.5, 0.55, 0.6}) {
           for (double tol : {0.0005, 0.001, 0.002, 0.004, 0.008}) {
-            GpuTreeSolverConfig c = base(1.0);
-            c.tree.tree.opening = bh::Opening::relative;
-            c.tree.tree.tolerance = tol;
-            c.tree.tree.relative_cap = cap;
+            const GpuTreeSolverConfig c = issue21_relative(tol, cap, eps);
             accuracy_row("distributions", model, p, ref, c);
             if (cap == bh::TreeParams{}.relative_cap && tol == bh::TreeParams{}.tolerance) {
               Csv::Row first = run("distributions-first", p, c, 0, false);  // every evaluation bootstraps
@@ -790,25 +1007,83 @@ class Session {
   bool quick_;
   DeviceSet canary_set_;
   double canary0_ = 0;
+  DirectRate direct_;
+  std::map<std::pair<bool, bool>, TermTiming> particle_terms_;  // (potential, double)
+  std::map<std::tuple<int, bool, bool>, TermCost> costs_;       // (multipole, potential, double)
 };
 
 }  // namespace
 }  // namespace orrery::bench
 
+namespace {
+
+constexpr const char* kUsage = R"(usage: gpu_tree_bench [--out FILE.csv] [--mode quick|full] [--capacity 0|1] [--tables a,b,...] [--help]
+tables (default: divergence,width,math,accuracy,relative,tuning,leaf,variants,scaling,cpu,crossover,capacity):
+  divergence       independent vs coherent walk at 16K, 128K, 1M
+  width            coherent walk's group width at 1M
+  math             exact vs fast math at 1M
+  accuracy         monopole and quadrupole over theta at 1M, errors against a double direct sum
+  relative         the relative opening at 1M over tolerance, steady and first evaluations
+  relative-tuning  the relative opening's cap angle x leaf capacity x tolerance at 1M
+  tuning           softening x leaf capacity x multipole x theta at 1M
+  orders           multipole order x leaf capacity x theta at 1M
+  distributions    both criteria on the uniform cube, Plummer and Hernquist at 2^18 and 2^20 (issue 21)
+  double           float against double at 1M and 16M, both criteria (issue 21)
+  cost             a cell term's cost in particle terms, measured by a micro-benchmark per expansion,
+                   potential and precision, and the direct kernel's interaction rate at 2^20 (issue 21)
+  rate             the walk's interaction rate (cell terms at their measured cost) against the direct
+                   kernel's, at issue 21's configurations on the cube, Plummer and Hernquist at 2^20
+  cube24           the uniform cube at N = 2^24 - 1, eps 0.0675: geometric theta 0.55 and relative
+                   rows, errors, times, rates (issue 21)
+  leaf             leaf capacity at 1M and 16M
+  variants         potential and counters on and off at 1M and 16M
+  profile          one evaluation per walk variant at 1M, for a profiler (profile-relative: the relative opening)
+  scaling          N = 1K .. 128M (16M in quick mode)
+  cpu              the CPU tree solver at 1M (not in quick mode)
+  crossover        GPU direct vs GPU tree at 8K .. 256K
+  capacity         the largest N that evaluates (skipped with --capacity 0)
+Not in the default list: relative-tuning, orders, distributions, double, cost, rate, cube24, profile, profile-relative.
+)";
+
+constexpr std::string_view kTables[] = {"divergence", "width", "math", "accuracy", "relative", "relative-tuning",
+                                        "tuning", "orders", "distributions", "double", "cost", "rate", "cube24",
+                                        "leaf", "variants", "profile", "profile-relative", "scaling", "cpu",
+                                        "crossover", "capacity"};
+
+}  // namespace
+
 int main(int argc, char** argv) {
   std::string out = "gpu_tree.csv", mode = "full",
               tables = "divergence,width,math,accuracy,relative,tuning,leaf,variants,scaling,cpu,crossover,capacity";
   bool capacity = true;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string k = argv[i], v = argv[i + 1];
+  for (int i = 1; i < argc; i += 2) {
+    const std::string k = argv[i];
+    if (k == "--help" || k == "-h") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
+    if (i + 1 >= argc) {
+      std::fprintf(stderr, "option %s needs a value\n%s", k.c_str(), kUsage);
+      return 2;
+    }
+    const std::string v = argv[i + 1];
     if (k == "--out") out = v;
     else if (k == "--mode") mode = v;
     else if (k == "--capacity") capacity = v != "0";
     else if (k == "--tables") tables = "," + v + ",";
     else {
-      std::fprintf(stderr, "unknown option %s; accepted: --out FILE --mode quick|full --capacity 0|1 --tables a,b,...\n", k.c_str());
+      std::fprintf(stderr, "unknown option %s\n%s", k.c_str(), kUsage);
       return 2;
     }
+  }
+  for (std::size_t at = 0; at < tables.size();) {  // every name one of kTables
+    const std::size_t end = std::min(tables.find(',', at), tables.size());
+    const std::string name = tables.substr(at, end - at);
+    if (!name.empty() && std::find(std::begin(kTables), std::end(kTables), name) == std::end(kTables)) {
+      std::fprintf(stderr, "gpu_tree_bench: unknown table '%s'\n%s", name.c_str(), kUsage);
+      return 2;
+    }
+    at = end + 1;
   }
   if (!orrery::cuda::device_available()) {
     std::fprintf(stderr, "gpu_tree_bench: no CUDA device\n");
@@ -832,6 +1107,9 @@ int main(int argc, char** argv) {
     if (want("relative-tuning")) s.relative_tuning();
     if (want("distributions")) s.distributions();
     if (want("double")) s.double_precision();
+    if (want("cost")) s.cost();
+    if (want("rate")) s.rate();
+    if (want("cube24")) s.cube24();
     if (want("leaf")) s.leaves();
     if (want("variants")) s.variants();
     if (want("profile")) s.profile(false);  // not in the default list
