@@ -1,7 +1,8 @@
 #pragma once
 // Messages of plain values as bytes, for the exchanges of a distributed tree
 // (docs/adr/0012): written and read back in the same order on the same kind
-// of machine, so a value arrives with the bits it left with.
+// of machine, so a value arrives with the bits it left with. Long spans are
+// copied with the rank's threads (parallel_copy.hpp: the same bytes).
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "orrery/core/error.hpp"
+#include "orrery/mpi/parallel_copy.hpp"
 
 namespace orrery::mpi {
 
@@ -30,7 +32,14 @@ class ByteWriter {
     static_assert(std::is_trivially_copyable_v<T>);
     const auto at = out_.size();
     out_.resize(at + v.size_bytes());
-    if (!v.empty()) std::memcpy(out_.data() + at, v.data(), v.size_bytes());
+    if (!v.empty()) copy_bytes(out_.data() + at, v.data(), v.size_bytes());
+  }
+  /// Appends n bytes and returns where they start, for the caller to fill
+  /// (valid until the next put or grow).
+  std::byte* grow(std::size_t n) {
+    const auto at = out_.size();
+    out_.resize(at + n);
+    return out_.data() + at;
   }
 
  private:
@@ -60,7 +69,7 @@ class ByteReader {
       throw RuntimeFailure("an MPI message of " + std::to_string(in_.size()) + " bytes read past its end (at " +
                            std::to_string(at_) + " + " + std::to_string(n) +
                            "); accepted: messages read as they were written");
-    if (n > 0) std::memcpy(to, in_.data() + at_, n);
+    if (n > 0) copy_bytes(to, in_.data() + at_, n);
     at_ += n;
   }
   std::span<const std::byte> in_;

@@ -1,6 +1,9 @@
 #include "orrery/mpi/distributed_tree.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -15,6 +18,7 @@
 #include "orrery/core/error.hpp"
 #include "orrery/mpi/global_tree.hpp"
 #include "orrery/mpi/migrate.hpp"
+#include "orrery/mpi/parallel_copy.hpp"
 #include "orrery/mpi/top_moments.hpp"
 
 namespace orrery::mpi {
@@ -23,30 +27,64 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
+/// acc = f(acc, k) for k = 0 .. n-1, with the rank's threads: each folds a
+/// contiguous chunk from `init`, and the chunks are combined in their order
+/// by combine(acc, chunk). For a fold by std::min or std::max (exact, and
+/// the first value equal to the extreme wins) that is the one loop's
+/// result bit for bit, the sign of a zero and a skipped NaN included.
+template <class T, class F, class C>
+T fold_in_order(std::int64_t n, const T& init, F f, C combine) {
+  const int threads = n >= kParallelLoop ? std::max(1, omp_get_max_threads()) : 1;
+  std::vector<T> chunk(static_cast<std::size_t>(threads), init);
+#pragma omp parallel num_threads(threads)
+  {
+    const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+    T& acc = chunk[static_cast<std::size_t>(t)];
+    for (std::int64_t k = n * t / nt; k < n * (t + 1) / nt; ++k) acc = f(acc, k);
+  }
+  T acc = init;
+  for (const T& c : chunk) acc = combine(acc, c);
+  return acc;
+}
+
 /// The cube of every rank's particles: exact minima and maxima, so the
 /// bounding cube one process computes (bh::build_octree).
 template <class Real>
 bh::Cube global_cube(const RankParticles<Real>& s, const Communicator& comm) {
-  std::vector<double> lo(3, std::numeric_limits<double>::infinity()), hi(3, -std::numeric_limits<double>::infinity());
-  for (std::int64_t k = 0; k < s.size(); ++k) {
-    const double p[3] = {s.p.x[k], s.p.y[k], s.p.z[k]};
+  using Box = std::array<double, 6>;  // lo x, y, z, hi x, y, z
+  const double inf = std::numeric_limits<double>::infinity();
+  const auto merge = [](Box b, const double (&p)[6]) {
     for (int a = 0; a < 3; ++a) {
-      lo[a] = std::min(lo[a], p[a]);
-      hi[a] = std::max(hi[a], p[a]);
+      b[a] = std::min(b[a], p[a]);
+      b[a + 3] = std::max(b[a + 3], p[a + 3]);
     }
-  }
+    return b;
+  };
+  const Box box = fold_in_order(
+      s.size(), Box{inf, inf, inf, -inf, -inf, -inf},
+      [&](const Box& b, std::int64_t k) {
+        const double p[6] = {s.p.x[k], s.p.y[k], s.p.z[k], s.p.x[k], s.p.y[k], s.p.z[k]};
+        return merge(b, p);
+      },
+      [&](const Box& b, const Box& c) {
+        const double p[6] = {c[0], c[1], c[2], c[3], c[4], c[5]};
+        return merge(b, p);
+      });
+  std::vector<double> lo(box.begin(), box.begin() + 3), hi(box.begin() + 3, box.end());
   comm.min(lo);
   comm.max(hi);
   return bh::cube_from_box(lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]);
 }
 
 /// The work of each top leaf: its particles' previous interactions, summed
-/// over the ranks (integers: exact).
+/// over the ranks (integers: exact, in any order).
 template <class Real>
 std::vector<std::uint64_t> leaf_work(const TopTree& top, const RankParticles<Real>& s,
                                      std::span<const std::uint64_t> keys, const Communicator& comm) {
   std::vector<std::uint64_t> w(top.leaves.size(), 0);
-  for (std::size_t l = 0; l < w.size(); ++l) {
+  const auto leaves = static_cast<std::int64_t>(w.size());
+#pragma omp parallel for schedule(dynamic, 16) if (s.size() >= kParallelLoop)
+  for (std::int64_t l = 0; l < leaves; ++l) {
     const std::int32_t c = top.leaves[l];
     const auto b = std::lower_bound(keys.begin(), keys.end(), top.key[c]) - keys.begin();
     const auto e = std::upper_bound(keys.begin(), keys.end(), bh::cell_last_key(top.key[c], top.level[c])) - keys.begin();
@@ -94,7 +132,8 @@ SolverReport DistributedTree<Real>::solve(RankParticles<Real>& particles, const 
   const TopTree top = build_top_tree(keys, top_bucket(n_all[0], comm_.size(), params.leaf_capacity), comm_);
   const std::vector<std::int64_t> cuts = domain_cuts(top, leaf_work(top, s, keys, comm_), comm_.size());
   std::vector<int> dest(static_cast<std::size_t>(s.size()));
-  for (std::size_t k = 0; k < dest.size(); ++k) dest[k] = owner_of(top, cuts, keys[k]);
+#pragma omp parallel for schedule(static) if (s.size() >= kParallelLoop)
+  for (std::int64_t k = 0; k < s.size(); ++k) dest[k] = owner_of(top, cuts, keys[k]);
   report.add_phase("decomposition", since(t));
   count_traffic("decomposition");
   t = Clock::now();
@@ -176,23 +215,28 @@ SolverReport DistributedTree<Real>::solve(RankParticles<Real>& particles, const 
       evaluate(std::vector<Real>(n, Real(0)), false);  // the bootstrap: the geometric walk at theta (every target)
       s.a.ax = ax, s.a.ay = ay, s.a.az = az;
     }
-    std::vector<double> largest = {0.0};
-    for (std::size_t k = 0; k < n; ++k)
-      largest[0] = std::max(largest[0], bh::acceleration_magnitude(s.a.ax[k], s.a.ay[k], s.a.az[k]));
+    const auto larger = [](double a, double b) { return std::max(a, b); };
+    std::vector<double> largest = {fold_in_order(
+        s.size(), 0.0,
+        [&](double a, std::int64_t k) { return std::max(a, bh::acceleration_magnitude(s.a.ax[k], s.a.ay[k], s.a.az[k])); },
+        larger)};
     comm_.max(largest);
     const double floor = bh::relative_floor(largest[0]);
     scale.resize(n);
-    for (std::size_t k = 0; k < n; ++k) scale[k] = bh::relative_scale(s.a.ax[k], s.a.ay[k], s.a.az[k], floor);
+#pragma omp parallel for schedule(static) if (s.size() >= kParallelLoop)
+    for (std::int64_t k = 0; k < s.size(); ++k) scale[k] = bh::relative_scale(s.a.ax[k], s.a.ay[k], s.a.az[k], floor);
   }
   evaluate(scale, options.potential);
 
-  InteractionCounts total;
+  // Integer sums: exact in any order.
+  std::uint64_t visits = 0, cells = 0, pairs = 0;
+#pragma omp parallel for schedule(static) reduction(+ : visits, cells, pairs) if (m >= kParallelLoop)
   for (std::size_t j = 0; j < m; ++j) {
-    total += counts[j];
+    visits += counts[j].node_visits, cells += counts[j].cell_interactions, pairs += counts[j].particle_interactions;
     const std::uint64_t work = counts[j].cell_interactions + counts[j].particle_interactions;
     s.work[which[j]] = static_cast<std::uint32_t>(std::min<std::uint64_t>(work, 0xffffffffu));
   }
-  std::vector<std::uint64_t> sums = {total.node_visits, total.cell_interactions, total.particle_interactions};
+  std::vector<std::uint64_t> sums = {visits, cells, pairs};
   comm_.sum(sums);
   count_traffic("totals");
   report.total = {sums[0], sums[1], sums[2]};

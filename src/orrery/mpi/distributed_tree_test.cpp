@@ -4,13 +4,16 @@
 // target's counters on clustered inputs (a Hernquist halo, two colliding
 // Plummer spheres), both criteria, both multipole orders; every node a rank
 // holds against the one-process tree's; the error of a walk that opens a
-// node that was not sent; particles that move across domains between solves.
+// node that was not sent; particles that move across domains between solves;
+// the same bits on any number of OpenMP threads per rank.
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 
@@ -350,6 +353,96 @@ void expect_subset_bits(const std::string& which, std::int64_t n, bh::Opening op
 TEST(DistributedTree, ASubsetSolveIsOneProcesssSubsetSolveBitForBit) {
   expect_subset_bits<double>("hernquist", 3000, bh::Opening::relative, 2);
   expect_subset_bits<float>("collision", 3000, bh::Opening::geometric, 1);
+}
+
+/// Whether two vectors hold the same bytes.
+template <class T>
+bool same_bytes(const std::vector<T>& a, const std::vector<T>& b) {
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
+}
+
+/// What a rank ends a run with: its particles (every field, in their order),
+/// the counters, and the solver (its walk's tree).
+template <class Real>
+struct RankRun {
+  mpi::RankParticles<Real> s;
+  SolverReport report;
+  std::unique_ptr<mpi::DistributedTree<Real>> dist;
+};
+
+/// The drift between two_solves' solves, the same arithmetic everywhere.
+template <class Real>
+void drift_half(Real& x, Real v) {
+  x += Real(0.5) * v;
+}
+
+/// Two solves of n particles with `threads` OpenMP threads per rank, a drift
+/// between them (so that the second sorts particles out of order and
+/// migrates some to other ranks).
+template <class Real>
+RankRun<Real> two_solves(const Particles<Real>& p, const bh::TreeSolverConfig& cfg, int threads) {
+  const auto comm = mpi::Communicator::world();
+  const int before = omp_get_max_threads();
+  omp_set_num_threads(threads);
+  RankRun<Real> run{dealt(p, comm), {}, std::make_unique<mpi::DistributedTree<Real>>(cfg, comm)};
+  gravity::SolveOptions o;
+  o.per_target_counts = true;
+  run.dist->solve(run.s, o);
+  for (std::int64_t k = 0; k < run.s.size(); ++k)
+    drift_half(run.s.p.x[k], run.s.p.vx[k]), drift_half(run.s.p.y[k], run.s.p.vy[k]),
+        drift_half(run.s.p.z[k], run.s.p.vz[k]);
+  o.previous_accelerations = true;
+  run.report = run.dist->solve(run.s, o);
+  omp_set_num_threads(before);
+  return run;
+}
+
+// The parts of a solve around the walk (keys, sorts, migration, the local
+// trees, the local essential trees' assembly) run on the rank's threads
+// above some thousands of particles; every particle's bits and place, every
+// counter and every node the rank holds are the same on 1, 2 and 3 threads,
+// and (on 3) one process's. N = 100000: more than 16384 per rank at K = 5,
+// where the loops go parallel.
+TEST(DistributedTree, AnyThreadCountGivesTheSameBits) {
+  for (const auto& [opening, multipole] : {std::pair{bh::Opening::geometric, 1}, std::pair{bh::Opening::relative, 2}}) {
+    using Real = float;
+    const Particles<Real> p = input<Real>("collision", 100000);
+    const auto cfg = config(opening, multipole);
+    const RankRun<Real> one = two_solves(p, cfg, 1);
+    for (const int threads : {2, 3}) {
+      const RankRun<Real> many = two_solves(p, cfg, threads);
+      const std::string what = "opening " + std::to_string(int(opening)) + ", " + std::to_string(threads) + " threads";
+      int field = 0;
+      mpi::for_each_field(
+          [&](const auto& a, const auto& b) { EXPECT_TRUE(same_bytes(a, b)) << what << ": particle field " << field++; },
+          one.s, many.s);
+      EXPECT_EQ(one.report.total, many.report.total) << what;
+      EXPECT_EQ(one.report.per_target, many.report.per_target) << what;
+      const mpi::AssembledTree<Real>&ta = one.dist->last_tree(), &tb = many.dist->last_tree();
+      const bh::Octree<Real>&a = ta.tree, &b = tb.tree;
+      EXPECT_TRUE(same_bytes(a.key, b.key) && same_bytes(a.level, b.level) && same_bytes(a.next, b.next) &&
+                  same_bytes(a.first, b.first) && same_bytes(a.count, b.count))
+          << what << ": the walk's tree's topology";
+      EXPECT_TRUE(same_bytes(a.mass, b.mass) && same_bytes(a.com_x, b.com_x) && same_bytes(a.crit2, b.crit2) &&
+                  same_bytes(a.crit_rel, b.crit_rel) && same_bytes(a.quad, b.quad))
+          << what << ": the walk's tree's moments";
+      EXPECT_TRUE(same_bytes(a.x, b.x) && same_bytes(a.m, b.m) && same_bytes(ta.own, tb.own) &&
+                  same_bytes(ta.origin, tb.origin))
+          << what << ": the walk's tree's particles";
+      if (threads != 3) continue;
+      Particles<Real> q = p;
+      gravity::TreeSolver<Real> single(cfg);
+      Accelerations<Real> want(static_cast<std::size_t>(q.size()));
+      gravity::SolveOptions o;
+      o.per_target_counts = true;
+      single.solve(q.sources(), want.view(true), o);
+      for (std::int64_t i = 0; i < q.size(); ++i)
+        drift_half(q.x[i], q.vx[i]), drift_half(q.y[i], q.vy[i]), drift_half(q.z[i], q.vz[i]);
+      o.previous_accelerations = true;
+      const SolverReport want_report = single.solve(q.sources(), want.view(true), o);
+      expect_one_process(many.s, many.report, want, want_report, single, *many.dist, what);
+    }
+  }
 }
 
 }  // namespace

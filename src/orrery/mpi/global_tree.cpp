@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "orrery/bh/build_topology.hpp"
+#include "orrery/mpi/parallel_copy.hpp"
 #include "orrery/mpi/target_split.hpp"
 
 namespace orrery::mpi {
@@ -67,6 +68,8 @@ std::uint64_t top_bucket(std::uint64_t n, int ranks, std::int32_t cap) {
 std::vector<std::int32_t> escape_indices(std::span<const std::uint64_t> key, std::span<const std::int32_t> level) {
   const auto n = static_cast<std::int32_t>(key.size());
   std::vector<std::int32_t> next(static_cast<std::size_t>(n));
+  // Each node's escape is its own search: any thread count writes the same.
+#pragma omp parallel for schedule(static) if (n >= kParallelLoop)
   for (std::int32_t i = 0; i < n; ++i) {
     // The cell's end; the root's is 2^63, past every key (bit 63 is unused).
     const std::uint64_t end = key[i] + (std::uint64_t(1) << bh::key_shift(level[i]));

@@ -10,6 +10,8 @@
 #include "orrery/core/error.hpp"
 #include "orrery/core/softening.hpp"
 #include "orrery/mpi/byte_stream.hpp"
+#include "orrery/mpi/key_order.hpp"
+#include "orrery/mpi/parallel_copy.hpp"
 
 namespace orrery::mpi {
 namespace {
@@ -54,13 +56,6 @@ void write_particles(ByteWriter &w, const LocalTree<Real> &own,
   each(s.p.z);
   each(s.p.mass);
 }
-
-/// A particle of the walk's tree: its order is (key, index), one process's.
-template <class Real> struct Held {
-  std::uint64_t key, index;
-  Real x, y, z, m;
-  std::int64_t own; // own sorted index, -1 for a received one
-};
 
 } // namespace
 
@@ -117,8 +112,15 @@ void write_let(ByteWriter &w, const LocalTree<Real> &own,
                std::span<const std::uint64_t> keys,
                std::span<const TargetDomain<Real>> peer, const bh::Cube &cube,
                double shrink) {
-  NodeRecords<Real> nodes;
-  std::vector<std::int32_t> leaves; // own leaves whose particles go
+  // What goes, per top leaf of the domain (one thread each, concatenated
+  // in their order: the serial walk's order): the own nodes sent, whether
+  // each is opened, and the leaves whose particles go.
+  struct Chosen {
+    std::vector<std::int32_t> node;
+    std::vector<std::uint8_t> open;
+    std::vector<std::int32_t> leaves;
+  };
+  std::vector<Chosen> chosen(own.roots.size());
   std::vector<TargetDomain<Real>> boxes(peer.begin(), peer.end());
   for (auto &b : boxes)
     b.box = shrunk(b.box, shrink);
@@ -135,23 +137,43 @@ void write_let(ByteWriter &w, const LocalTree<Real> &own,
       };
       // Pre-order: a node, then (if the peer may open it) its children's
       // subtrees.
-      const auto visit = [&](const auto &self, std::int32_t n) -> void {
+      const auto visit = [&](const auto &self, Chosen &c,
+                             std::int32_t n) -> void {
         const bool open = !every_box_accepts(n);
-        nodes.append(own.nodes, n);
-        nodes.complete.back() = open ? 1 : 0;
+        c.node.push_back(n);
+        c.open.push_back(open ? 1 : 0);
         if (!open)
           return;
         if (own.next[n] == n + 1) {
-          leaves.push_back(n);
+          c.leaves.push_back(n);
           return;
         }
-        for (std::int32_t c = n + 1; c < own.next[n]; c = own.next[c])
-          self(self, c);
+        for (std::int32_t k = n + 1; k < own.next[n]; k = own.next[k])
+          self(self, c, k);
       };
-      for (const std::int32_t root : own.roots)
-        visit(visit, root);
+      const auto roots = static_cast<std::int64_t>(own.roots.size());
+      // The work: each node against each box.
+#pragma omp parallel for schedule(dynamic, 1) if (roots > 1 && own.nodes.size() * std::int64_t(boxes.size()) >= kParallelLoop)
+      for (std::int64_t r = 0; r < roots; ++r)
+        visit(visit, chosen[r], own.roots[r]);
     });
   }
+  std::vector<std::int64_t> at = {0};
+  std::vector<std::int32_t> leaves; // own leaves whose particles go
+  for (const Chosen &c : chosen) {
+    at.push_back(at.back() + static_cast<std::int64_t>(c.node.size()));
+    leaves.insert(leaves.end(), c.leaves.begin(), c.leaves.end());
+  }
+  NodeRecords<Real> nodes;
+  nodes.resize(at.back(), !own.nodes.crit_rel.empty(), !own.nodes.quad.empty());
+  const auto roots = static_cast<std::int64_t>(chosen.size());
+#pragma omp parallel for schedule(dynamic, 1) if (roots > 1 && at.back() >= kParallelLoop)
+  for (std::int64_t r = 0; r < roots; ++r)
+    for (std::size_t j = 0; j < chosen[r].node.size(); ++j) {
+      const std::int64_t i = at[r] + static_cast<std::int64_t>(j);
+      nodes.set(i, own.nodes, chosen[r].node[j]);
+      nodes.complete[i] = chosen[r].open[j];
+    }
   nodes.write(w);
   write_particles(w, own, sorted, keys, leaves);
 }
@@ -163,32 +185,40 @@ AssembledTree<Real> assemble_tree(
     std::span<const std::byte> received, std::span<const std::int64_t> from,
     const bh::Cube &cube, const bh::TreeParams &params, int rank) {
   const int ranks = static_cast<int>(from.size()) - 1;
+  // The node records each rank sent, and where its particles start in the
+  // held arrays: this rank's own first, then each rank's, in rank order.
   std::vector<NodeRecords<Real>> got(static_cast<std::size_t>(ranks));
-  std::vector<Held<Real>> held;
-  for (std::int64_t k = 0; k < sorted.size(); ++k)
-    held.push_back({keys[k], sorted.index[k], sorted.p.x[k], sorted.p.y[k],
-                    sorted.p.z[k], sorted.p.mass[k], k});
+  std::vector<ByteReader> particles_of;
+  std::vector<std::size_t> at = {static_cast<std::size_t>(sorted.size())};
   for (int r = 0; r < ranks; ++r) {
     ByteReader in(received.subspan(from[r], from[r + 1] - from[r]));
     if (in.done())
       continue;
     got[r].read_append(in);
-    const auto n = static_cast<std::size_t>(in.get<std::int64_t>());
-    std::vector<std::uint64_t> key(n), index(n);
-    std::vector<Real> x(n), y(n), z(n), m(n);
-    in.get(std::span(key));
-    in.get(std::span(index));
-    in.get(std::span(x));
-    in.get(std::span(y));
-    in.get(std::span(z));
-    in.get(std::span(m));
-    for (std::size_t j = 0; j < n; ++j)
-      held.push_back({key[j], index[j], x[j], y[j], z[j], m[j], -1});
+    at.push_back(at.back() + static_cast<std::size_t>(in.get<std::int64_t>()));
+    particles_of.push_back(in);
   }
-  std::sort(held.begin(), held.end(),
-            [](const Held<Real> &a, const Held<Real> &b) {
-              return a.key != b.key ? a.key < b.key : a.index < b.index;
-            });
+  // Every field of the held particles; one more slot for the sentinel.
+  const std::size_t held = at.back();
+  std::vector<std::uint64_t> key(held), index(held);
+  std::vector<Real> x(held + 1), y(held + 1), z(held + 1), m(held + 1);
+  const auto fields = [&](auto &&f) { f(key), f(index), f(x), f(y), f(z), f(m); };
+  {
+    const auto own_n = static_cast<std::size_t>(sorted.size());
+    copy_bytes(key.data(), keys.data(), own_n * sizeof(std::uint64_t));
+    copy_bytes(index.data(), sorted.index.data(), own_n * sizeof(std::uint64_t));
+    copy_bytes(x.data(), sorted.p.x.data(), own_n * sizeof(Real));
+    copy_bytes(y.data(), sorted.p.y.data(), own_n * sizeof(Real));
+    copy_bytes(z.data(), sorted.p.z.data(), own_n * sizeof(Real));
+    copy_bytes(m.data(), sorted.p.mass.data(), own_n * sizeof(Real));
+  }
+  for (std::size_t r = 0; r < particles_of.size(); ++r)
+    fields([&](auto &v) { particles_of[r].get(std::span(v.data() + at[r], at[r + 1] - at[r])); });
+  // One process's order, (key, index): the own particles and each rank's
+  // arrive sorted, so they need no sort at K = 1.
+  std::vector<std::uint64_t> held_keys;
+  std::vector<std::int32_t> by;
+  const bool in_order = sort_by_key_and_tie(key, std::span<const std::uint64_t>(index), held_keys, by);
 
   // The nodes: (records, index, origin), sorted into global pre-order.
   struct Ref {
@@ -206,54 +236,73 @@ AssembledTree<Real> assemble_tree(
   for (int r = 0; r < ranks; ++r)
     for (std::int64_t k = 0; k < got[r].size(); ++k)
       refs.push_back({&got[r], k, r});
-  const auto before = [](const Ref &a, const Ref &b) {
-    const auto ka = a.from->key[a.k], kb = b.from->key[b.k];
-    return ka != kb ? ka < kb : a.from->level[a.k] < b.from->level[b.k];
-  };
-  std::sort(refs.begin(), refs.end(), before);
+  const auto nn = static_cast<std::int64_t>(refs.size());
+  std::vector<std::uint64_t> ref_key(refs.size()), node_keys;
+  std::vector<std::int32_t> ref_level(refs.size()), pre;
+  for (std::size_t i = 0; i < refs.size(); ++i)
+    ref_key[i] = refs[i].from->key[refs[i].k], ref_level[i] = refs[i].from->level[refs[i].k];
+  sort_by_key_and_tie(ref_key, std::span<const std::int32_t>(ref_level), node_keys, pre);
+  // The first node held twice (in pre-order), if any.
+  std::int64_t twice = nn;
+#pragma omp parallel for schedule(static) reduction(min : twice) if (nn >= kParallelLoop)
+  for (std::int64_t i = 1; i < nn; ++i)
+    if (node_keys[i - 1] == node_keys[i] && ref_level[pre[i - 1]] == ref_level[pre[i]])
+      twice = std::min(twice, i);
+  if (twice < nn) {
+    const Ref &a = refs[pre[twice - 1]], &b = refs[pre[twice]];
+    throw RuntimeFailure("rank " + std::to_string(rank) + " holds node (key " +
+                         std::to_string(b.from->key[b.k]) + ", level " +
+                         std::to_string(b.from->level[b.k]) + ") from ranks " +
+                         std::to_string(a.origin) + " and " +
+                         std::to_string(b.origin) + "; accepted: every node once");
+  }
   NodeRecords<Real> all;
   AssembledTree<Real> out;
-  for (std::size_t i = 0; i < refs.size(); ++i) {
-    if (i > 0 && !before(refs[i - 1], refs[i]))
-      throw RuntimeFailure(
-          "rank " + std::to_string(rank) + " holds node (key " +
-          std::to_string(refs[i].from->key[refs[i].k]) + ", level " +
-          std::to_string(refs[i].from->level[refs[i].k]) + ") from ranks " +
-          std::to_string(refs[i - 1].origin) + " and " +
-          std::to_string(refs[i].origin) + "; accepted: every node once");
-    all.append(*refs[i].from, refs[i].k);
-    out.origin.push_back(refs[i].origin);
+  all.resize(nn, params.opening == bh::Opening::relative,
+             params.multipole == bh::Multipole::quadrupole);
+  out.origin.resize(refs.size());
+#pragma omp parallel for schedule(static) if (nn >= kParallelLoop)
+  for (std::int64_t i = 0; i < nn; ++i) {
+    const Ref &r = refs[pre[i]];
+    all.set(i, *r.from, r.k);
+    out.origin[i] = r.origin;
   }
 
   bh::Octree<Real> &t = out.tree;
   t.cube = cube;
   t.params = params;
-  const auto np = static_cast<std::int32_t>(held.size());
+  const auto np = static_cast<std::int32_t>(held);
   out.poison = np;
   out.own.resize(static_cast<std::size_t>(sorted.size()));
-  for (auto *v : {&t.x, &t.y, &t.z, &t.m})
-    v->resize(static_cast<std::size_t>(np) + 1);
-  std::vector<std::uint64_t> held_keys(static_cast<std::size_t>(np));
-  for (std::int32_t j = 0; j < np; ++j) {
-    const Held<Real> &h = held[j];
-    t.x[j] = h.x, t.y[j] = h.y, t.z[j] = h.z, t.m[j] = h.m;
-    held_keys[j] = h.key;
-    if (h.own >= 0)
-      out.own[static_cast<std::size_t>(h.own)] = j;
+  if (in_order) {
+    t.x = std::move(x), t.y = std::move(y), t.z = std::move(z), t.m = std::move(m);
+  } else {
+    for (auto *v : {&t.x, &t.y, &t.z, &t.m})
+      v->resize(held + 1);
+    gather(t.x.data(), x.data(), by.data(), np);
+    gather(t.y.data(), y.data(), by.data(), np);
+    gather(t.z.data(), z.data(), by.data(), np);
+    gather(t.m.data(), m.data(), by.data(), np);
   }
+  const std::int32_t own_n = static_cast<std::int32_t>(sorted.size());
+#pragma omp parallel for schedule(static) if (np >= kParallelLoop)
+  for (std::int32_t j = 0; j < np; ++j)
+    if (by[j] < own_n)
+      out.own[static_cast<std::size_t>(by[j])] = j;
   t.x[np] = static_cast<Real>(cube.x0), t.y[np] = static_cast<Real>(cube.y0),
   t.z[np] = static_cast<Real>(cube.z0);
   t.m[np] = std::numeric_limits<Real>::quiet_NaN();
   t.order.resize(static_cast<std::size_t>(np) + 1);
   std::iota(t.order.begin(), t.order.end(), 0);
 
-  const auto nn = static_cast<std::int32_t>(all.size());
   t.key = all.key;
   t.level = all.level;
   t.next = escape_indices(all.key, all.level);
   t.first.resize(static_cast<std::size_t>(nn));
   t.count.resize(static_cast<std::size_t>(nn));
-  for (std::int32_t n = 0; n < nn; ++n) {
+  std::int32_t depth = 0;
+#pragma omp parallel for schedule(static) reduction(max : depth) if (nn >= kParallelLoop)
+  for (std::int64_t n = 0; n < nn; ++n) {
     // A complete node's particles held here are exactly those of its cell
     // (membership tests read them); one that is not complete stands for the
     // sentinel.
@@ -265,8 +314,9 @@ AssembledTree<Real> assemble_tree(
     t.first[n] =
         complete ? static_cast<std::int32_t>(a - held_keys.begin()) : np;
     t.count[n] = complete ? static_cast<std::int32_t>(b - a) : 1;
-    t.depth = std::max(t.depth, t.level[n]);
+    depth = std::max(depth, t.level[n]);
   }
+  t.depth = std::max(t.depth, depth);
   t.mass = std::move(all.mass);
   t.com_x = std::move(all.com_x);
   t.com_y = std::move(all.com_y);

@@ -7,26 +7,53 @@
 #include "orrery/core/error.hpp"
 
 #include "orrery/mpi/byte_stream.hpp"
+#include "orrery/mpi/key_order.hpp"
+#include "orrery/mpi/parallel_copy.hpp"
 
 namespace orrery::mpi {
 namespace {
 
-/// Particles [b, b + n) of s as one part of a message: their count, then every field.
+/// The bytes of one particle, every field.
 template <class Real>
-void write_part(ByteWriter& w, const RankParticles<Real>& s, std::size_t b, std::size_t n) {
-  w.put(static_cast<std::int64_t>(n));
-  for_each_field([&](const auto& v) { w.put(std::span(v.data() + b, n)); }, s);
+std::size_t particle_bytes(const RankParticles<Real>& s) {
+  std::size_t b = 0;
+  for_each_field([&](const auto& v) { b += sizeof(v[0]); }, s);
+  return b;
 }
 
-/// The parts [from[r], from[r + 1]) of `all`, appended in rank order.
+/// Particles order[0 .. n) of s as one part of a message: their count, then
+/// every field (gathered straight into the message, with the rank's threads).
 template <class Real>
-RankParticles<Real> read_parts(std::span<const std::byte> all, const std::vector<std::int64_t>& from) {
+void write_part(ByteWriter& w, const RankParticles<Real>& s, const std::int64_t* order, std::size_t n) {
+  w.put(static_cast<std::int64_t>(n));
+  for_each_field(
+      [&](const auto& v) { gather(w.grow(n * sizeof(v[0])), v.data(), order, static_cast<std::int64_t>(n)); }, s);
+}
+
+/// The parts [from[r], from[r + 1]) of `all`, appended in rank order. The
+/// part of rank `self` (>= 0) did not travel: it is particles home_order of
+/// `home` (a rank's particles for itself stay home).
+template <class Real>
+RankParticles<Real> read_parts(std::span<const std::byte> all, const std::vector<std::int64_t>& from, int self = -1,
+                               const RankParticles<Real>* home = nullptr, std::span<const std::int64_t> home_order = {}) {
+  const std::size_t parts = from.size() - 1;
+  std::vector<std::size_t> at(parts + 1, 0);  // each part's first particle in `out`
+  for (std::size_t r = 0; r < parts; ++r)
+    at[r + 1] = at[r] + (static_cast<int>(r) == self ? home_order.size()
+                                                     : static_cast<std::size_t>(
+                                                           ByteReader{all.subspan(from[r], from[r + 1] - from[r])}
+                                                               .get<std::int64_t>()));
   RankParticles<Real> out;
-  for (std::size_t r = 0; r + 1 < from.size(); ++r) {
+  out.resize(at[parts]);
+  for (std::size_t r = 0; r < parts; ++r) {
+    const std::size_t b = at[r], n = at[r + 1] - at[r];
+    if (static_cast<int>(r) == self) {
+      for_each_field([&](auto& to, const auto& v) { gather(to.data() + b, v.data(), home_order.data(), std::int64_t(n)); },
+                     out, *home);
+      continue;
+    }
     ByteReader in{all.subspan(from[r], from[r + 1] - from[r])};
-    const auto n = static_cast<std::size_t>(in.get<std::int64_t>());
-    const auto b = static_cast<std::size_t>(out.size());
-    out.resize(b + n);
+    in.get<std::int64_t>();
     for_each_field([&](auto& v) { in.get(std::span(v.data() + b, n)); }, out);
   }
   return out;
@@ -36,7 +63,7 @@ RankParticles<Real> read_parts(std::span<const std::byte> all, const std::vector
 
 template <class Real>
 RankParticles<Real> migrate(const RankParticles<Real>& mine, std::span<const int> dest, const Communicator& comm) {
-  const int ranks = comm.size();
+  const int ranks = comm.size(), self = comm.rank();
   // The particles by destination, in their order (a stable counting sort).
   std::vector<std::int64_t> at(static_cast<std::size_t>(ranks) + 1, 0), order(dest.size());
   for (const int d : dest) ++at[d + 1];
@@ -45,24 +72,32 @@ RankParticles<Real> migrate(const RankParticles<Real>& mine, std::span<const int
     std::vector<std::int64_t> fill(at.begin(), at.end() - 1);
     for (std::size_t k = 0; k < dest.size(); ++k) order[fill[dest[k]]++] = static_cast<std::int64_t>(k);
   }
-  const RankParticles<Real> grouped = permuted(mine, order);
+  // The parts for the other ranks, gathered from `mine` into one message;
+  // this rank's own part is copied once, from `mine` into the result.
   std::vector<std::byte> send;
+  send.reserve(static_cast<std::size_t>(ranks) * sizeof(std::int64_t) +
+               static_cast<std::size_t>(static_cast<std::int64_t>(dest.size()) - (at[self + 1] - at[self])) *
+                   particle_bytes(mine));
   std::vector<std::int64_t> to(static_cast<std::size_t>(ranks) + 1, 0);
   ByteWriter w(send);
   for (int r = 0; r < ranks; ++r) {
-    write_part(w, grouped, static_cast<std::size_t>(at[r]), static_cast<std::size_t>(at[r + 1] - at[r]));
+    if (r != self) write_part(w, mine, order.data() + at[r], static_cast<std::size_t>(at[r + 1] - at[r]));
     to[r + 1] = static_cast<std::int64_t>(send.size());
   }
   std::vector<std::int64_t> from;
   const std::vector<std::byte> got = comm.exchange(send, to, from);
-  return read_parts<Real>(got, from);
+  return read_parts<Real>(got, from, self, &mine,
+                          std::span<const std::int64_t>(order.data() + at[self],
+                                                        static_cast<std::size_t>(at[self + 1] - at[self])));
 }
 
 template <class Real>
 RankParticles<Real> gathered_in_index_order(const RankParticles<Real>& mine, const Communicator& comm) {
   std::vector<std::byte> bytes;
   ByteWriter w(bytes);
-  write_part(w, mine, 0, static_cast<std::size_t>(mine.size()));
+  std::vector<std::int64_t> all_mine(static_cast<std::size_t>(mine.size()));
+  std::iota(all_mine.begin(), all_mine.end(), std::int64_t{0});
+  write_part(w, mine, all_mine.data(), all_mine.size());
   std::vector<std::int64_t> from;
   const std::vector<std::byte> all = comm.allgather(bytes, from);
   RankParticles<Real> out = read_parts<Real>(all, from);
@@ -76,19 +111,32 @@ RankParticles<Real> gathered_in_index_order(const RankParticles<Real>& mine, con
   return permuted(out, order);
 }
 
+namespace {
+
+/// The keys of `in` in `cube` by (key, index) into `keys`, and the order of
+/// the particles that sorts them: whether they are in that order already.
+template <class Real>
+bool key_order(const RankParticles<Real>& in, const bh::Cube& cube, std::vector<std::uint64_t>& keys,
+               std::vector<std::int32_t>& order) {
+  const auto n = in.size();
+  std::vector<std::uint64_t> k(static_cast<std::size_t>(n));
+#pragma omp parallel for schedule(static) if (n >= kParallelLoop)
+  for (std::int64_t j = 0; j < n; ++j) k[j] = bh::position_key(in.p.x[j], in.p.y[j], in.p.z[j], cube);
+  return sort_by_key_and_tie(k, std::span<const std::uint64_t>(in.index), keys, order);
+}
+
+}  // namespace
+
 template <class Real>
 RankParticles<Real> sorted_by_key(const RankParticles<Real>& in, const bh::Cube& cube, std::vector<std::uint64_t>& keys) {
-  const auto n = static_cast<std::size_t>(in.size());
-  std::vector<std::uint64_t> k(n);
-  for (std::size_t j = 0; j < n; ++j) k[j] = bh::position_key(in.p.x[j], in.p.y[j], in.p.z[j], cube);
-  std::vector<std::int64_t> order(n);
-  std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) {
-    return k[a] != k[b] ? k[a] < k[b] : in.index[a] < in.index[b];
-  });
-  keys.resize(n);
-  for (std::size_t j = 0; j < n; ++j) keys[j] = k[static_cast<std::size_t>(order[j])];
-  return permuted(in, order);
+  std::vector<std::int32_t> order;
+  return key_order(in, cube, keys, order) ? in : permuted(in, order);
+}
+
+template <class Real>
+RankParticles<Real> sorted_by_key(RankParticles<Real>&& in, const bh::Cube& cube, std::vector<std::uint64_t>& keys) {
+  std::vector<std::int32_t> order;
+  return key_order(in, cube, keys, order) ? std::move(in) : permuted(in, order);
 }
 
 template RankParticles<float> migrate(const RankParticles<float>&, std::span<const int>, const Communicator&);
@@ -98,5 +146,7 @@ template RankParticles<double> gathered_in_index_order(const RankParticles<doubl
 template RankParticles<float> sorted_by_key(const RankParticles<float>&, const bh::Cube&, std::vector<std::uint64_t>&);
 template RankParticles<double> sorted_by_key(const RankParticles<double>&, const bh::Cube&,
                                              std::vector<std::uint64_t>&);
+template RankParticles<float> sorted_by_key(RankParticles<float>&&, const bh::Cube&, std::vector<std::uint64_t>&);
+template RankParticles<double> sorted_by_key(RankParticles<double>&&, const bh::Cube&, std::vector<std::uint64_t>&);
 
 }  // namespace orrery::mpi

@@ -15,7 +15,9 @@ namespace orrery::mpi {
 
 /// Sends particle k to rank dest[k] (one MPI_Alltoallv of bytes); returns
 /// what this rank holds afterwards, in the order (source rank, then the
-/// order on the source): unsorted.
+/// order on the source): unsorted. The particles a rank keeps do not travel
+/// (they are copied from `mine` into their place); the copies use the
+/// rank's threads (parallel_copy.hpp).
 template <class Real>
 RankParticles<Real> migrate(const RankParticles<Real>& mine, std::span<const int> dest, const Communicator& comm);
 
@@ -26,8 +28,13 @@ RankParticles<Real> migrate(const RankParticles<Real>& mine, std::span<const int
 template <class Real>
 RankParticles<Real> gathered_in_index_order(const RankParticles<Real>& mine, const Communicator& comm);
 
-/// The particles sorted by (key, index), one process's order, and their keys in `cube`.
+/// The particles sorted by (key, index), one process's order, and their keys
+/// in `cube` (fewer than 2^31 particles), with the rank's threads: the one
+/// order whatever their number (key_order.hpp). Particles already in order
+/// are returned as they are (the rvalue overload: moved, not copied).
 template <class Real>
 RankParticles<Real> sorted_by_key(const RankParticles<Real>& in, const bh::Cube& cube, std::vector<std::uint64_t>& keys);
+template <class Real>
+RankParticles<Real> sorted_by_key(RankParticles<Real>&& in, const bh::Cube& cube, std::vector<std::uint64_t>& keys);
 
 }  // namespace orrery::mpi

@@ -103,6 +103,27 @@ struct NodeRecords {
     complete.push_back(o.complete[k]);
   }
 
+  /// Sizes every field for n records, with crit_rel (relative opening) and
+  /// quad (quadrupole trees) or without; set() then fills them.
+  void resize(std::int64_t n, bool rel, bool with_quad) {
+    const auto u = static_cast<std::size_t>(n);
+    key.resize(u), level.resize(u), count.resize(u), mass.resize(u), com_x.resize(u), com_y.resize(u), com_z.resize(u);
+    crit2.resize(u), complete.resize(u);
+    crit_rel.resize(rel ? u : 0);
+    quad.resize(with_quad ? u * bh::kQuadComponents : 0);
+  }
+
+  /// Record i (of resize()'s) becomes record k of `o`, which has the same
+  /// fields: one thread per i may fill distinct records at once.
+  void set(std::int64_t i, const NodeRecords& o, std::int64_t k) {
+    key[i] = o.key[k], level[i] = o.level[k], count[i] = o.count[k], mass[i] = o.mass[k];
+    com_x[i] = o.com_x[k], com_y[i] = o.com_y[k], com_z[i] = o.com_z[k], crit2[i] = o.crit2[k];
+    complete[i] = o.complete[k];
+    if (!crit_rel.empty()) crit_rel[i] = o.crit_rel[k];
+    for (int c = 0; c < bh::kQuadComponents && !quad.empty(); ++c)
+      quad[i * bh::kQuadComponents + c] = o.quad[k * bh::kQuadComponents + c];
+  }
+
   void write(ByteWriter& w) const {
     w.put(static_cast<std::int64_t>(size()));
     w.put(static_cast<std::uint8_t>(crit_rel.empty() ? 0 : 1));

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "orrery/core/particles.hpp"
+#include "orrery/mpi/parallel_copy.hpp"
 
 namespace orrery::mpi {
 
@@ -77,16 +78,14 @@ void for_each_field(F&& f, Sets&... s) {
   f(s.active...);
 }
 
-/// The particles reordered: out[k] = in[order[k]], every field.
-template <class Real>
-RankParticles<Real> permuted(const RankParticles<Real>& in, const std::vector<std::int64_t>& order) {
+/// The particles reordered: out[k] = in[order[k]], every field (with the
+/// rank's threads: parallel_copy.hpp).
+template <class Real, class Index>
+RankParticles<Real> permuted(const RankParticles<Real>& in, const std::vector<Index>& order) {
   RankParticles<Real> out;
   out.resize(order.size());
-  for_each_field(
-      [&](auto& to, const auto& from) {
-        for (std::size_t k = 0; k < order.size(); ++k) to[k] = from[static_cast<std::size_t>(order[k])];
-      },
-      out, in);
+  const auto n = static_cast<std::int64_t>(order.size());
+  for_each_field([&](auto& to, const auto& from) { gather(to.data(), from.data(), order.data(), n); }, out, in);
   return out;
 }
 

@@ -1,0 +1,26 @@
+#pragma once
+// The order of pairs (key, tie) on the host, with the rank's OpenMP threads
+// (docs/adr/0012): the particles of a rank by (key, index), one process's
+// order, and the nodes it holds by (key, level), the global pre-order. The
+// pairs are distinct (an index is held once, a node is held once), so their
+// sorted order is unique: the result is the same for every thread count and
+// every method, and the same as a std::sort by the pair.
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace orrery::mpi {
+
+/// Sorts 0..n-1 by (keys[i], tie[i], i): on return order[k] is the position
+/// of the k-th smallest pair and sorted_keys[k] = keys[order[k]]. Input
+/// already in that order (checked in parallel, O(n)) gives the identity
+/// without a sort; otherwise bh::sort_by_key's parallel radix sort by (key,
+/// i), then each run of equal keys sorted by tie (runs are short: equal keys
+/// are particles within one finest cell, or one cell at several levels).
+/// Returns whether the input was in order already (order is the identity:
+/// the caller may keep its arrays as they are). keys.size() == tie.size() < 2^31.
+template <class Tie>
+bool sort_by_key_and_tie(const std::vector<std::uint64_t>& keys, std::span<const Tie> tie,
+                         std::vector<std::uint64_t>& sorted_keys, std::vector<std::int32_t>& order);
+
+}  // namespace orrery::mpi
