@@ -16,6 +16,23 @@ bh::NodeMoments moments_of_leaf(const RankParticles<Real>& s, std::int32_t b, st
   return bh::leaf_moments<M>(s.p.x.data(), s.p.y.data(), s.p.z.data(), s.p.mass.data(), b, n, g);
 }
 
+/// The node of cell (key, level) in `t` (pre-order, key and level per node),
+/// or -1 where the descent from the root ends at a leaf above that level: the
+/// children of node n are n + 1, next[n + 1], ... up to next[n].
+template <class Real>
+std::int32_t find_cell(const bh::Octree<Real>& t, std::uint64_t key, std::int32_t level) {
+  std::int32_t n = 0;
+  while (t.level[n] < level) {
+    const std::int32_t end = t.next[n];
+    std::int32_t c = n + 1;
+    if (c == end) return -1;  // a leaf holds the cell's particles and more
+    // The child whose key range holds `key` (children are in key order).
+    while (t.next[c] < end && t.key[t.next[c]] <= key) c = t.next[c];
+    n = c;
+  }
+  return t.level[n] == level && t.key[n] == key ? n : -1;
+}
+
 }  // namespace
 
 template <class Real>
@@ -25,6 +42,25 @@ LocalTree<Real> build_local_tree(const RankParticles<Real>& s, std::span<const s
   LocalTree<Real> out;
   out.cap2 = bh::relative_cap_factor<Real>(params.relative_cap);
   const bool quad = params.multipole == bh::Multipole::quadrupole;
+  if (leaf_begin == leaf_end) return out;
+  // One build over every particle of the domain, in the global cube. The
+  // split rule decides a cell from the particles inside it, and a top leaf's
+  // particles all live here, so below a top leaf's cell this tree is the
+  // one-process tree (above it, cells that hold several top leaves, or only
+  // this rank's share of a cell, are not used). One build instead of one a
+  // top leaf: the leaves are many and small, and each build pays its own
+  // allocations and parallel regions.
+  std::vector<bh::NodeMoments> mo;
+  const SourcesView<Real> all{s.size(), s.p.x.data(), s.p.y.data(), s.p.z.data(), s.p.mass.data()};
+  const bh::Octree<Real> t = bh::build_octree(all, params, nullptr, cube.side > 0 ? &cube : nullptr, &mo);
+  // The rank's particles are sorted by (key, index), so the build's stable
+  // sort by key keeps them in place, and a node's first is an index into s.
+  for (std::int64_t k = 0; k < s.size(); ++k)
+    if (t.order[static_cast<std::size_t>(k)] != k)
+      throw RuntimeFailure("the rank's tree moved particle " + std::to_string(k) + " to " +
+                           std::to_string(t.order[static_cast<std::size_t>(k)]) +
+                           "; accepted: particles sorted by (key, index) before the build");
+  const bh::OctreeView<Real> v = t.view();
   for (std::int64_t l = leaf_begin; l < leaf_end; ++l) {
     const std::int32_t c = top.leaves[static_cast<std::size_t>(l)];
     const std::uint64_t key = top.key[c];
@@ -39,15 +75,11 @@ LocalTree<Real> build_local_tree(const RankParticles<Real>& s, std::span<const s
                            " on its owner; accepted: every particle of a domain on its owner (migrate first)");
     const auto base = static_cast<std::int32_t>(out.nodes.size());
     out.roots.push_back(base);
-    const SourcesView<Real> leaf{e - b, s.p.x.data() + b, s.p.y.data() + b, s.p.z.data() + b, s.p.mass.data() + b};
-    std::vector<bh::NodeMoments> mo;
-    // A cube of side 0 (every particle at one point) is refused from outside,
-    // but it is then every leaf's own bounding cube, which the build takes.
-    const bh::Octree<Real> t = bh::build_octree(leaf, params, nullptr, cube.side > 0 ? &cube : nullptr, &mo);
-    if (t.num_nodes() == 1) {
-      // The leaf is not split (at most cap particles, or one key): the build
-      // over its particles alone made the root cube its one leaf, so its
-      // moments are taken again with the leaf's own geometry.
+    const std::int32_t f = find_cell(t, key, level);
+    if (f < 0 || t.next[f] == f + 1) {
+      // The leaf is not split (at most cap particles, or one key): its
+      // moments are taken with its own cell's geometry, as one process's
+      // build takes a leaf's (the rank's tree may hold them in a larger leaf).
       const bh::CellGeometry g = bh::cell_geometry(key, level, cube);
       const bh::NodeMoments m = quad ? moments_of_leaf<bh::Multipole::quadrupole>(s, b, e - b, g)
                                                : moments_of_leaf<bh::Multipole::monopole>(s, b, e - b, g);
@@ -57,20 +89,17 @@ LocalTree<Real> build_local_tree(const RankParticles<Real>& s, std::span<const s
       out.root_moments.push_back(m);
       continue;
     }
-    // The build over the leaf's particles alone has a chain of one-child
-    // cells from the root down to the leaf's cell, which is node `level`;
-    // below it, the one-process tree's subtree.
-    if (t.num_nodes() <= level || t.key[level] != key || t.level[level] != level)
+    if (t.first[f] != b || t.count[f] != e - b)
       throw RuntimeFailure("the subtree of top leaf (key " + std::to_string(key) + ", level " + std::to_string(level) +
-                           ") does not start at its cell; accepted: a build whose node " + std::to_string(level) +
-                           " is the leaf's cell");
-    const bh::OctreeView<Real> v = t.view();
-    for (std::int32_t n = level; n < t.num_nodes(); ++n) {
+                           ") holds particles [" + std::to_string(t.first[f]) + ", +" + std::to_string(t.count[f]) +
+                           ") of the rank's tree; accepted: the leaf's own [" + std::to_string(b) + ", +" +
+                           std::to_string(e - b) + ")");
+    for (std::int32_t n = f; n < t.next[f]; ++n) {
       out.nodes.append(v, n, t.count[n], true);
-      out.first.push_back(b + t.first[n]);
-      out.next.push_back(base + t.next[n] - level);
+      out.first.push_back(t.first[n]);
+      out.next.push_back(base + t.next[n] - f);
     }
-    out.root_moments.push_back(mo[static_cast<std::size_t>(level)]);
+    out.root_moments.push_back(mo[static_cast<std::size_t>(f)]);
   }
   return out;
 }

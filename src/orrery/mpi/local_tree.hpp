@@ -1,11 +1,11 @@
 #pragma once
 // A rank's own part of the global octree (docs/adr/0012 decision 2): the
-// whole subtree of each top leaf of its domain, built from that leaf's
-// particles alone, which all live on this rank. The octree's split rule
-// decides a cell from the particles inside it, so below a top leaf these
-// are the one-process tree's nodes with the same particles in the same
-// order, hence the same moments bit for bit (the build's own code, run on
-// the leaf's particles: bh::build_octree in the global cube).
+// whole subtree of each top leaf of its domain, whose particles all live on
+// this rank. The octree's split rule decides a cell from the particles
+// inside it, so a tree built over the rank's particles alone holds, below
+// each top leaf's cell, the one-process tree's nodes with the same particles
+// in the same order, hence the same moments bit for bit (the build's own
+// code, bh::build_octree in the global cube, run once over the domain).
 #include <cstdint>
 #include <span>
 #include <vector>
