@@ -71,6 +71,9 @@
 #                   ORRERY_LET_ARGS="--backend cuda" ORRERY_LET_RANKS="1 2 4" \
 #                     ORRERY_LET_SIZES="1048576 4194304 16777216" scripts/gpu_session.sh bench-mpi-let
 #                 (16 / K threads a rank); add ORRERY_LET_THREADS=1 for one thread a rank
+#                 With ORRERY_OLD_SRC=DIR (as bench-regression's) the old copy's mpi_let_bench is
+#                 built too, and the two run the same rows alternately, ORRERY_LET_ROUNDS rounds
+#                 (default 2), into mpi_let_h200{host,gpu}_{old,new}_ROUND.csv
 #   bench-exchange bench/mpi_exchange_bench: the LET's all-to-all of bytes, 4 KB .. 64 MB per pair,
 #                 by mpi::Communicator::exchange, host MPI_Alltoallv, MPI_Alltoallv on device buffers
 #                 (CUDA-aware MPI) and NCCL send/recv, K = 1 (--self: a rank's part to itself),
@@ -319,15 +322,46 @@ task_mpi() {
   tee -a "$summary" <"$logs/mpi_bench.log"
 }
 
+# Builds TARGET... of the old copy ORRERY_OLD_SRC (a `git archive` of an older
+# commit) into build/old, for the tasks that run the old and the new commit
+# alternately in one call; fails (and says why) where it does not build.
+build_old() {
+  local old=$ORRERY_OLD_SRC
+  [ -e "$old/.deps" ] || ln -s "$root/.deps" "$old/.deps"
+  if cmake -S "$old" -B build/old -G Ninja -DCMAKE_BUILD_TYPE=Release -DORRERY_ENABLE_CUDA=ON \
+    -DORRERY_REQUIRE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DORRERY_BUILD_TESTS=OFF >>"$logs/old_configure.log" 2>&1 &&
+    cmake --build build/old -j "$jobs" --target "$@" >>"$logs/old_build.log" 2>&1; then
+    say "built $* of the old copy $old"
+  else
+    fail "old copy $old did not build ($*)"; tail -20 "$logs/old_build.log" | tee -a "$summary"; return 1
+  fi
+}
+
 task_bench-mpi-let() {
   local csv=$out/mpi_let_h200host.csv gpu=0
   [[ ${ORRERY_LET_ARGS:-} == *"--backend cuda"* ]] && gpu=1 csv=$out/mpi_let_h200gpu.csv
   say "== scripts/mpi_let_bench.sh: Plummer, K = ${ORRERY_LET_RANKS:-1 2 4 8 16} ranks of ${ORRERY_LET_THREADS:-$(nproc) / K} threads, N = ${ORRERY_LET_SIZES:-1048576/rank 4194304 16777216:1,4,16}${ORRERY_LET_ARGS:+, options $ORRERY_LET_ARGS}"
-  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ORRERY_LET_STEPS=${ORRERY_LET_STEPS:-2} \
-    ORRERY_LET_WARMUP=${ORRERY_LET_WARMUP:-0} ORRERY_LET_BUDGET_S=${ORRERY_LET_BUDGET_S:-300} \
-    scripts/mpi_let_bench.sh build/cuda/bench/mpi_let_bench "$csv" "${ORRERY_LET_SIZES:-1048576/rank 4194304 16777216:1,4,16}" \
-    "${ORRERY_LET_RANKS:-1 2 4 8 16}" plummer >"$logs/mpi_let_bench.log" 2>&1 || fail "mpi_let_bench.sh (see logs/mpi_let_bench.log)"
-  tee -a "$summary" <"$logs/mpi_let_bench.log"
+  let_rows() {  # BIN CSV LOG
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ORRERY_LET_STEPS=${ORRERY_LET_STEPS:-2} \
+      ORRERY_LET_WARMUP=${ORRERY_LET_WARMUP:-0} ORRERY_LET_BUDGET_S=${ORRERY_LET_BUDGET_S:-300} \
+      scripts/mpi_let_bench.sh "$1" "$2" "${ORRERY_LET_SIZES:-1048576/rank 4194304 16777216:1,4,16}" \
+      "${ORRERY_LET_RANKS:-1 2 4 8 16}" plummer >"$3" 2>&1 || fail "mpi_let_bench.sh (see $3)"
+    tee -a "$summary" <"$3"
+  }
+  if [ -n "${ORRERY_OLD_SRC:-}" ]; then
+    # The old and the new commit's bench alternately, old new old new, each
+    # round the same rows (ORRERY_LET_ROUNDS, default 2), into one CSV each.
+    build_old mpi_let_bench || return 0
+    local round
+    for round in $(seq 1 "${ORRERY_LET_ROUNDS:-2}"); do
+      say "== round $round: old"
+      let_rows build/old/bench/mpi_let_bench "${csv%.csv}_old_$round.csv" "$logs/mpi_let_bench_old_$round.log"
+      say "== round $round: new"
+      let_rows build/cuda/bench/mpi_let_bench "${csv%.csv}_new_$round.csv" "$logs/mpi_let_bench_new_$round.log"
+    done
+    return 0
+  fi
+  let_rows build/cuda/bench/mpi_let_bench "$csv" "$logs/mpi_let_bench.log"
   if [ $gpu = 1 ]; then  # the model fits CPU ranks' rows only
     column -s, -t <"$csv" | cut -c1-400 | tee -a "$summary"
   else
@@ -361,17 +395,10 @@ task_bench-exchange() {
 task_bench-regression() {
   local old=${ORRERY_OLD_SRC:-} csv=$out/bh_regression.csv
   if [ -n "$old" ]; then
-    [ -e "$old/.deps" ] || ln -s "$root/.deps" "$old/.deps"
     # One program measures both commits: the bench takes only the factory
     # and GpuTreeSolver's interface, which they share.
     cp bench/bh_regression_bench.cu bench/bench_stats.hpp "$old/bench/"
-    if cmake -S "$old" -B build/old -G Ninja -DCMAKE_BUILD_TYPE=Release -DORRERY_ENABLE_CUDA=ON \
-      -DORRERY_REQUIRE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DORRERY_BUILD_TESTS=OFF >"$logs/old_configure.log" 2>&1 &&
-      cmake --build build/old -j "$jobs" --target bh_regression_bench >"$logs/old_build.log" 2>&1; then
-      say "built the old copy $old"
-    else
-      fail "old copy $old did not build"; tail -20 "$logs/old_build.log" | tee -a "$summary"; old=
-    fi
+    build_old bh_regression_bench || old=
   fi
   say "== bh_regression_bench${old:+ (old = $old, alternating)}"
   for round in $(seq 1 "${ORRERY_REGRESSION_ROUNDS:-2}"); do
