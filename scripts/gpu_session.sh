@@ -74,6 +74,8 @@
 #                 With ORRERY_OLD_SRC=DIR (as bench-regression's) the old copy's mpi_let_bench is
 #                 built too, and the two run the same rows alternately, ORRERY_LET_ROUNDS rounds
 #                 (default 2), into mpi_let_h200{host,gpu}_{old,new}_ROUND.csv
+#                 (ORRERY_OLD_FILES="a b": the old binary is the new build with those files
+#                 swapped for the old copy's, see build_old)
 #   bench-exchange bench/mpi_exchange_bench: the LET's all-to-all of bytes, 4 KB .. 64 MB per pair,
 #                 by mpi::Communicator::exchange, host MPI_Alltoallv, MPI_Alltoallv on device buffers
 #                 (CUDA-aware MPI) and NCCL send/recv, K = 1 (--self: a rank's part to itself),
@@ -325,8 +327,30 @@ task_mpi() {
 # Builds TARGET... of the old copy ORRERY_OLD_SRC (a `git archive` of an older
 # commit) into build/old, for the tasks that run the old and the new commit
 # alternately in one call; fails (and says why) where it does not build.
+# With ORRERY_OLD_FILES="path ..." (paths under the repository that differ
+# between the two commits) the old binaries come from the new build itself:
+# those files swapped for the old copy's, the targets rebuilt (only what
+# depends on them recompiles) and copied to build/old/bench, then the new
+# files put back and rebuilt. Minutes of CUDA compiling fewer than a second
+# build tree; only valid when the commits differ in those files alone.
 build_old() {
   local old=$ORRERY_OLD_SRC
+  if [ -n "${ORRERY_OLD_FILES:-}" ]; then
+    local f t keep
+    keep=$(mktemp -d)
+    for f in $ORRERY_OLD_FILES; do mkdir -p "$keep/$(dirname "$f")"; cp "$f" "$keep/$f"; cp "$old/$f" "$f"; done
+    mkdir -p build/old/bench
+    if cmake --build --preset cuda -j "$jobs" --target "$@" >>"$logs/old_build.log" 2>&1; then
+      for t in "$@"; do cp "build/cuda/bench/$t" build/old/bench/; done
+      say "built $* with the old copy's $ORRERY_OLD_FILES"
+    else
+      fail "the old files did not build ($*)"; tail -20 "$logs/old_build.log" | tee -a "$summary"
+    fi
+    for f in $ORRERY_OLD_FILES; do cp "$keep/$f" "$f"; done
+    cmake --build --preset cuda -j "$jobs" --target "$@" >>"$logs/old_build.log" 2>&1 || fail "the new files did not rebuild"
+    [ -x "build/old/bench/$1" ]
+    return
+  fi
   [ -e "$old/.deps" ] || ln -s "$root/.deps" "$old/.deps"
   if cmake -S "$old" -B build/old -G Ninja -DCMAKE_BUILD_TYPE=Release -DORRERY_ENABLE_CUDA=ON \
     -DORRERY_REQUIRE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DORRERY_BUILD_TESTS=OFF >>"$logs/old_configure.log" 2>&1 &&
