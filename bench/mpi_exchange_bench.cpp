@@ -3,8 +3,9 @@
 // rank sends every other a part of its own size, the receivers first learn
 // the sizes), by four transports (issue 19):
 //   comm    mpi::Communicator::exchange on host buffers, the call the
-//           distributed tree makes today (MPI_Alltoall of the counts, a new
-//           receive vector, MPI_Alltoallv);
+//           distributed tree makes (MPI_Alltoall of the counts, then
+//           MPI_Alltoallv into a receive buffer kept across the trials, as a
+//           DistributedTree keeps its own across solves);
 //   host    the same MPI calls on host buffers allocated once;
 //   device  the same MPI calls on device buffers (cudaMalloc), which needs a
 //           CUDA-aware MPI: run where MPIX_Query_cuda_support() says 1 (or
@@ -43,6 +44,7 @@
 #include <limits>
 #include <memory>
 #include <set>
+#include <span>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -53,6 +55,7 @@
 #include "orrery/cuda/device.hpp"
 #include "orrery/cuda/memory.hpp"
 #include "orrery/cuda/stream.hpp"
+#include "orrery/mpi/byte_buffer.hpp"
 #include "orrery/mpi/communicator.hpp"
 
 namespace {
@@ -179,7 +182,7 @@ std::vector<int> exchange_counts(const Layout& send, int size) {
 
 /// The first byte or count that is not the one its sender wrote for this
 /// rank, named with the transport and the ranks; empty when all are.
-std::string first_wrong(const std::string& transport, const std::vector<int>& counts, const std::vector<std::byte>& got,
+std::string first_wrong(const std::string& transport, const std::vector<int>& counts, std::span<const std::byte> got,
                         const Plan& plan, int rank) {
   const std::string where = transport + ": rank " + std::to_string(rank);
   for (std::size_t r = 0; r < counts.size(); ++r)
@@ -200,7 +203,7 @@ std::string first_wrong(const std::string& transport, const std::vector<int>& co
 
 /// Collective: every rank checks what it received; if any rank's is wrong,
 /// those ranks say what, and every rank throws (the job stops, nonzero).
-void verify(const std::string& transport, const std::vector<int>& counts, const std::vector<std::byte>& got,
+void verify(const std::string& transport, const std::vector<int>& counts, std::span<const std::byte> got,
             const Plan& plan, int rank) {
   const std::string wrong = first_wrong(transport, counts, got, plan, rank);
   int mine = wrong.empty() ? 0 : 1, any = 0;
@@ -323,12 +326,19 @@ Row measure(const std::string& transport, const Args& a, const Plan& plan, const
   const int rank = comm.rank(), size = comm.size();
   Row row{transport, "ok", {}};
   std::vector<int> counts;
-  std::vector<std::byte> got(static_cast<std::size_t>(plan.recv.total()));
+  // The other transports' receive buffer, allocated once; comm receives into its own.
+  std::vector<std::byte> got(transport == "comm" ? 0 : static_cast<std::size_t>(plan.recv.total()));
+  mpi::ByteBuffer kept;
+  std::span<std::byte> received = got;  // what is checked
   const auto clear_host = [&] { std::fill(got.begin(), got.end(), std::byte{0}); };
   if (transport == "comm") {
     std::vector<std::int64_t> from;
-    row.seconds = timed(a, [&] { got.clear(); }, [&] { got = comm.exchange(plan.data, plan.send.offsets, from); });
+    // The first exchange (a warm-up unless --warmup 0) allocates `kept`;
+    // the others receive into it, cleared as the host transport's is.
+    row.seconds = timed(a, [&] { std::fill(kept.begin(), kept.end(), std::byte{0}); },
+                        [&] { comm.exchange(plan.data, plan.send.offsets, kept, from); });
     for (int r = 0; r < size; ++r) counts.push_back(static_cast<int>(from[r + 1] - from[r]));
+    received = kept;
   } else if (transport == "host") {
     row.seconds = timed(a, clear_host, [&] {
       counts = exchange_counts(plan.send, size);
@@ -363,9 +373,10 @@ Row measure(const std::string& transport, const Args& a, const Plan& plan, const
   }
   // The test seam of the check (bench/CMakeLists.txt): ORRERY_TEST_CORRUPT_EXCHANGE=<transport>
   // flips a received bit on the last rank, which must stop the job.
-  if (const char* c = std::getenv("ORRERY_TEST_CORRUPT_EXCHANGE"); c && transport == c && rank == size - 1 && !got.empty())
-    got.back() ^= std::byte{1};
-  verify(transport, counts, got, plan, rank);
+  if (const char* c = std::getenv("ORRERY_TEST_CORRUPT_EXCHANGE");
+      c && transport == c && rank == size - 1 && !received.empty())
+    received.back() ^= std::byte{1};
+  verify(transport, counts, received, plan, rank);
   return row;
 }
 

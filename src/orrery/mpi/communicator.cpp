@@ -155,8 +155,8 @@ void Communicator::max(std::span<double> values) const {
   reduce_in_place(values, MPI_MAX);
 }
 
-std::vector<std::byte> Communicator::exchange(std::span<const std::byte> send, std::span<const std::int64_t> to,
-                                              std::vector<std::int64_t>& from) const {
+void Communicator::exchange(std::span<const std::byte> send, std::span<const std::int64_t> to, ByteBuffer& received,
+                            std::vector<std::int64_t>& from) const {
   if (to.size() != static_cast<std::size_t>(size_) + 1 || to.front() != 0 ||
       to.back() != static_cast<std::int64_t>(send.size()))
     throw RuntimeFailure("exchange: " + std::to_string(to.size()) + " offsets over " + std::to_string(send.size()) +
@@ -166,7 +166,7 @@ std::vector<std::byte> Communicator::exchange(std::span<const std::byte> send, s
   check(MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, MPI_COMM_WORLD), "MPI_Alltoall");
   from = offsets_of(recv_counts);
   int_counts(from, recv_counts, recv_at);
-  std::vector<std::byte> received(static_cast<std::size_t>(from.back()));
+  received.resize_for_overwrite(static_cast<std::size_t>(from.back()));
   check(MPI_Alltoallv(send.data(), send_counts.data(), send_at.data(), MPI_BYTE, received.data(), recv_counts.data(),
                       recv_at.data(), MPI_BYTE, MPI_COMM_WORLD),
         "MPI_Alltoallv");
@@ -174,7 +174,6 @@ std::vector<std::byte> Communicator::exchange(std::span<const std::byte> send, s
   const std::int64_t counts = static_cast<std::int64_t>(sizeof(int)) * (size_ - 1);
   traffic_.sent += counts + to.back() - (to[rank_ + 1] - to[rank_]);
   traffic_.received += counts + from.back() - (from[rank_ + 1] - from[rank_]);
-  return received;
 }
 
 std::vector<std::byte> Communicator::allgather(std::span<const std::byte> mine, std::vector<std::int64_t>& from) const {

@@ -9,6 +9,8 @@
 #include <span>
 #include <vector>
 
+#include "orrery/mpi/byte_buffer.hpp"
+
 namespace orrery::mpi {
 
 /// Bytes a rank's collectives moved (docs/performance/mpi.md, part 2):
@@ -54,11 +56,13 @@ class Communicator {
   void max(std::span<double> values) const;
 
   /// Personalised exchange (MPI_Alltoallv of bytes): rank q receives
-  /// send[to[q] .. to[q + 1]) of every rank. Returns what this rank receives,
-  /// in rank order, with from[r] .. from[r + 1] the part rank r sent; to has
-  /// K + 1 offsets starting at 0. Each part must be under 2^31 bytes.
-  std::vector<std::byte> exchange(std::span<const std::byte> send, std::span<const std::int64_t> to,
-                                  std::vector<std::int64_t>& from) const;
+  /// send[to[q] .. to[q + 1]) of every rank. `received` becomes what this
+  /// rank receives, in rank order, with from[r] .. from[r + 1] the part rank
+  /// r sent; to has K + 1 offsets starting at 0. Each part must be under
+  /// 2^31 bytes. `received` is the caller's to keep across calls: MPI writes
+  /// into it where it is large enough, not zero-filled (byte_buffer.hpp).
+  void exchange(std::span<const std::byte> send, std::span<const std::int64_t> to, ByteBuffer& received,
+                std::vector<std::int64_t>& from) const;
   /// Every rank's bytes, in rank order (rank r's at from[r] .. from[r + 1]).
   std::vector<std::byte> allgather(std::span<const std::byte> mine, std::vector<std::int64_t>& from) const;
   /// Every rank's bytes on rank 0 alone, in rank order (rank r's at from[r]

@@ -137,7 +137,7 @@ SolverReport DistributedTree<Real>::solve(RankParticles<Real>& particles, const 
   report.add_phase("decomposition", since(t));
   count_traffic("decomposition");
   t = Clock::now();
-  s = sorted_by_key(migrate(s, dest, comm_), cube, keys);
+  s = sorted_by_key(migrate(s, dest, comm_, received_), cube, keys);
   report.add_phase("migration", since(t));
   count_traffic("migration");
 
@@ -174,10 +174,10 @@ SolverReport DistributedTree<Real>::solve(RankParticles<Real>& particles, const 
       if (q != rank) write_let(w, own, s, keys, boxes, cube, options_.let_shrink);
       to[q + 1] = static_cast<std::int64_t>(send.size());
     }
-    const std::vector<std::byte> got = comm_.exchange(send, to, from);
+    comm_.exchange(send, to, received_, from);
     count_traffic("let");
     // A rank without targets (a subset solve) was sent nothing and walks nothing.
-    if (m > 0 || !active_only) tree_ = assemble_tree(top_nodes, own, s, keys, got, from, cube, params, rank);
+    if (m > 0 || !active_only) tree_ = assemble_tree(top_nodes, own, s, keys, received_, from, cube, params, rank);
     check_budget(m > 0 || !active_only ? static_cast<std::int64_t>(tree_.tree.x.size()) - 1 : static_cast<std::int64_t>(n),
                  static_cast<std::int64_t>(n));
     report.add_phase("exchange", since(te));

@@ -21,6 +21,7 @@
 #include "orrery/bh/tree_config.hpp"
 #include "orrery/core/solver_report.hpp"
 #include "orrery/gravity/force_solver.hpp"
+#include "orrery/mpi/byte_buffer.hpp"
 #include "orrery/mpi/communicator.hpp"
 #include "orrery/mpi/let.hpp"
 #include "orrery/mpi/let_walk.hpp"
@@ -102,6 +103,11 @@ class DistributedTree {
   std::shared_ptr<LetWalk<Real>> walk_;
   AssembledTree<Real> tree_;
   std::vector<PartTraffic> traffic_;
+  // The receive buffer of a solve's all-to-alls (migration's, then each
+  // evaluation's LET), one after the other: each is read into particles or
+  // the tree before the next. Kept across solves, it stays as large as the
+  // largest, so a step's exchanges receive into pages already touched.
+  ByteBuffer received_;
 };
 
 }  // namespace orrery::mpi

@@ -62,7 +62,8 @@ RankParticles<Real> read_parts(std::span<const std::byte> all, const std::vector
 }  // namespace
 
 template <class Real>
-RankParticles<Real> migrate(const RankParticles<Real>& mine, std::span<const int> dest, const Communicator& comm) {
+RankParticles<Real> migrate(const RankParticles<Real>& mine, std::span<const int> dest, const Communicator& comm,
+                            ByteBuffer& received) {
   const int ranks = comm.size(), self = comm.rank();
   // The particles by destination, in their order (a stable counting sort).
   std::vector<std::int64_t> at(static_cast<std::size_t>(ranks) + 1, 0), order(dest.size());
@@ -85,8 +86,8 @@ RankParticles<Real> migrate(const RankParticles<Real>& mine, std::span<const int
     to[r + 1] = static_cast<std::int64_t>(send.size());
   }
   std::vector<std::int64_t> from;
-  const std::vector<std::byte> got = comm.exchange(send, to, from);
-  return read_parts<Real>(got, from, self, &mine,
+  comm.exchange(send, to, received, from);
+  return read_parts<Real>(received, from, self, &mine,
                           std::span<const std::int64_t>(order.data() + at[self],
                                                         static_cast<std::size_t>(at[self + 1] - at[self])));
 }
@@ -139,8 +140,10 @@ RankParticles<Real> sorted_by_key(RankParticles<Real>&& in, const bh::Cube& cube
   return key_order(in, cube, keys, order) ? std::move(in) : permuted(in, order);
 }
 
-template RankParticles<float> migrate(const RankParticles<float>&, std::span<const int>, const Communicator&);
-template RankParticles<double> migrate(const RankParticles<double>&, std::span<const int>, const Communicator&);
+template RankParticles<float> migrate(const RankParticles<float>&, std::span<const int>, const Communicator&,
+                                      ByteBuffer&);
+template RankParticles<double> migrate(const RankParticles<double>&, std::span<const int>, const Communicator&,
+                                       ByteBuffer&);
 template RankParticles<float> gathered_in_index_order(const RankParticles<float>&, const Communicator&);
 template RankParticles<double> gathered_in_index_order(const RankParticles<double>&, const Communicator&);
 template RankParticles<float> sorted_by_key(const RankParticles<float>&, const bh::Cube&, std::vector<std::uint64_t>&);

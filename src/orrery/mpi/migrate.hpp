@@ -8,6 +8,7 @@
 
 #include "orrery/bh/morton.hpp"
 
+#include "orrery/mpi/byte_buffer.hpp"
 #include "orrery/mpi/communicator.hpp"
 #include "orrery/mpi/rank_particles.hpp"
 
@@ -17,9 +18,12 @@ namespace orrery::mpi {
 /// what this rank holds afterwards, in the order (source rank, then the
 /// order on the source): unsorted. The particles a rank keeps do not travel
 /// (they are copied from `mine` into their place); the copies use the
-/// rank's threads (parallel_copy.hpp).
+/// rank's threads (parallel_copy.hpp). `received` is the all-to-all's
+/// receive buffer, the caller's to keep across solves (afterwards it holds
+/// the bytes received, read into the result and no longer needed).
 template <class Real>
-RankParticles<Real> migrate(const RankParticles<Real>& mine, std::span<const int> dest, const Communicator& comm);
+RankParticles<Real> migrate(const RankParticles<Real>& mine, std::span<const int> dest, const Communicator& comm,
+                            ByteBuffer& received);
 
 /// Every rank's particles on every rank, in index order (one process's
 /// arrays, whatever K): what a snapshot or a checkpoint writes. O(N) on
