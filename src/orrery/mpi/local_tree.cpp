@@ -6,6 +6,7 @@
 #include "orrery/bh/build_topology.hpp"
 #include "orrery/bh/octree_build.hpp"
 #include "orrery/core/error.hpp"
+#include "orrery/mpi/parallel_copy.hpp"
 
 namespace orrery::mpi {
 namespace {
@@ -60,7 +61,18 @@ LocalTree<Real> build_local_tree(const RankParticles<Real>& s, std::span<const s
       throw RuntimeFailure("the rank's tree moved particle " + std::to_string(k) + " to " +
                            std::to_string(t.order[static_cast<std::size_t>(k)]) +
                            "; accepted: particles sorted by (key, index) before the build");
-  const bh::OctreeView<Real> v = t.view();
+  // First the plan, a top leaf at a time (each leaf's particles, its node in
+  // `t` or none, where its records go), then the records filled on the
+  // rank's threads, each written once from the same source: the serial
+  // order's bits (parallel_copy.hpp's rule).
+  struct Leaf {
+    std::uint64_t key;
+    std::int32_t level, b, e, f;  // f: the subtree's root in t, or -1 (taken with the leaf's own geometry)
+    std::int32_t base;            // its first record
+  };
+  std::vector<Leaf> plan;
+  plan.reserve(static_cast<std::size_t>(leaf_end - leaf_begin));
+  std::int32_t records = 0;
   for (std::int64_t l = leaf_begin; l < leaf_end; ++l) {
     const std::int32_t c = top.leaves[static_cast<std::size_t>(l)];
     const std::uint64_t key = top.key[c];
@@ -73,33 +85,47 @@ LocalTree<Real> build_local_tree(const RankParticles<Real>& s, std::span<const s
                            std::to_string(level) + ") holds " + std::to_string(top.count[c]) +
                            " particles over the ranks but " + std::to_string(e - b) +
                            " on its owner; accepted: every particle of a domain on its owner (migrate first)");
-    const auto base = static_cast<std::int32_t>(out.nodes.size());
-    out.roots.push_back(base);
-    const std::int32_t f = find_cell(t, key, level);
-    if (f < 0 || t.next[f] == f + 1) {
-      // The leaf is not split (at most cap particles, or one key): its
-      // moments are taken with its own cell's geometry, as one process's
-      // build takes a leaf's (the rank's tree may hold them in a larger leaf).
-      const bh::CellGeometry g = bh::cell_geometry(key, level, cube);
-      const bh::NodeMoments m = quad ? moments_of_leaf<bh::Multipole::quadrupole>(s, b, e - b, g)
-                                               : moments_of_leaf<bh::Multipole::monopole>(s, b, e - b, g);
-      out.nodes.append(key, level, e - b, m, cube, params, true);
-      out.first.push_back(b);
-      out.next.push_back(base + 1);
-      out.root_moments.push_back(m);
-      continue;
-    }
-    if (t.first[f] != b || t.count[f] != e - b)
+    std::int32_t f = find_cell(t, key, level);
+    // A leaf that is not split (at most cap particles, or one key) is taken
+    // with its own cell's geometry, as one process's build takes a leaf's
+    // (the rank's tree may hold its particles in a larger leaf).
+    if (f >= 0 && t.next[f] == f + 1) f = -1;
+    if (f >= 0 && (t.first[f] != b || t.count[f] != e - b))
       throw RuntimeFailure("the subtree of top leaf (key " + std::to_string(key) + ", level " + std::to_string(level) +
                            ") holds particles [" + std::to_string(t.first[f]) + ", +" + std::to_string(t.count[f]) +
                            ") of the rank's tree; accepted: the leaf's own [" + std::to_string(b) + ", +" +
                            std::to_string(e - b) + ")");
-    for (std::int32_t n = f; n < t.next[f]; ++n) {
-      out.nodes.append(v, n, t.count[n], true);
-      out.first.push_back(t.first[n]);
-      out.next.push_back(base + t.next[n] - f);
+    plan.push_back({key, level, b, e, f, records});
+    records += f < 0 ? 1 : t.next[f] - f;
+  }
+  out.nodes.resize(records, params.opening == bh::Opening::relative, quad);
+  out.first.resize(static_cast<std::size_t>(records));
+  out.next.resize(static_cast<std::size_t>(records));
+  out.roots.resize(plan.size());
+  out.root_moments.resize(plan.size());
+  const bh::OctreeView<Real> v = t.view();
+  const auto leaves = static_cast<std::int64_t>(plan.size());
+#pragma omp parallel for schedule(dynamic, 16) if (records >= kParallelLoop)
+  for (std::int64_t j = 0; j < leaves; ++j) {
+    const Leaf& p = plan[static_cast<std::size_t>(j)];
+    out.roots[static_cast<std::size_t>(j)] = p.base;
+    if (p.f < 0) {
+      const bh::CellGeometry g = bh::cell_geometry(p.key, p.level, cube);
+      const bh::NodeMoments m = quad ? moments_of_leaf<bh::Multipole::quadrupole>(s, p.b, p.e - p.b, g)
+                                     : moments_of_leaf<bh::Multipole::monopole>(s, p.b, p.e - p.b, g);
+      out.nodes.set(p.base, p.key, p.level, p.e - p.b, m, cube, params, true);
+      out.first[static_cast<std::size_t>(p.base)] = p.b;
+      out.next[static_cast<std::size_t>(p.base)] = p.base + 1;
+      out.root_moments[static_cast<std::size_t>(j)] = m;
+      continue;
     }
-    out.root_moments.push_back(mo[static_cast<std::size_t>(f)]);
+    for (std::int32_t n = p.f; n < t.next[p.f]; ++n) {
+      const std::int32_t i = p.base + n - p.f;
+      out.nodes.set(i, v, n, t.count[n], true);
+      out.first[static_cast<std::size_t>(i)] = t.first[n];
+      out.next[static_cast<std::size_t>(i)] = p.base + t.next[n] - p.f;
+    }
+    out.root_moments[static_cast<std::size_t>(j)] = mo[static_cast<std::size_t>(p.f)];
   }
   return out;
 }

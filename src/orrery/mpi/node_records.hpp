@@ -6,6 +6,7 @@
 // (`complete`: a leaf's particles, or an internal node's children). A walk
 // that would open a node that is not complete has been sent too little
 // (let.hpp stops it with an error).
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -29,18 +30,19 @@ struct NodeRecords {
   /// Appends node n of tree t (its count given: a rank's own trees count
   /// only the particles they were built over).
   void append(const bh::OctreeView<Real>& t, std::int32_t n, std::int64_t global_count, bool is_complete) {
-    key.push_back(t.key[n]);
-    level.push_back(t.level[n]);
-    count.push_back(global_count);
-    mass.push_back(t.mass[n]);
-    com_x.push_back(t.com_x[n]);
-    com_y.push_back(t.com_y[n]);
-    com_z.push_back(t.com_z[n]);
-    crit2.push_back(t.crit2[n]);
-    if (t.crit_rel != nullptr) crit_rel.push_back(t.crit_rel[n]);
+    grow(t.crit_rel != nullptr, t.quad != nullptr);
+    set(size() - 1, t, n, global_count, is_complete);
+  }
+
+  /// Record i (of resize()'s) becomes node n of tree t, as append() would
+  /// add it: one thread per i may fill distinct records at once.
+  void set(std::int64_t i, const bh::OctreeView<Real>& t, std::int32_t n, std::int64_t global_count, bool is_complete) {
+    key[i] = t.key[n], level[i] = t.level[n], count[i] = global_count, mass[i] = t.mass[n];
+    com_x[i] = t.com_x[n], com_y[i] = t.com_y[n], com_z[i] = t.com_z[n], crit2[i] = t.crit2[n];
+    if (t.crit_rel != nullptr) crit_rel[i] = t.crit_rel[n];
     if (t.quad != nullptr)
-      for (int k = 0; k < bh::kQuadComponents; ++k) quad.push_back(t.quad[std::int64_t(n) * bh::kQuadComponents + k]);
-    complete.push_back(is_complete ? 1 : 0);
+      for (int k = 0; k < bh::kQuadComponents; ++k) quad[i * bh::kQuadComponents + k] = t.quad[std::int64_t(n) * bh::kQuadComponents + k];
+    complete[i] = is_complete ? 1 : 0;
   }
 
   /// Appends the cell (key, lv) of `cube` with moments m in double, rounded
@@ -48,6 +50,14 @@ struct NodeRecords {
   /// a one-process tree with these moments).
   void append(std::uint64_t k, std::int32_t lv, std::int64_t global_count, const bh::NodeMoments& m,
               const bh::Cube& cube, const bh::TreeParams& params, bool is_complete) {
+    grow(params.opening == bh::Opening::relative, params.multipole == bh::Multipole::quadrupole);
+    set(size() - 1, k, lv, global_count, m, cube, params, is_complete);
+  }
+
+  /// Record i (of resize()'s) becomes the cell (key, lv) with moments m, as
+  /// append() would add it; distinct records on distinct threads.
+  void set(std::int64_t i, std::uint64_t k, std::int32_t lv, std::int64_t global_count, const bh::NodeMoments& m,
+           const bh::Cube& cube, const bh::TreeParams& params, bool is_complete) {
     Real v[5], r = 0, q[bh::kQuadComponents] = {};
     const bool rel = params.opening == bh::Opening::relative, with_quad = params.multipole == bh::Multipole::quadrupole;
     const bh::MomentArrays<Real> out{&v[0], &v[1], &v[2], &v[3], &v[4], q, rel ? &r : nullptr};
@@ -56,17 +66,11 @@ struct NodeRecords {
       bh::store_moments<bh::Multipole::quadrupole>(out, 0, m, g, params.theta, params.tolerance);
     else
       bh::store_moments<bh::Multipole::monopole>(out, 0, m, g, params.theta, params.tolerance);
-    key.push_back(k);
-    level.push_back(lv);
-    count.push_back(global_count);
-    mass.push_back(v[0]);
-    com_x.push_back(v[1]);
-    com_y.push_back(v[2]);
-    com_z.push_back(v[3]);
-    crit2.push_back(v[4]);
-    if (rel) crit_rel.push_back(r);
-    if (with_quad) quad.insert(quad.end(), q, q + bh::kQuadComponents);
-    complete.push_back(is_complete ? 1 : 0);
+    key[i] = k, level[i] = lv, count[i] = global_count, mass[i] = v[0];
+    com_x[i] = v[1], com_y[i] = v[2], com_z[i] = v[3], crit2[i] = v[4];
+    if (rel) crit_rel[i] = r;
+    if (with_quad) std::copy(q, q + bh::kQuadComponents, quad.begin() + i * bh::kQuadComponents);
+    complete[i] = is_complete ? 1 : 0;
   }
 
   /// The nodes' cells and moments as a view (no topology, no particles):
@@ -145,6 +149,12 @@ struct NodeRecords {
   }
 
  private:
+  /// One more record, its fields unset (crit_rel, quad: where present).
+  void grow(bool rel, bool with_quad) {
+    const std::int64_t n = size() + 1;
+    resize(n, rel || !crit_rel.empty(), with_quad || !quad.empty());
+  }
+
   template <class F>
   void for_each(F&& f) {
     f(key), f(level), f(count), f(mass), f(com_x), f(com_y), f(com_z), f(crit2), f(crit_rel), f(quad), f(complete);
