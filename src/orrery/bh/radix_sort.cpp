@@ -35,8 +35,17 @@ void sort_by_key(const std::vector<std::uint64_t>& keys, std::vector<std::uint64
   const std::int64_t n = static_cast<std::int64_t>(keys.size());
   sorted_keys = keys;
   order.resize(n);
-  for (std::int64_t i = 0; i < n; ++i) order[i] = static_cast<std::int32_t>(i);
-  if (n < 2) return;
+  const int loop_threads = n >= kParallelKeys ? std::max(1, omp_get_max_threads()) : 1;
+  // Keys already in order (an MPI rank's particles, sorted by (key, index)
+  // before its tree is built) are their own sorted order: 0..n-1 is then the
+  // unique order of the (key, index) pairs, which the passes would only copy.
+  std::int64_t descents = 0;
+#pragma omp parallel for schedule(static) num_threads(loop_threads) reduction(+ : descents)
+  for (std::int64_t i = 0; i < n; ++i) {
+    order[i] = static_cast<std::int32_t>(i);
+    descents += i > 0 && keys[i - 1] > keys[i];
+  }
+  if (n < 2 || descents == 0) return;
   const std::uint64_t varying = varying_bits(keys);
   std::vector<std::uint64_t> key_buf(n);
   std::vector<std::int32_t> order_buf(n);

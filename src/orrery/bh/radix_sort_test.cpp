@@ -46,5 +46,20 @@ TEST(RadixSort, MatchesStableSortWithIndexTieBreak) {
   expect_sorted_like_reference({(1ull << 63) - 1, 0}, "extremes");
 }
 
+// Keys already in order take the shortcut (no passes); keys in order but for
+// one pair anywhere, or with ties, must still come out as the reference's.
+TEST(RadixSort, KeysAlreadyInOrderAndNearlyInOrder) {
+  Rng r(7);
+  std::vector<std::uint64_t> in_order(40000);
+  for (auto& k : in_order) k = (r.next_u64() >> 1) % 5000;  // ties: the shortcut must keep index order
+  std::sort(in_order.begin(), in_order.end());
+  expect_sorted_like_reference(in_order, "in order, with ties");
+  for (std::size_t at : {std::size_t(1), std::size_t(20000), in_order.size() - 1}) {
+    std::vector<std::uint64_t> one_descent = in_order;
+    one_descent[at - 1] = one_descent[at] + 1;  // one pair out of order
+    expect_sorted_like_reference(one_descent, "one descent");
+  }
+}
+
 }  // namespace
 }  // namespace orrery::bh
