@@ -76,6 +76,11 @@
 #                 (default 2), into mpi_let_h200{host,gpu}_{old,new}_ROUND.csv
 #                 (ORRERY_OLD_FILES="a b": the old binary is the new build with those files
 #                 swapped for the old copy's, see build_old)
+#   probe-mpi     what the host's MPI can do with device buffers: ompi_info's CUDA lines, UCX's
+#                 CUDA transports, then mpi_exchange_bench's `device` transport forced
+#                 (--force-device-mpi) through the UCX PML at K = 2 ranks sharing the GPU, in a
+#                 process of its own under a timeout (a crash there is the answer "no"); every
+#                 byte received is checked by the bench -> exchange_probe.csv
 #   bench-exchange bench/mpi_exchange_bench: the LET's all-to-all of bytes, 4 KB .. 64 MB per pair,
 #                 by mpi::Communicator::exchange, host MPI_Alltoallv, MPI_Alltoallv on device buffers
 #                 (CUDA-aware MPI) and NCCL send/recv, K = 1 (--self: a rank's part to itself),
@@ -121,7 +126,7 @@ targets_for() {
     bench-targets) echo targets_bench ;;
     bench-block) echo block_steps_bench ;;
     bench-mpi-let) echo mpi_let_bench ;;
-    bench-exchange) echo mpi_exchange_bench ;;
+    bench-exchange|probe-mpi) echo mpi_exchange_bench ;;
     mpi) echo orrery_mpi_solver_test orrery_mpi_solver_gpu_test orrery_driver_mpi_test orrery_driver_mpi_gpu_test orrery_mpi_distributed_test orrery_mpi_distributed_gpu_test orrery_driver_distributed_test orrery_cli mpi_bench mpi_exchange_bench ;;
     *) return 1 ;;
   esac
@@ -393,6 +398,23 @@ task_bench-mpi-let() {
   fi
 }
 
+task_probe-mpi() {
+  local bin=build/cuda/bench/mpi_exchange_bench csv=$out/exchange_probe.csv
+  say "== probe-mpi: device buffers through the host's MPI"
+  { ompi_info --parsable --all 2>/dev/null | grep -i cuda | head -20; ompi_info 2>/dev/null | grep -iE "MCA (pml|btl)" ;
+    command -v ucx_info >/dev/null && { ucx_info -v; ucx_info -d | grep -iE "Transport: *cuda|Transport: *gdr"; } ; } 2>&1 | tee -a "$summary"
+  [ -x "$bin" ] || { fail "probe-mpi: $bin was not built"; return; }
+  local pml
+  for pml in ucx ob1; do
+    if OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 120 mpiexec --oversubscribe --mca pml "$pml" -np 2 "$bin" \
+      --header --transports device --force-device-mpi --sizes 65536,1048576,4194304,67108864 >"$csv.$pml" 2>"$logs/probe_$pml.log"; then
+      say "device buffers through MPI (pml $pml, K = 2): every byte matched"; column -s, -t <"$csv.$pml" | tee -a "$summary"
+    else
+      say "device buffers through MPI (pml $pml, K = 2): failed, status $? (logs/probe_$pml.log):"; tail -5 "$logs/probe_$pml.log" | tee -a "$summary"
+    fi
+  done
+}
+
 task_bench-exchange() {
   local bin=build/cuda/bench/mpi_exchange_bench csv=$out/exchange_h200.csv header=--header k self
   [ -x "$bin" ] || { fail "bench-exchange: $bin was not built (NCCL not found: see logs/configure.log)"; return; }
@@ -481,7 +503,7 @@ task_bench-cpu-tree() {
 
 targets=()
 for t in "${tasks[@]}"; do
-  tg=$(targets_for "$t") || { fail "unknown task '$t' (accepted: tests sanitize bench-direct tree bench-tree bench-cpu-tree profile cpu-threads python bench-build cpu-isa golden bench-regression bench-targets bench-block bench-mpi-let bench-exchange mpi)"; continue; }
+  tg=$(targets_for "$t") || { fail "unknown task '$t' (accepted: tests sanitize bench-direct tree bench-tree bench-cpu-tree profile cpu-threads python bench-build cpu-isa golden bench-regression bench-targets bench-block bench-mpi-let bench-exchange probe-mpi mpi)"; continue; }
   read -ra more <<<"$tg"
   targets+=("${more[@]}")
 done
