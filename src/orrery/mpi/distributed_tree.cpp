@@ -143,7 +143,8 @@ SolverReport DistributedTree<Real>::solve(RankParticles<Real>& particles, const 
 
   t = Clock::now();
   const int rank = comm_.rank();
-  const LocalTree<Real> own = build_local_tree(s, keys, top, cuts[rank], cuts[rank + 1], cube, params);
+  const LocalTree<Real> own = build_local_tree(s, keys, top, cuts[rank], cuts[rank + 1], cube, params,
+                                                 options_.build_run_particles);
   const NodeRecords<Real> top_nodes = top_node_records<Real>(top, gather_leaf_moments(own.root_moments, top, comm_),
                                                              cube, params);
   report.add_phase("tree", since(t));

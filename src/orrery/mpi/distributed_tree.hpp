@@ -36,10 +36,14 @@ namespace orrery::mpi {
 /// any rank stops every rank with an error naming the rank and the counts.
 /// budget_key: what the limit is called in its error (the configuration key
 /// that set it).
+/// build_run_particles: the most particles of one build of the rank's
+/// subtrees (build_local_tree's runs of top leaves; a top leaf larger than
+/// it is one run); tests lower it to build in many runs.
 struct DistributedOptions {
   double let_shrink = 1.0;
   std::int64_t max_held_particles = 0;
   std::string budget_key = "the limit";
+  std::int32_t build_run_particles = kBuildRunParticles;
 };
 
 /// The bytes one part of a solve moved on this rank (the benchmark's).

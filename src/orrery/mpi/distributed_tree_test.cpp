@@ -100,11 +100,12 @@ void expect_one_process(const mpi::RankParticles<Real>& s, const SolverReport& g
 }
 
 template <class Real>
-void expect_bits(const std::string& which, std::int64_t n, bh::Opening opening, int multipole) {
+void expect_bits(const std::string& which, std::int64_t n, bh::Opening opening, int multipole,
+                 const mpi::DistributedOptions& options = {}) {
   const auto comm = mpi::Communicator::world();
   const std::string what = which + "/" + std::to_string(sizeof(Real) * 8) + "/opening " +
                            std::to_string(int(opening)) + "/multipole " + std::to_string(multipole) + "/K " +
-                           std::to_string(comm.size());
+                           std::to_string(comm.size()) + "/runs of " + std::to_string(options.build_run_particles);
   const Particles<Real> p = input<Real>(which, n);
   const auto cfg = config(opening, multipole);
   gravity::TreeSolver<Real> one(cfg);
@@ -112,7 +113,7 @@ void expect_bits(const std::string& which, std::int64_t n, bh::Opening opening, 
   gravity::SolveOptions o;
   o.per_target_counts = true;
   const SolverReport want_report = one.solve(p.sources(), want.view(true), o);
-  mpi::DistributedTree<Real> dist(cfg, comm);
+  mpi::DistributedTree<Real> dist(cfg, comm, options);
   mpi::RankParticles<Real> s = dealt(p, comm);
   const SolverReport got = dist.solve(s, o);
   expect_one_process(s, got, want, want_report, one, dist, what);
@@ -142,6 +143,17 @@ TEST(DistributedTree, RelativeIsOneProcessBitForBit) {
 // The top tree is a function of every particle's key alone: dealt to the
 // ranks every K-th, or all held by the last rank, the keys give the same
 // nodes, counts and escape indices (decision 1 of docs/adr/0012).
+// A rank's subtrees built in many runs of top leaves (each leaf its own run,
+// and runs of a few hundred particles) are the same records as in one run.
+TEST(DistributedTree, SubtreesBuiltInRunsAreOneProcessBitForBit) {
+  for (const std::int32_t run : {1, 300}) {
+    mpi::DistributedOptions runs;
+    runs.build_run_particles = run;
+    expect_bits<float>("hernquist", 3000, bh::Opening::relative, 2, runs);
+    expect_bits<double>("collision", 3000, bh::Opening::geometric, 1, runs);
+  }
+}
+
 TEST(DistributedTree, TheTopTreeDoesNotDependOnWhichRankHoldsWhat) {
   const auto comm = mpi::Communicator::world();
   const Particles<double> p = input<double>("collision", 3000);

@@ -17,6 +17,9 @@
 
 namespace orrery::mpi {
 
+/// The particles of one build of build_local_tree's (see there).
+inline constexpr std::int32_t kBuildRunParticles = std::int32_t(1) << 21;
+
 template <class Real>
 struct LocalTree {
   NodeRecords<Real> nodes;          // the subtrees in pre-order, all complete
@@ -30,10 +33,14 @@ struct LocalTree {
 /// The subtrees of top leaves [leaf_begin, leaf_end) (top.leaves order) over
 /// the rank's particles sorted by (key, index), `keys` their keys in `cube`.
 /// Every particle of those leaves must be here: a count that differs from
-/// the top tree's is a RuntimeFailure naming the leaf.
+/// the top tree's is a RuntimeFailure naming the leaf. The leaves are built
+/// in runs of consecutive leaves of at most run_particles particles (a
+/// leaf larger than that is a run of its own); the records do not depend on
+/// the runs.
 template <class Real>
 LocalTree<Real> build_local_tree(const RankParticles<Real>& sorted, std::span<const std::uint64_t> keys,
                                  const TopTree& top, std::int64_t leaf_begin, std::int64_t leaf_end,
-                                 const bh::Cube& cube, const bh::TreeParams& params);
+                                 const bh::Cube& cube, const bh::TreeParams& params,
+                                 std::int32_t run_particles = kBuildRunParticles);
 
 }  // namespace orrery::mpi
