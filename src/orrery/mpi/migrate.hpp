@@ -24,6 +24,12 @@ namespace orrery::mpi {
 template <class Real>
 RankParticles<Real> migrate(const RankParticles<Real>& mine, std::span<const int> dest, const Communicator& comm,
                             ByteBuffer& received);
+/// The same, taking `mine`: where no particle leaves this rank and none
+/// arrives (one rank; or a step in which this rank's domain kept its
+/// particles), they are returned as they are, moved, not copied.
+template <class Real>
+RankParticles<Real> migrate(RankParticles<Real>&& mine, std::span<const int> dest, const Communicator& comm,
+                            ByteBuffer& received);
 
 /// Every rank's particles on every rank, in index order (one process's
 /// arrays, whatever K): what a snapshot or a checkpoint writes. O(N) on
