@@ -24,10 +24,12 @@ struct ParticleFieldNames {
   std::string ids = "PartType1/ParticleIDs";
 };
 
+/// `first_row`: the number of p's first row in the file (rows of it read apart).
 template <class Real>
-void validate_particles(const Particles<Real>& p, const std::string& context, const ParticleFieldNames& names = {}) {
+void validate_particles(const Particles<Real>& p, const std::string& context, const ParticleFieldNames& names = {},
+                        std::int64_t first_row = 0) {
   const auto fail = [&](const std::string& field, std::int64_t row, const std::string& problem) {
-    throw InputError(context + ": " + field + ": row " + std::to_string(row) + " " + problem);
+    throw InputError(context + ": " + field + ": row " + std::to_string(first_row + row) + " " + problem);
   };
   const auto finite3 = [](Real a, Real b, Real c) { return std::isfinite(a) && std::isfinite(b) && std::isfinite(c); };
   for (std::int64_t i = 0; i < p.size(); ++i) {
