@@ -51,15 +51,17 @@ void validate_particles(const Particles<Real>& p, const std::string& context, co
 /// below its smallest normal value would lose its digits or become 0. So a
 /// single-precision run refuses them when they are loaded, not at its first
 /// force evaluation in other words.
+/// `first_row`: as validate_particles'.
 template <class Real>
-void validate_range(const Particles<double>& p, const std::string& context, const ParticleFieldNames& names = {}) {
+void validate_range(const Particles<double>& p, const std::string& context, const ParticleFieldNames& names = {},
+                    std::int64_t first_row = 0) {
   if constexpr (!std::is_same_v<Real, double>) {
     constexpr double largest = std::numeric_limits<Real>::max(), smallest = std::numeric_limits<Real>::min();
     const auto fail = [&](const std::string& field, std::int64_t row, double v, const char* bound, double limit) {
       char text[224];
       std::snprintf(text, sizeof text, "row %lld is %g, %s of single precision (%g); accepted: gravity.precision = "
                     "\"double\", or the values rescaled into its range",
-                    static_cast<long long>(row), v, bound, limit);
+                    static_cast<long long>(first_row + row), v, bound, limit);
       throw InputError(context + ": " + field + ": " + text);
     };
     constexpr const char* above = "above the largest value";
