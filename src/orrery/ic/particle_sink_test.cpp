@@ -17,6 +17,7 @@
 #include "orrery/ic/model_checks.hpp"
 #include "orrery/ic/plummer.hpp"
 #include "orrery/ic/uniform_cube.hpp"
+#include "support/block_splits.hpp"
 #include "support/largest_allocation.hpp"
 
 namespace orrery::ic {
@@ -28,24 +29,11 @@ void append_rows(Particles<double>& to, const Particles<double>& from) {
   add(to.vz, from.vz), add(to.mass, from.mass), add(to.id, from.id);
 }
 
-/// The splits of N rows tried: K = 1, 3 and 5 equal blocks (as an MPI run cuts
-/// them), and uneven ones with empty blocks at the start, the middle and the end.
-std::vector<std::vector<std::int64_t>> splits(std::int64_t n) {
-  std::vector<std::vector<std::int64_t>> out;
-  for (const std::int64_t k : {1, 3, 5}) {
-    std::vector<std::int64_t> cuts;
-    for (std::int64_t r = 0; r <= k; ++r) cuts.push_back(r * n / k);
-    out.push_back(cuts);
-  }
-  out.push_back({0, 0, 1, n / 2, n / 2, n - 1, n, n});
-  return out;
-}
-
 /// Every split's rows, concatenated, are the whole model's bits.
 void expect_rows_are_the_whole(const std::string& name, const std::function<Particles<double>(std::int64_t, std::int64_t)>& rows,
                                const Particles<double>& whole) {
   const std::int64_t n = whole.size();
-  for (const auto& cuts : splits(n)) {
+  for (const auto& cuts : orrery::testing::block_splits(n)) {
     Particles<double> joined;
     for (std::size_t r = 0; r + 1 < cuts.size(); ++r) {
       const auto block = rows(cuts[r], cuts[r + 1]);

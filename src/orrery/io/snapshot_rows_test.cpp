@@ -11,6 +11,7 @@
 #include "orrery/io/particle_types.hpp"
 #include "orrery/io/snapshot.hpp"
 #include "orrery/io/test_files.hpp"
+#include "support/block_splits.hpp"
 
 namespace orrery::io {
 namespace {
@@ -21,23 +22,11 @@ using testing::random_particles;
 using testing::same_bits;
 using testing::ScratchDir;
 
-/// K = 1, 3 and 5 equal blocks of N rows, and an uneven split with empty blocks.
-std::vector<std::vector<std::int64_t>> splits(std::int64_t n) {
-  std::vector<std::vector<std::int64_t>> out;
-  for (const std::int64_t k : {1, 3, 5}) {
-    std::vector<std::int64_t> cuts;
-    for (std::int64_t r = 0; r <= k; ++r) cuts.push_back(r * n / k);
-    out.push_back(cuts);
-  }
-  out.push_back({0, 0, 1, n / 2, n / 2, n - 1, n, n});
-  return out;
-}
-
 template <class Real>
 void expect_rows_are_the_whole_files(const std::filesystem::path& path) {
   const auto whole = read_snapshot<Real>(path);
   const std::int64_t n = whole.particles.size();
-  for (const auto& cuts : splits(n)) {
+  for (const auto& cuts : orrery::testing::block_splits(n)) {
     for (std::size_t r = 0; r + 1 < cuts.size(); ++r) {
       const auto b = cuts[r], e = cuts[r + 1];
       std::int64_t total = -1;
