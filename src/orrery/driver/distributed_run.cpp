@@ -21,15 +21,10 @@
 #include "orrery/integrate/step_count.hpp"
 #include "orrery/io/checkpoint.hpp"
 #include "orrery/io/snapshot.hpp"
+#include "orrery/mpi/unique_ids.hpp"
 
 namespace orrery::driver {
 namespace {
-
-/// Rank r's block of N rows: [r N / K, (r + 1) N / K).
-std::pair<std::int64_t, std::int64_t> block_of(int rank, int ranks, std::int64_t n) {
-  const auto at = [&](int r) { return n / ranks * r + n % ranks * r / ranks; };  // r N / K without overflow
-  return {at(rank), at(rank + 1)};
-}
 
 /// The run's engine for parts::run_steps: integrate::Simulation's steps and
 /// outputs (due by the same schedules, each once a step, the potentials
@@ -101,7 +96,7 @@ RunSummary run_distributed_in(const integrate::RunConfig& config, const RunOptio
     // Every rank verifies the file (reading it in pieces) and reads its block of rows.
     io::verify_checkpoint(options.restart);
     io::read_checkpoint_rows<Real>(options.restart, 0, 0, n);
-    const auto [b, e] = block_of(comm.rank(), comm.size(), n);
+    const auto [b, e] = rank_block(comm.rank(), comm.size(), n);
     auto c = io::read_checkpoint_rows<Real>(options.restart, b, e, n);
     parts::check_checkpoint(c.build, io::BuildFingerprint::current<Real>(), c.config, c.counters, config, options,
                             options.restart);
@@ -122,14 +117,18 @@ RunSummary run_distributed_in(const integrate::RunConfig& config, const RunOptio
     mine.bin = restored_bins ? std::move(c.time_bins) : std::vector<std::int8_t>(rows, 0);
     mine.active.assign(rows, 0);
   } else {
-    // Made whole on every rank (O(N) once), then cut to this rank's block.
-    auto initial = parts::initial_particles<Real>(config);
-    n = initial.particles.size();
-    const auto [b, e] = block_of(comm.rank(), comm.size(), n);
-    mine.resize(static_cast<std::size_t>(e - b));
+    // This rank's block alone: a generator run over every particle keeping these rows, or a
+    // snapshot's rows read by hyperslab (docs/adr/0012 decision 14); the IDs of a file checked
+    // unique over the ranks.
+    auto initial = parts::initial_particles<Real>(config, comm.rank(), comm.size());
+    if (config.initial_conditions.kind == "file")
+      mpi::require_unique_ids(initial.particles.id, comm, "file '" + config.initial_conditions.path + "'");
+    n = initial.total;
+    const std::int64_t b = initial.first, rows = initial.particles.size();
+    mine.resize(static_cast<std::size_t>(rows));
     mpi::for_each_field([&](auto& v) { std::fill(v.begin(), v.end(), 0); }, mine);
-    mine.p = io::slice(initial.particles, static_cast<std::uint64_t>(b), static_cast<std::uint64_t>(e - b));
-    for (std::int64_t k = 0; k < e - b; ++k) mine.index[k] = static_cast<std::uint64_t>(b + k);
+    mine.p = std::move(initial.particles);
+    for (std::int64_t k = 0; k < rows; ++k) mine.index[k] = static_cast<std::uint64_t>(b + k);
     state.time_origin = initial.time;
     types = initial.types;
     counters = parts::start_counters(ranks, nullptr);

@@ -11,6 +11,7 @@
 // MPI, world() refuses.
 #include <cstdint>
 #include <memory>
+#include <utility>
 
 #include "orrery/gravity/force_solver.hpp"
 #include "orrery/gravity/gravity_config.hpp"
@@ -19,6 +20,12 @@
 #include "orrery/mpi/let_walk.hpp"
 
 namespace orrery::driver {
+
+/// Rank r's block of N rows when the ranks hold the particles apart: [r N / K, (r + 1) N / K).
+inline std::pair<std::int64_t, std::int64_t> rank_block(int rank, int ranks, std::int64_t n) {
+  const auto at = [&](int r) { return n / ranks * r + n % ranks * r / ranks; };  // r N / K without overflow
+  return {at(rank), at(rank + 1)};
+}
 
 class Ranks {
  public:

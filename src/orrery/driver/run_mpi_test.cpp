@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include "orrery/ic/plummer.hpp"
 #include "orrery/io/run_control.hpp"
+#include "orrery/io/snapshot.hpp"
 #include "support/mpi_run_checks.hpp"
 
 namespace orrery::driver {
@@ -77,6 +79,31 @@ TEST(MpiRun, DistributedBlockStepsAreBitIdenticalToOneProcess) {
   auto single = block;
   single.insert(single.end(), {"gravity.precision=single", "integration.criterion=dynamical", "integration.eta=0.02"});
   expect_run_like_one_process<float>(single, 37, 0.25);
+}
+
+// A run from a snapshot of two types, each rank reading its block of rows by hyperslab
+// (docs/adr/0012 decision 14): one process's run. A file whose first and last rows share an ID
+// (on two ranks' blocks when K > 1) is refused on every rank, naming the ID.
+TEST(MpiRun, DistributedRunFromASnapshotIsOneProcesssRun) {
+  orrery::testing::MpiScratchDir files;
+  auto p = ic::plummer_sphere(600, 9);
+  io::SnapshotInfo info;
+  info.types.count = {150, 450, 0, 0, 0, 0};
+  if (orrery::testing::world_rank() == 0) io::write_snapshot(files / "ic.h5", p, info);
+  p.id.back() = p.id.front();
+  if (orrery::testing::world_rank() == 0) io::write_snapshot(files / "twice.h5", p, info);
+  MPI_Barrier(MPI_COMM_WORLD);
+  const std::vector<std::string> tree = {"gravity.solver=tree", "gravity.mpi_layout=distributed",
+                                         "initial_conditions.kind=file"};
+  auto from_file = tree;
+  from_file.push_back("initial_conditions.path=" + (files / "ic.h5").string());
+  expect_run_like_one_process(from_file);
+  orrery::testing::MpiScratchDir dir;
+  auto twice = tree;
+  twice.push_back("initial_conditions.path=" + (files / "twice.h5").string());
+  auto r = testing::small_run(dir / "out", 0.5, twice);
+  r.options.mpi = true;
+  io::testing::expect_input_error([&] { run(r.config, r.options); }, {"twice.h5", "ID 1 occurs more than once"});
 }
 
 /// The steps each rank ran: equal on every rank (the smallest equals the largest).

@@ -62,23 +62,29 @@ std::map<std::string, std::int64_t> start_counters(const Ranks& ranks,
                                                    const std::map<std::string, std::int64_t>* checkpoint);
 
 /// A new run's particles in the run's precision (a generator's or a
-/// snapshot's, validated for Real), their start time and types.
+/// snapshot's, validated for Real), their start time and types: every one,
+/// or rank r of K's block (rank_block) alone, made or read in its memory
+/// (setup.hpp: initial_state_rows).
 template <class Real>
 struct InitialParticles {
   Particles<Real> particles;
   double time = 0;
   io::ParticleTypes types;
+  std::int64_t total = 0;  // N
+  std::int64_t first = 0;  // the row of N that is particles' first
 };
 template <class Real>
-InitialParticles<Real> initial_particles(const integrate::RunConfig& config) {
-  auto initial = initial_state(config);
+InitialParticles<Real> initial_particles(const integrate::RunConfig& config, int rank = 0, int ranks = 1) {
+  const std::int64_t n = initial_count(config);
+  const auto [b, e] = rank_block(rank, ranks, n);
+  auto initial = initial_state_rows(config, b, e);
   const auto& ic_config = config.initial_conditions;
   if (ic_config.kind == "file")
-    io::validate_range<Real>(initial.particles, "file '" + ic_config.path + "'");
+    io::validate_range<Real>(initial.particles, "file '" + ic_config.path + "'", {}, b);
   else
     io::validate_range<Real>(initial.particles, "initial conditions (kind = " + ic_config.kind + ")",
-                             {"positions", "velocities", "masses", "ids"});
-  return {ic::to_precision<Real>(initial.particles), initial.time, initial.types};
+                             {"positions", "velocities", "masses", "ids"}, b);
+  return {ic::to_precision<Real>(initial.particles), initial.time, initial.types, n, b};
 }
 
 /// output.directory, created when missing (EnvironmentError or InputError naming it otherwise).

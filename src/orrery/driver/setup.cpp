@@ -37,14 +37,32 @@ void require_units_of_file(const UnitSystem& file, const UnitSystem& run, const 
                    describe(run) + "; set [units] to the file's (the particles are not converted)");
 }
 
+void require_snapshot_path(const ic::InitialConditionsConfig& ic_config) {
+  if (ic_config.path.empty())
+    throw InputError("initial_conditions.path is empty; kind = \"file\" needs the path of an HDF5 snapshot");
+}
+
 }  // namespace
 
 InitialState initial_state(const integrate::RunConfig& config) {
+  return initial_state_rows(config, 0, initial_count(config));
+}
+
+std::int64_t initial_count(const integrate::RunConfig& config) {
+  const auto& ic_config = config.initial_conditions;
+  std::int64_t total = 0;
+  if (ic_config.kind != "file") return ic::initial_conditions_count(ic_config);
+  require_snapshot_path(ic_config);
+  io::read_snapshot_rows<double>(ic_config.path, 0, 0, total);
+  return total;
+}
+
+InitialState initial_state_rows(const integrate::RunConfig& config, std::int64_t begin, std::int64_t end) {
   const auto& ic_config = config.initial_conditions;
   if (ic_config.kind == "file") {
-    if (ic_config.path.empty())
-      throw InputError("initial_conditions.path is empty; kind = \"file\" needs the path of an HDF5 snapshot");
-    auto snapshot = io::read_snapshot<double>(ic_config.path);
+    require_snapshot_path(ic_config);
+    std::int64_t total = 0;
+    auto snapshot = io::read_snapshot_rows<double>(ic_config.path, begin, end, total);
     require_units_of_file(snapshot.info.units, unit_system(config.units), ic_config.path);
     return {std::move(snapshot.particles), snapshot.info.time, snapshot.info.types};
   }
@@ -52,13 +70,15 @@ InitialState initial_state(const integrate::RunConfig& config) {
   // particles (7 values and an ID), their copy in the run's precision, and
   // its accelerations and potentials (solvers add their own scratch).
   const double real = config.gravity.precision == gravity::Precision::single ? 4 : 8;
-  const double count = ic_config.kind == "kepler" ? 2 : static_cast<double>(ic_config.count);  // kepler ignores count
-  require_memory(count * (64 + 11 * real),
-                 "initial_conditions.count = " + std::to_string(ic_config.count),
+  const auto rows = static_cast<double>(end - begin);
+  const auto count = static_cast<double>(ic::initial_conditions_count(ic_config));  // kepler ignores count
+  require_memory(rows * (64 + 11 * real),
+                 "initial_conditions.count = " + std::to_string(ic_config.count) +
+                     (rows == count ? "" : fmt::format(" ({:.0f} of its particles on this process)", rows)),
                  "a count whose particles fit in the available memory");
   auto generator = ic_config;
   generator.mass = unit_system(config.units).to_code_mass(ic_config.mass);
-  return {ic::make_initial_conditions(generator), 0.0, io::ParticleTypes{}};  // generated: all PartType1
+  return {ic::make_initial_conditions_rows(generator, begin, end), 0.0, io::ParticleTypes{}};  // generated: all PartType1
 }
 
 io::SnapshotInfo snapshot_info(const integrate::RunConfig& config, const std::string& solver_name,

@@ -25,6 +25,17 @@ struct InitialState {
 /// initial_conditions.mass converted from configuration to code units.
 InitialState initial_state(const integrate::RunConfig& config);
 
+/// The number of particles initial_state makes (a generator's, checked; a
+/// snapshot's, from its header), nothing generated or read.
+std::int64_t initial_count(const integrate::RunConfig& config);
+
+/// Rows [begin, end) of initial_state's particles, the same bits, in the
+/// memory of end - begin rows (a rank's block of a run whose ranks hold the
+/// particles apart: a generator runs over every particle and keeps these, a
+/// snapshot's are read by hyperslab), 0 <= begin <= end <= initial_count.
+/// A snapshot's IDs are checked unique among these rows only.
+InitialState initial_state_rows(const integrate::RunConfig& config, std::int64_t begin, std::int64_t end);
+
 /// The /Parameters metadata of this run's snapshots (time and step are filled per snapshot).
 io::SnapshotInfo snapshot_info(const integrate::RunConfig& config, const std::string& solver_name,
                                const std::string& config_toml);

@@ -14,27 +14,24 @@ double free_fall_time(double mass, double radius) {
   return 0.5 * std::numbers::pi * std::sqrt(radius * radius * radius / (2.0 * mass));
 }
 
-Particles<double> cold_sphere(std::int64_t count, std::uint64_t seed) {
+Model cold_sphere_model(std::int64_t count, std::uint64_t seed) {
   if (count < 1) throw InputError("initial_conditions.count = " + std::to_string(count) + "; accepted: an integer >= 1");
-  Rng rng(seed);
-  Particles<double> p(static_cast<std::size_t>(count));
-  const double radius = kColdSphereRadiusHenon;
-  for (std::int64_t i = 0; i < count; ++i) {
-    double x, y, z;
-    do {
-      x = 2.0 * rng.uniform() - 1.0;
-      y = 2.0 * rng.uniform() - 1.0;
-      z = 2.0 * rng.uniform() - 1.0;
-    } while (x * x + y * y + z * z > 1.0);
-    p.x[i] = radius * x;
-    p.y[i] = radius * y;
-    p.z[i] = radius * z;
-    p.vx[i] = p.vy[i] = p.vz[i] = 0.0;
-    p.mass[i] = 1.0 / static_cast<double>(count);
-    p.id[i] = static_cast<std::uint64_t>(i) + 1;
-  }
-  move_to_centre_of_mass(p);
-  return p;
+  return {count, true, [count, seed](ParticleSink& out) {
+            Rng rng(seed);
+            const double radius = kColdSphereRadiusHenon;
+            for (std::int64_t i = 0; i < count; ++i) {
+              double x, y, z;
+              do {
+                x = 2.0 * rng.uniform() - 1.0;
+                y = 2.0 * rng.uniform() - 1.0;
+                z = 2.0 * rng.uniform() - 1.0;
+              } while (x * x + y * y + z * z > 1.0);
+              out.put(i, {radius * x, radius * y, radius * z, 0.0, 0.0, 0.0, 1.0 / static_cast<double>(count),
+                          static_cast<std::uint64_t>(i) + 1});
+            }
+          }};
 }
+
+Particles<double> cold_sphere(std::int64_t count, std::uint64_t seed) { return whole_model(cold_sphere_model(count, seed)); }
 
 }  // namespace orrery::ic

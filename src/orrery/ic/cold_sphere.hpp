@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "orrery/core/particles.hpp"
+#include "orrery/ic/particle_sink.hpp"
 
 namespace orrery::ic {
 
@@ -20,5 +21,8 @@ double free_fall_time(double mass, double radius);
 
 /// count >= 1 (InputError otherwise).
 Particles<double> cold_sphere(std::int64_t count, std::uint64_t seed);
+
+/// cold_sphere as a model (particle_sink.hpp), for rows of it.
+Model cold_sphere_model(std::int64_t count, std::uint64_t seed);
 
 }  // namespace orrery::ic

@@ -1,5 +1,6 @@
 #include "orrery/ic/collision.hpp"
 
+#include <array>
 #include <cmath>
 #include <string>
 
@@ -10,26 +11,28 @@
 namespace orrery::ic {
 namespace {
 
-/// Appends `sphere` scaled to mass 1/2 (velocities by sqrt(1/2), positions
-/// unchanged: a Plummer sphere of half the mass and the same radius), shifted.
-void append_half_mass(Particles<double>& out, const Particles<double>& sphere, std::uint64_t first_id,
-                      const double (&shift)[6]) {
+/// Puts `sphere` (a centred model) as rows first.. of `out`, scaled to mass
+/// 1/2 (velocities by sqrt(1/2), positions unchanged: a Plummer sphere of
+/// half the mass and the same radius), shifted. The sphere is made twice: a
+/// first pass sums its centre of mass, keeping nothing; the second puts each
+/// particle moved into that frame, as whole_model(sphere) would hold it.
+void put_half_mass(ParticleSink& out, const Model& sphere, std::int64_t first, const std::array<double, 6>& shift) {
+  CentreOfMass sums;
+  SinkOf summed([&](std::int64_t, const GeneratedParticle& q) { sums.add(q.mass, {q.x, q.y, q.z, q.vx, q.vy, q.vz}); });
+  sphere.generate(summed);
+  const auto c = sums.centre();
   const double vscale = std::sqrt(0.5);
-  for (std::int64_t i = 0; i < sphere.size(); ++i) {
-    out.x.push_back(sphere.x[i] + shift[0]);
-    out.y.push_back(sphere.y[i] + shift[1]);
-    out.z.push_back(sphere.z[i] + shift[2]);
-    out.vx.push_back(vscale * sphere.vx[i] + shift[3]);
-    out.vy.push_back(vscale * sphere.vy[i] + shift[4]);
-    out.vz.push_back(vscale * sphere.vz[i] + shift[5]);
-    out.mass.push_back(0.5 * sphere.mass[i]);
-    out.id.push_back(first_id + static_cast<std::uint64_t>(i));
-  }
+  SinkOf moved([&](std::int64_t i, const GeneratedParticle& q) {
+    out.put(first + i, {(q.x - c[0]) + shift[0], (q.y - c[1]) + shift[1], (q.z - c[2]) + shift[2],
+                        vscale * (q.vx - c[3]) + shift[3], vscale * (q.vy - c[4]) + shift[4],
+                        vscale * (q.vz - c[5]) + shift[5], 0.5 * q.mass, static_cast<std::uint64_t>(first + i) + 1});
+  });
+  sphere.generate(moved);
 }
 
 }  // namespace
 
-Particles<double> plummer_collision(std::int64_t count, std::uint64_t seed, const CollisionParameters& c) {
+Model collision_model(std::int64_t count, std::uint64_t seed, const CollisionParameters& c) {
   const auto check = [](bool ok, const char* field, double value, const std::string& accepted) {
     if (!ok || !std::isfinite(value))
       throw InputError(std::string("initial_conditions.collision.") + field + " = " + std::to_string(value) +
@@ -44,14 +47,16 @@ Particles<double> plummer_collision(std::int64_t count, std::uint64_t seed, cons
   const double along = std::sqrt(c.separation * c.separation - c.impact_parameter * c.impact_parameter);
   const std::int64_t n1 = count / 2;
   // Sphere 1 at rest at the origin, sphere 2 at (along, b) moving along -x; the
-  // centre-of-mass shift below puts both in the common frame.
-  Particles<double> p;
-  append_half_mass(p, plummer_sphere(n1, seed), 1, {0, 0, 0, 0, 0, 0});
-  append_half_mass(p, plummer_sphere(count - n1, seed + 1), static_cast<std::uint64_t>(n1) + 1,
-                   {along, c.impact_parameter, 0, -speed, 0, 0});
-  // Each sphere weighs 1/2 (particle masses differ slightly when count is odd).
-  move_to_centre_of_mass(p);
-  return p;
+  // model's centre-of-mass shift puts both in the common frame (each sphere
+  // weighs 1/2; particle masses differ slightly when count is odd).
+  return {count, true, [=, b = c.impact_parameter](ParticleSink& out) {
+            put_half_mass(out, plummer_model(n1, seed), 0, {0, 0, 0, 0, 0, 0});
+            put_half_mass(out, plummer_model(count - n1, seed + 1), n1, {along, b, 0, -speed, 0, 0});
+          }};
+}
+
+Particles<double> plummer_collision(std::int64_t count, std::uint64_t seed, const CollisionParameters& c) {
+  return whole_model(collision_model(count, seed, c));
 }
 
 }  // namespace orrery::ic

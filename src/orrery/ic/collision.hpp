@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "orrery/core/particles.hpp"
+#include "orrery/ic/particle_sink.hpp"
 
 namespace orrery::ic {
 
@@ -21,5 +22,8 @@ struct CollisionParameters {
 
 /// count >= 2. InputError naming initial_conditions.collision.<field> otherwise.
 Particles<double> plummer_collision(std::int64_t count, std::uint64_t seed, const CollisionParameters& params = {});
+
+/// plummer_collision as a model (particle_sink.hpp), for rows of it.
+Model collision_model(std::int64_t count, std::uint64_t seed, const CollisionParameters& params = {});
 
 }  // namespace orrery::ic

@@ -44,28 +44,30 @@ double sample_speed(double psi, Rng& rng) {
 
 }  // namespace
 
-Particles<double> hernquist_sphere(std::int64_t count, std::uint64_t seed, const HernquistParameters& params) {
+Model hernquist_model(std::int64_t count, std::uint64_t seed, const HernquistParameters& params) {
   if (count < 1) throw InputError("initial_conditions.count = " + std::to_string(count) + "; accepted: an integer >= 1");
   if (!(params.truncation > 0) || !std::isfinite(params.truncation))
     throw InputError("initial_conditions.hernquist.truncation = " + std::to_string(params.truncation) +
                      "; accepted: a number > 0 (in scale radii)");
-  Rng rng(seed);
-  const double cut = params.truncation;
-  const double m_cut = cut * cut / ((1.0 + cut) * (1.0 + cut));
-  // Units of the untruncated sphere (mass M_h = 1/m_cut, scale a) to Henon.
-  const double a = kHernquistScaleHenon;
-  const double mass_h = 1.0 / m_cut;
-  const double velocity_unit = std::sqrt(mass_h / a);
-  Particles<double> p(static_cast<std::size_t>(count));
-  for (std::int64_t i = 0; i < count; ++i) {
-    const double r = radius_of_mass(m_cut * rng.uniform_open0());
-    const auto n = isotropic_unit_vector(rng);
-    const double v = sample_speed(1.0 / (1.0 + r), rng);
-    const auto nv = isotropic_unit_vector(rng);
-    place_isotropic(p, i, a * r, n, velocity_unit * v, nv, 1.0 / static_cast<double>(count));
-  }
-  move_to_centre_of_mass(p);
-  return p;
+  return {count, true, [count, seed, cut = params.truncation](ParticleSink& out) {
+            Rng rng(seed);
+            const double m_cut = cut * cut / ((1.0 + cut) * (1.0 + cut));
+            // Units of the untruncated sphere (mass M_h = 1/m_cut, scale a) to Henon.
+            const double a = kHernquistScaleHenon;
+            const double mass_h = 1.0 / m_cut;
+            const double velocity_unit = std::sqrt(mass_h / a);
+            for (std::int64_t i = 0; i < count; ++i) {
+              const double r = radius_of_mass(m_cut * rng.uniform_open0());
+              const auto n = isotropic_unit_vector(rng);
+              const double v = sample_speed(1.0 / (1.0 + r), rng);
+              const auto nv = isotropic_unit_vector(rng);
+              out.put(i, isotropic_particle(i, a * r, n, velocity_unit * v, nv, 1.0 / static_cast<double>(count)));
+            }
+          }};
+}
+
+Particles<double> hernquist_sphere(std::int64_t count, std::uint64_t seed, const HernquistParameters& params) {
+  return whole_model(hernquist_model(count, seed, params));
 }
 
 }  // namespace orrery::ic

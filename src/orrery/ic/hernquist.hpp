@@ -24,6 +24,7 @@
 #include <cstdint>
 
 #include "orrery/core/particles.hpp"
+#include "orrery/ic/particle_sink.hpp"
 
 namespace orrery::ic {
 
@@ -35,6 +36,9 @@ struct HernquistParameters {
 
 /// count >= 1; truncation > 0 (InputError naming initial_conditions.hernquist.truncation).
 Particles<double> hernquist_sphere(std::int64_t count, std::uint64_t seed, const HernquistParameters& params = {});
+
+/// hernquist_sphere as a model (particle_sink.hpp), for rows of it.
+Model hernquist_model(std::int64_t count, std::uint64_t seed, const HernquistParameters& params = {});
 
 /// The isotropic distribution function in units G = M = a = 1, up to a constant
 /// factor; eps in (0, 1]. For the tests and the sampler.

@@ -12,15 +12,15 @@ namespace orrery::ic {
 
 namespace {
 
-Particles<double> make_plummer(const InitialConditionsConfig& c) { return plummer_sphere(c.count, c.seed); }
-Particles<double> make_hernquist(const InitialConditionsConfig& c) { return hernquist_sphere(c.count, c.seed, c.hernquist); }
-Particles<double> make_cold_sphere(const InitialConditionsConfig& c) { return cold_sphere(c.count, c.seed); }
-Particles<double> make_kepler(const InitialConditionsConfig& c) { return kepler_orbit(c.kepler); }
-Particles<double> make_collision(const InitialConditionsConfig& c) { return plummer_collision(c.count, c.seed, c.collision); }
+Model make_plummer(const InitialConditionsConfig& c) { return plummer_model(c.count, c.seed); }
+Model make_hernquist(const InitialConditionsConfig& c) { return hernquist_model(c.count, c.seed, c.hernquist); }
+Model make_cold_sphere(const InitialConditionsConfig& c) { return cold_sphere_model(c.count, c.seed); }
+Model make_kepler(const InitialConditionsConfig& c) { return kepler_model(c.kepler); }
+Model make_collision(const InitialConditionsConfig& c) { return collision_model(c.count, c.seed, c.collision); }
 
 struct Generator {
   std::string_view kind;
-  Particles<double> (*make)(const InitialConditionsConfig&);
+  Model (*make)(const InitialConditionsConfig&);
 };
 
 // To add a generator: one line here.
@@ -40,7 +40,10 @@ std::vector<std::string> initial_condition_kinds() {
   return kinds;
 }
 
-Particles<double> make_initial_conditions(const InitialConditionsConfig& config) {
+namespace {
+
+/// The model the configuration names, its checks made (InputError naming the key).
+Model model_of(const InitialConditionsConfig& config) {
   if (config.count < 1) {
     throw InputError("initial_conditions.count = " + std::to_string(config.count) + "; accepted: an integer >= 1");
   }
@@ -50,16 +53,33 @@ Particles<double> make_initial_conditions(const InitialConditionsConfig& config)
   };
   require_positive("mass", config.mass);
   require_positive("length", config.length);
-  for (const auto& g : kGenerators) {
-    if (g.kind == config.kind) {
-      auto p = g.make(config);
-      scale_model(p, config.mass, config.length);
-      return p;
-    }
-  }
+  for (const auto& g : kGenerators)
+    if (g.kind == config.kind) return g.make(config);
   std::string accepted;
   for (const auto& k : initial_condition_kinds()) accepted += (accepted.empty() ? "" : ", ") + k;
   throw InputError("initial_conditions.kind = \"" + config.kind + "\"; accepted: " + accepted);
+}
+
+/// Rows of the model stretched to the configuration's mass and length (particle by particle: the same bits for any rows).
+Particles<double> scaled_rows(const Model& model, const InitialConditionsConfig& config, std::int64_t begin,
+                              std::int64_t end) {
+  auto p = model_rows(model, begin, end);
+  scale_model(p, config.mass, config.length);
+  return p;
+}
+
+}  // namespace
+
+Particles<double> make_initial_conditions(const InitialConditionsConfig& config) {
+  const Model model = model_of(config);
+  return scaled_rows(model, config, 0, model.count);
+}
+
+std::int64_t initial_conditions_count(const InitialConditionsConfig& config) { return model_of(config).count; }
+
+Particles<double> make_initial_conditions_rows(const InitialConditionsConfig& config, std::int64_t begin,
+                                               std::int64_t end) {
+  return scaled_rows(model_of(config), config, begin, end);
 }
 
 template <class Real>

@@ -33,6 +33,16 @@ std::vector<std::string> initial_condition_kinds();
 /// Throws InputError naming initial_conditions.kind / .count, the value and what is accepted.
 Particles<double> make_initial_conditions(const InitialConditionsConfig& config);
 
+/// The number of particles make_initial_conditions makes (count; 2 for
+/// kepler), its checks made, nothing generated.
+std::int64_t initial_conditions_count(const InitialConditionsConfig& config);
+
+/// Rows [begin, end) of make_initial_conditions(config), the same bits, in
+/// O(end - begin) memory (the generator still runs over every particle:
+/// particle_sink.hpp). 0 <= begin <= end <= initial_conditions_count(config).
+Particles<double> make_initial_conditions_rows(const InitialConditionsConfig& config, std::int64_t begin,
+                                               std::int64_t end);
+
 /// The same particles rounded to Real (each value rounded once).
 template <class Real>
 Particles<Real> to_precision(const Particles<double>& p);

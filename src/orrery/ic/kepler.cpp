@@ -12,7 +12,7 @@ double kepler_period(double semi_major_axis, double mass) {
   return 2.0 * std::numbers::pi * std::sqrt(semi_major_axis * semi_major_axis * semi_major_axis / mass);
 }
 
-Particles<double> kepler_orbit(const KeplerParameters& k) {
+Model kepler_model(const KeplerParameters& k) {
   const auto check = [](bool ok, const char* field, double value, const char* accepted) {
     if (!ok || !std::isfinite(value))
       throw InputError(std::string("initial_conditions.kepler.") + field + " = " + std::to_string(value) +
@@ -25,17 +25,13 @@ Particles<double> kepler_orbit(const KeplerParameters& k) {
   const double m1 = 1.0 / (1.0 + k.mass_ratio), m2 = 1.0 - m1;
   const double separation = a * (1.0 + e);
   const double speed = std::sqrt((1.0 - e) / (a * (1.0 + e)));  // G M = 1
-  Particles<double> p(2);
   // Each body sits at its share of the relative vector from the centre of mass.
-  p.x = {-m2 * separation, m1 * separation};
-  p.y = {0.0, 0.0};
-  p.z = {0.0, 0.0};
-  p.vx = {0.0, 0.0};
-  p.vy = {-m2 * speed, m1 * speed};
-  p.vz = {0.0, 0.0};
-  p.mass = {m1, m2};
-  p.id = {1, 2};
-  return p;
+  return {2, false, [=](ParticleSink& out) {
+            out.put(0, {-m2 * separation, 0.0, 0.0, 0.0, -m2 * speed, 0.0, m1, 1});
+            out.put(1, {m1 * separation, 0.0, 0.0, 0.0, m1 * speed, 0.0, m2, 2});
+          }};
 }
+
+Particles<double> kepler_orbit(const KeplerParameters& k) { return whole_model(kepler_model(k)); }
 
 }  // namespace orrery::ic

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "orrery/core/particles.hpp"
+#include "orrery/ic/particle_sink.hpp"
 
 namespace orrery::ic {
 
@@ -18,6 +19,9 @@ struct KeplerParameters {
 
 /// InputError naming initial_conditions.kepler.<field> for values outside the ranges above.
 Particles<double> kepler_orbit(const KeplerParameters& params);
+
+/// kepler_orbit as a model (particle_sink.hpp) of its two rows.
+Model kepler_model(const KeplerParameters& params);
 
 /// The orbital period (G = 1, total mass m).
 double kepler_period(double semi_major_axis, double mass = 1.0);

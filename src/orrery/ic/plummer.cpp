@@ -34,24 +34,25 @@ double plummer_speed_fraction(Rng& rng) {
 
 }  // namespace
 
-Particles<double> plummer_sphere(std::int64_t count, std::uint64_t seed) {
+Model plummer_model(std::int64_t count, std::uint64_t seed) {
   if (count < 1) {
     throw InputError("initial_conditions.count = " + std::to_string(count) + "; accepted: an integer >= 1");
   }
-  Rng rng(seed);
-  Particles<double> p(static_cast<std::size_t>(count));
-  const double a = kPlummerScaleHenon;
-  const double velocity_scale = 1.0 / std::sqrt(a);  // G = M = 1: v ~ sqrt(GM/a)
-  for (std::int64_t i = 0; i < count; ++i) {
-    const double r = plummer_radius(rng);
-    const auto n = isotropic_unit_vector(rng);
-    const double escape = std::sqrt(2.0) / std::sqrt(std::sqrt(1.0 + r * r));
-    const double v = plummer_speed_fraction(rng) * escape;
-    const auto nv = isotropic_unit_vector(rng);
-    place_isotropic(p, i, a * r, n, velocity_scale * v, nv, 1.0 / static_cast<double>(count));
-  }
-  move_to_centre_of_mass(p);
-  return p;
+  return {count, true, [count, seed](ParticleSink& out) {
+            Rng rng(seed);
+            const double a = kPlummerScaleHenon;
+            const double velocity_scale = 1.0 / std::sqrt(a);  // G = M = 1: v ~ sqrt(GM/a)
+            for (std::int64_t i = 0; i < count; ++i) {
+              const double r = plummer_radius(rng);
+              const auto n = isotropic_unit_vector(rng);
+              const double escape = std::sqrt(2.0) / std::sqrt(std::sqrt(1.0 + r * r));
+              const double v = plummer_speed_fraction(rng) * escape;
+              const auto nv = isotropic_unit_vector(rng);
+              out.put(i, isotropic_particle(i, a * r, n, velocity_scale * v, nv, 1.0 / static_cast<double>(count)));
+            }
+          }};
 }
+
+Particles<double> plummer_sphere(std::int64_t count, std::uint64_t seed) { return whole_model(plummer_model(count, seed)); }
 
 }  // namespace orrery::ic

@@ -12,6 +12,7 @@
 #include <cstdint>
 
 #include "orrery/core/particles.hpp"
+#include "orrery/ic/particle_sink.hpp"
 
 namespace orrery::ic {
 
@@ -20,5 +21,8 @@ inline constexpr double kPlummerScaleHenon = 3.0 * 3.14159265358979323846 / 16.0
 
 /// count >= 1 (InputError otherwise, naming initial_conditions.count).
 Particles<double> plummer_sphere(std::int64_t count, std::uint64_t seed);
+
+/// plummer_sphere as a model (particle_sink.hpp), for rows of it.
+Model plummer_model(std::int64_t count, std::uint64_t seed);
 
 }  // namespace orrery::ic

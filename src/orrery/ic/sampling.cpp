@@ -2,8 +2,6 @@
 
 #include <cmath>
 
-#include "orrery/core/compensated_sum.hpp"
-
 namespace orrery::ic {
 
 double cube_root_unit(double x) {
@@ -28,32 +26,31 @@ std::array<double, 3> isotropic_unit_vector(Rng& rng) {
   }
 }
 
-void place_isotropic(Particles<double>& p, std::int64_t i, double r, const std::array<double, 3>& n, double v,
-                     const std::array<double, 3>& nv, double mass) {
-  p.x[i] = r * n[0];
-  p.y[i] = r * n[1];
-  p.z[i] = r * n[2];
-  p.vx[i] = v * nv[0];
-  p.vy[i] = v * nv[1];
-  p.vz[i] = v * nv[2];
-  p.mass[i] = mass;
-  p.id[i] = static_cast<std::uint64_t>(i) + 1;
+GeneratedParticle isotropic_particle(std::int64_t i, double r, const std::array<double, 3>& n, double v,
+                                     const std::array<double, 3>& nv, double mass) {
+  return {r * n[0], r * n[1], r * n[2], v * nv[0], v * nv[1], v * nv[2], mass, static_cast<std::uint64_t>(i) + 1};
 }
 
 template <class Real>
-void move_to_centre_of_mass(Particles<Real>& p) {
-  CompensatedSum m, c[6];
+void CentreOfMass::shift(Particles<Real>& p) const {
   const std::array<std::vector<Real>*, 6> fields{&p.x, &p.y, &p.z, &p.vx, &p.vy, &p.vz};
-  for (std::int64_t i = 0; i < p.size(); ++i) {
-    m += p.mass[i];
-    for (int k = 0; k < 6; ++k) c[k] += static_cast<double>(p.mass[i]) * (*fields[k])[i];
-  }
+  const auto c = centre();
   for (int k = 0; k < 6; ++k) {
-    const auto shift = static_cast<Real>(c[k].value() / m.value());
+    const auto shift = static_cast<Real>(c[k]);
     for (auto& v : *fields[k]) v -= shift;
   }
 }
 
+template <class Real>
+void move_to_centre_of_mass(Particles<Real>& p) {
+  CentreOfMass sums;
+  for (std::int64_t i = 0; i < p.size(); ++i)
+    sums.add(p.mass[i], {p.x[i], p.y[i], p.z[i], p.vx[i], p.vy[i], p.vz[i]});
+  sums.shift(p);
+}
+
+template void CentreOfMass::shift(Particles<float>&) const;
+template void CentreOfMass::shift(Particles<double>&) const;
 template void move_to_centre_of_mass(Particles<float>&);
 template void move_to_centre_of_mass(Particles<double>&);
 

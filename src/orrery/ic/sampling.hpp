@@ -5,8 +5,10 @@
 // orrery::Rng. libm's cbrt, pow, sin, cos and log carry no such guarantee.
 #include <array>
 
+#include "orrery/core/compensated_sum.hpp"
 #include "orrery/core/particles.hpp"
 #include "orrery/core/rng.hpp"
+#include "orrery/ic/particle_sink.hpp"
 
 namespace orrery::ic {
 
@@ -18,10 +20,36 @@ double cube_root_unit(double x);
 /// from the cube: no trigonometric functions).
 std::array<double, 3> isotropic_unit_vector(Rng& rng);
 
-/// Sets particle i of an isotropic model: position r * n, velocity v * nv,
-/// the given mass, ID i + 1 (n and nv unit vectors).
-void place_isotropic(Particles<double>& p, std::int64_t i, double r, const std::array<double, 3>& n, double v,
-                     const std::array<double, 3>& nv, double mass);
+/// Particle i of an isotropic model: position r * n, velocity v * nv, the
+/// given mass, ID i + 1 (n and nv unit vectors).
+GeneratedParticle isotropic_particle(std::int64_t i, double r, const std::array<double, 3>& n, double v,
+                                     const std::array<double, 3>& nv, double mass);
+
+/// The mass-weighted sums of positions and velocities (compensated), added
+/// particle by particle, and the shift to the centre-of-mass frame they give.
+/// The same particles added in the same order give the same bits, whether
+/// an array holds them (move_to_centre_of_mass) or they pass one by one
+/// (particle_sink.hpp).
+class CentreOfMass {
+ public:
+  /// w: x, y, z, vx, vy, vz.
+  void add(double mass, const std::array<double, 6>& w) {
+    mass_ += mass;
+    for (int k = 0; k < 6; ++k) moment_[k] += mass * w[k];
+  }
+  /// The centre of mass: x, y, z, vx, vy, vz.
+  std::array<double, 6> centre() const {
+    std::array<double, 6> c;
+    for (int k = 0; k < 6; ++k) c[k] = moment_[k].value() / mass_.value();
+    return c;
+  }
+  /// Subtracts the centre of mass (rounded to Real) from every particle of p.
+  template <class Real>
+  void shift(Particles<Real>& p) const;
+
+ private:
+  CompensatedSum mass_, moment_[6];
+};
 
 /// Moves positions and velocities to the centre-of-mass frame (compensated sums).
 template <class Real>

@@ -8,10 +8,14 @@
 #include <cstdint>
 
 #include "orrery/core/particles.hpp"
+#include "orrery/ic/particle_sink.hpp"
 
 namespace orrery::ic {
 
 /// count >= 1, half_side > 0 (InputError otherwise). No centre-of-mass shift.
 Particles<double> uniform_cube(std::int64_t count, std::uint64_t seed, double half_side = 3.0);
+
+/// uniform_cube as a model (particle_sink.hpp), for rows of it.
+Model uniform_cube_model(std::int64_t count, std::uint64_t seed, double half_side = 3.0);
 
 }  // namespace orrery::ic

@@ -233,6 +233,11 @@ std::uint64_t dataset_rows(const Where& w, hid_t group, const std::string& group
 
 void read_dataset(const Where& w, hid_t group, const std::string& group_name, const char* name, H5T_class_t cls,
                   hid_t mem_type, std::uint64_t rows, int cols, void* out) {
+  read_rows(w, group, group_name, name, cls, mem_type, rows, cols, 0, rows, out);
+}
+
+void read_rows(const Where& w, hid_t group, const std::string& group_name, const char* name, H5T_class_t cls,
+               hid_t mem_type, std::uint64_t rows, int cols, std::uint64_t first, std::uint64_t count, void* out) {
   const std::string full = group_name + "/" + name;
   if (!has_link(group, name)) w.fail(full, "missing dataset");
   const Handle set = check(w, full, H5Dopen2(group, name, H5P_DEFAULT), H5Dclose, "cannot open dataset");
@@ -251,8 +256,19 @@ void read_dataset(const Where& w, hid_t group, const std::string& group_name, co
   const Handle type = check(w, full, H5Dget_type(set.get()), H5Tclose, "cannot read type");
   if (H5Tget_class(type.get()) != cls)
     w.fail(full, std::string("wrong type (expected ") + (cls == H5T_FLOAT ? "floating-point" : "integer") + " data)");
-  if (H5Dread(set.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) < 0)
-    w.fail(full, "cannot read data: truncated or corrupt" + detail());
+  if (first + count > rows)
+    w.fail(full, fmt::format("rows {} to {} asked of {}", first, first + count, rows));
+  if (count == rows) {
+    if (H5Dread(set.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) < 0)
+      w.fail(full, "cannot read data: truncated or corrupt" + detail());
+    return;
+  }
+  if (count == 0) return;
+  const hsize_t start[2] = {first, 0}, size[2] = {count, static_cast<hsize_t>(cols)};
+  const Handle memory = check(w, full, H5Screate_simple(want_rank, size, nullptr), H5Sclose, "cannot create dataspace");
+  if (H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start, nullptr, size, nullptr) < 0 ||
+      H5Dread(set.get(), mem_type, memory.get(), space.get(), H5P_DEFAULT, out) < 0)
+    w.fail(full, fmt::format("cannot read rows {} to {}: truncated or corrupt", first, first + count) + detail());
 }
 
 }  // namespace orrery::io::h5

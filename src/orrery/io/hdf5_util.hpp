@@ -119,6 +119,10 @@ std::string read_attr_string(const Where& w, hid_t loc, const std::string& objec
 /// means rank 1) and type class, reads it converted to `mem_type`.
 void read_dataset(const Where& w, hid_t group, const std::string& group_name, const char* name, H5T_class_t cls,
                   hid_t mem_type, std::uint64_t rows, int cols, void* out);
+/// read_dataset's checks, then rows [first, first + count) of its `rows` alone
+/// (a hyperslab: what one MPI rank holds of a file).
+void read_rows(const Where& w, hid_t group, const std::string& group_name, const char* name, H5T_class_t cls,
+               hid_t mem_type, std::uint64_t rows, int cols, std::uint64_t first, std::uint64_t count, void* out);
 /// The number of rows of a dataset (its first dimension); checks it exists.
 std::uint64_t dataset_rows(const Where& w, hid_t group, const std::string& group_name, const char* name);
 

@@ -1,5 +1,6 @@
 #include "orrery/io/snapshot.hpp"
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstring>
@@ -272,9 +273,12 @@ void read_parameters(const h5::Where& w, hid_t file, SnapshotInfo& info) {
   info.units = units_from_attributes(w, unit_system, u.length_cm, u.mass_g, u.velocity_cm_per_s);
 }
 
-/// The particles of one type into `s` (its potential / acceleration when stored).
+/// Rows [first, first + rows) of one type's particles into `s` (their
+/// potential / acceleration when stored); every dataset's shape checked.
+/// `held`: the rows of every type the reader keeps (the memory it needs).
 template <class Real>
-void read_particles(const h5::Where& w, hid_t file, int type, const Counts& counts, Snapshot<Real>& s) {
+void read_particles(const h5::Where& w, hid_t file, int type, const Counts& counts, std::uint64_t first,
+                    std::uint64_t rows, std::uint64_t held, Snapshot<Real>& s) {
   const std::string group_name = type_group(type);
   if (!h5::has_link(file, group_name.c_str())) w.fail(group_name, "missing group");
   const h5::Handle group(H5Gopen2(file, group_name.c_str(), H5P_DEFAULT), H5Gclose);
@@ -285,9 +289,9 @@ void read_particles(const h5::Where& w, hid_t file, int type, const Counts& coun
   // The header against every dataset's real shape, and the memory all types'
   // particles need, before allocating for them.
   const auto check_rows = [&](const char* name) {
-    const std::uint64_t rows = h5::dataset_rows(w, g, group_name, name);
-    if (rows != n)
-      w.fail(group_name + "/" + name, "has " + std::to_string(rows) + " rows but Header.NumPart_ThisFile[" +
+    const std::uint64_t in_file = h5::dataset_rows(w, g, group_name, name);
+    if (in_file != n)
+      w.fail(group_name + "/" + name, "has " + std::to_string(in_file) + " rows but Header.NumPart_ThisFile[" +
                                           std::to_string(type) + "] = " + std::to_string(n) + " (NumPart mismatch)");
   };
   for (const char* name : {"Coordinates", "Velocities", "ParticleIDs"}) check_rows(name);
@@ -295,20 +299,24 @@ void read_particles(const h5::Where& w, hid_t file, int type, const Counts& coun
     if (h5::has_link(g, name)) check_rows(name);
   std::uint64_t total = 0;
   for (int t = 0; t < kTypes; ++t) total += counts.n[t];
-  require_memory(static_cast<double>(total) * (11 * sizeof(Real) + 8),
-                 "file '" + w.file + "': " + std::to_string(total) + " particles (Header.NumPart_ThisFile)",
+  require_memory(static_cast<double>(held) * (11 * sizeof(Real) + 8),
+                 "file '" + w.file + "': " + std::to_string(held) + (held == total ? "" : " of " + std::to_string(total)) +
+                     " particles (Header.NumPart_ThisFile)",
                  "a snapshot whose particles fit in the available memory");
   const hid_t mt = native_type<Real>();
+  const auto read = [&](const char* name, H5T_class_t cls, hid_t type, int cols, void* out) {
+    h5::read_rows(w, g, group_name, name, cls, type, n, cols, first, rows, out);
+  };
   auto& p = s.particles;
-  p.resize(n);
-  std::vector<Real> buf(3 * n);
-  h5::read_dataset(w, g, group_name, "Coordinates", H5T_FLOAT, mt, n, 3, buf.data());
+  p.resize(rows);
+  std::vector<Real> buf(3 * rows);
+  read("Coordinates", H5T_FLOAT, mt, 3, buf.data());
   deinterleave(buf, p.x, p.y, p.z);
-  h5::read_dataset(w, g, group_name, "Velocities", H5T_FLOAT, mt, n, 3, buf.data());
+  read("Velocities", H5T_FLOAT, mt, 3, buf.data());
   deinterleave(buf, p.vx, p.vy, p.vz);
-  h5::read_dataset(w, g, group_name, "ParticleIDs", H5T_INTEGER, H5T_NATIVE_UINT64, n, 1, p.id.data());
+  read("ParticleIDs", H5T_INTEGER, H5T_NATIVE_UINT64, 1, p.id.data());
   if (h5::has_link(g, "Masses")) {
-    h5::read_dataset(w, g, group_name, "Masses", H5T_FLOAT, mt, n, 1, p.mass.data());
+    read("Masses", H5T_FLOAT, mt, 1, p.mass.data());
   } else if (mass_table > 0 && std::isfinite(mass_table)) {
     std::fill(p.mass.begin(), p.mass.end(), static_cast<Real>(mass_table));
   } else {
@@ -317,11 +325,11 @@ void read_particles(const h5::Where& w, hid_t file, int type, const Counts& coun
   s.has_potential = h5::has_link(g, "Potential");
   s.has_acceleration = h5::has_link(g, "Acceleration");
   if (s.has_potential) {
-    s.field.potential.resize(n);
-    h5::read_dataset(w, g, group_name, "Potential", H5T_FLOAT, mt, n, 1, s.field.potential.data());
+    s.field.potential.resize(rows);
+    read("Potential", H5T_FLOAT, mt, 1, s.field.potential.data());
   }
   if (s.has_acceleration) {
-    h5::read_dataset(w, g, group_name, "Acceleration", H5T_FLOAT, mt, n, 3, buf.data());
+    read("Acceleration", H5T_FLOAT, mt, 3, buf.data());
     deinterleave(buf, s.field.ax, s.field.ay, s.field.az);
   }
   // The precision the file stores positions in, for `orrery info`.
@@ -418,8 +426,11 @@ void write_snapshot_in_pieces(const std::filesystem::path& path, std::int64_t n,
   out.commit();
 }
 
+namespace {
+
+/// Rows [begin, end) of a snapshot's particles, every type's in order (end < 0: to the last); `total` its N.
 template <class Real>
-Snapshot<Real> read_snapshot(const std::filesystem::path& path) {
+Snapshot<Real> read_rows_of(const std::filesystem::path& path, std::int64_t begin, std::int64_t end, std::int64_t& total) {
   const h5::Where w{path.string()};
   require_readable_file(path);
   if (!is_hdf5_file(path)) w.fail("", "not an HDF5 file (no HDF5 signature: wrong format, or truncated/corrupt)");
@@ -429,16 +440,31 @@ Snapshot<Real> read_snapshot(const std::filesystem::path& path) {
   Snapshot<Real> s;
   const Counts counts = read_header(w, file.get(), s.info);
   read_parameters(w, file.get(), s.info);
+  total = 0;
+  for (const auto n : counts.n) total += static_cast<std::int64_t>(n);
+  if (end < 0) end = total;
+  if (begin < 0 || begin > end || end > total)
+    throw RuntimeFailure("file '" + path.string() + "': snapshot rows " + std::to_string(begin) + " to " +
+                         std::to_string(end) + " of " + std::to_string(total));
   const std::string context = "file '" + path.string() + "'";
   bool first = true;
+  std::int64_t type_first = 0;  // the type's first row among all types'
   for (int t = 0; t < kTypes; ++t) {
     if (counts.n[t] == 0) continue;
+    const auto n = static_cast<std::int64_t>(counts.n[t]);
+    // This type's rows of [begin, end), counted from its first.
+    const std::int64_t lo = std::clamp(begin - type_first, std::int64_t{0}, n);
+    const std::int64_t hi = std::clamp(end - type_first, lo, n);
+    type_first += n;
     Snapshot<Real> part;
-    read_particles(w, file.get(), t, counts, part);
+    read_particles(w, file.get(), t, counts, static_cast<std::uint64_t>(lo), static_cast<std::uint64_t>(hi - lo),
+                   static_cast<std::uint64_t>(end - begin), part);
     const std::string g = type_group(t);
-    validate_particles(part.particles, context, {g + "/Coordinates", g + "/Velocities", g + "/Masses", g + "/ParticleIDs"});
+    validate_particles(part.particles, context, {g + "/Coordinates", g + "/Velocities", g + "/Masses", g + "/ParticleIDs"},
+                       lo);
     for (std::size_t i = 0; i < part.field.potential.size(); ++i)
-      if (!std::isfinite(part.field.potential[i])) w.fail(g + "/Potential", "row " + std::to_string(i) + " is not finite");
+      if (!std::isfinite(part.field.potential[i]))
+        w.fail(g + "/Potential", "row " + std::to_string(lo + static_cast<std::int64_t>(i)) + " is not finite");
     // Potential and Acceleration are the run's when every type has them; otherwise neither is kept.
     s.has_potential = (first || s.has_potential) && part.has_potential;
     s.has_acceleration = (first || s.has_acceleration) && part.has_acceleration;
@@ -450,8 +476,22 @@ Snapshot<Real> read_snapshot(const std::filesystem::path& path) {
   if (!s.has_potential) s.field.potential.clear();
   if (!s.has_acceleration) s.field.ax.clear(), s.field.ay.clear(), s.field.az.clear();
   // IDs are unique across the types too.
-  validate_particles(s.particles, context, {"Coordinates", "Velocities", "Masses", "ParticleIDs (all types)"});
+  validate_particles(s.particles, context, {"Coordinates", "Velocities", "Masses", "ParticleIDs (all types)"}, begin);
   return s;
+}
+
+}  // namespace
+
+template <class Real>
+Snapshot<Real> read_snapshot(const std::filesystem::path& path) {
+  std::int64_t total = 0;
+  return read_rows_of<Real>(path, 0, -1, total);
+}
+
+template <class Real>
+Snapshot<Real> read_snapshot_rows(const std::filesystem::path& path, std::int64_t begin, std::int64_t end,
+                                  std::int64_t& total) {
+  return read_rows_of<Real>(path, begin, end, total);
 }
 
 template void write_snapshot<float>(const std::filesystem::path&, const Particles<float>&, const SnapshotInfo&,
@@ -466,5 +506,9 @@ template void write_snapshot_in_pieces<double>(const std::filesystem::path&, std
                                               std::int64_t);
 template Snapshot<float> read_snapshot<float>(const std::filesystem::path&);
 template Snapshot<double> read_snapshot<double>(const std::filesystem::path&);
+template Snapshot<float> read_snapshot_rows<float>(const std::filesystem::path&, std::int64_t, std::int64_t,
+                                                   std::int64_t&);
+template Snapshot<double> read_snapshot_rows<double>(const std::filesystem::path&, std::int64_t, std::int64_t,
+                                                     std::int64_t&);
 
 }  // namespace orrery::io

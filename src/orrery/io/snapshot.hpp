@@ -103,6 +103,18 @@ void write_snapshot_in_pieces(const std::filesystem::path& path, std::int64_t n,
 template <class Real>
 Snapshot<Real> read_snapshot(const std::filesystem::path& path);
 
+/// read_snapshot's rows [begin, end) of every type's particles in order
+/// (their Potential and Acceleration when every type stores them), read by
+/// hyperslab: the memory of end - begin rows (an MPI rank's block of a run's
+/// initial conditions); `total` the file's N. The header, parameters and
+/// every dataset's shape are checked as read_snapshot checks them, and the
+/// rows read as it validates them (rows named in the file's numbering); IDs
+/// are unique among these rows only. 0 <= begin <= end <= N (RuntimeFailure
+/// otherwise): (0, 0) reads the header alone, to learn N.
+template <class Real>
+Snapshot<Real> read_snapshot_rows(const std::filesystem::path& path, std::int64_t begin, std::int64_t end,
+                                  std::int64_t& total);
+
 /// True when the file starts with the HDF5 signature (used by `orrery info`).
 bool is_hdf5_file(const std::filesystem::path& path);
 
@@ -112,5 +124,9 @@ extern template void write_snapshot<double>(const std::filesystem::path&, const 
                                             const SnapshotInfo&, const SnapshotFields<double>&);
 extern template Snapshot<float> read_snapshot<float>(const std::filesystem::path&);
 extern template Snapshot<double> read_snapshot<double>(const std::filesystem::path&);
+extern template Snapshot<float> read_snapshot_rows<float>(const std::filesystem::path&, std::int64_t, std::int64_t,
+                                                          std::int64_t&);
+extern template Snapshot<double> read_snapshot_rows<double>(const std::filesystem::path&, std::int64_t, std::int64_t,
+                                                            std::int64_t&);
 
 }  // namespace orrery::io

@@ -24,10 +24,12 @@ struct ParticleFieldNames {
   std::string ids = "PartType1/ParticleIDs";
 };
 
+/// `first_row`: the number of p's first row in the file (rows of it read apart).
 template <class Real>
-void validate_particles(const Particles<Real>& p, const std::string& context, const ParticleFieldNames& names = {}) {
+void validate_particles(const Particles<Real>& p, const std::string& context, const ParticleFieldNames& names = {},
+                        std::int64_t first_row = 0) {
   const auto fail = [&](const std::string& field, std::int64_t row, const std::string& problem) {
-    throw InputError(context + ": " + field + ": row " + std::to_string(row) + " " + problem);
+    throw InputError(context + ": " + field + ": row " + std::to_string(first_row + row) + " " + problem);
   };
   const auto finite3 = [](Real a, Real b, Real c) { return std::isfinite(a) && std::isfinite(b) && std::isfinite(c); };
   for (std::int64_t i = 0; i < p.size(); ++i) {
@@ -49,15 +51,17 @@ void validate_particles(const Particles<Real>& p, const std::string& context, co
 /// below its smallest normal value would lose its digits or become 0. So a
 /// single-precision run refuses them when they are loaded, not at its first
 /// force evaluation in other words.
+/// `first_row`: as validate_particles'.
 template <class Real>
-void validate_range(const Particles<double>& p, const std::string& context, const ParticleFieldNames& names = {}) {
+void validate_range(const Particles<double>& p, const std::string& context, const ParticleFieldNames& names = {},
+                    std::int64_t first_row = 0) {
   if constexpr (!std::is_same_v<Real, double>) {
     constexpr double largest = std::numeric_limits<Real>::max(), smallest = std::numeric_limits<Real>::min();
     const auto fail = [&](const std::string& field, std::int64_t row, double v, const char* bound, double limit) {
       char text[224];
       std::snprintf(text, sizeof text, "row %lld is %g, %s of single precision (%g); accepted: gravity.precision = "
                     "\"double\", or the values rescaled into its range",
-                    static_cast<long long>(row), v, bound, limit);
+                    static_cast<long long>(first_row + row), v, bound, limit);
       throw InputError(context + ": " + field + ": " + text);
     };
     constexpr const char* above = "above the largest value";
