@@ -1,9 +1,12 @@
 #include "orrery/mpi/let.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <limits>
 #include <numeric>
 #include <string>
+#include <type_traits>
 
 #include "orrery/bh/build_topology.hpp"
 #include "orrery/bh/walk.hpp"
@@ -34,20 +37,30 @@ bh::TargetBox<Real> shrunk(const bh::TargetBox<Real> &b, double f) {
 }
 
 /// The particles of the leaves `leaves` of the own tree, as write_let sends
-/// them.
+/// them: their count, then each field of every leaf's particles in leaf
+/// order. Each field's bytes are grown once and filled a leaf per
+/// iteration at its offset (a prefix sum in leaf order) on the rank's
+/// threads: the bytes one put per leaf writes, without a put's cost (a
+/// resize and a copy call) per leaf and field.
 template <class Real>
 void write_particles(ByteWriter &w, const LocalTree<Real> &own,
                      const RankParticles<Real> &s,
                      std::span<const std::uint64_t> keys,
                      const std::vector<std::int32_t> &leaves) {
-  std::int64_t total = 0;
-  for (const auto n : leaves)
-    total += own.nodes.count[n];
+  const auto n = static_cast<std::int64_t>(leaves.size());
+  std::vector<std::int64_t> at(leaves.size() + 1, 0);
+  for (std::int64_t l = 0; l < n; ++l)
+    at[l + 1] = at[l] + own.nodes.count[leaves[l]];
+  const std::int64_t total = at.back();
   w.put(total);
   const auto each = [&](const auto &v) {
-    for (const auto n : leaves)
-      w.put(std::span(v.data() + own.first[n],
-                      static_cast<std::size_t>(own.nodes.count[n])));
+    using T = std::remove_cvref_t<decltype(v[0])>;
+    std::byte *out = w.grow(static_cast<std::size_t>(total) * sizeof(T));
+#pragma omp parallel for schedule(static) if (n > 1 && total >= kParallelLoop)
+    for (std::int64_t l = 0; l < n; ++l)
+      std::memcpy(out + static_cast<std::size_t>(at[l]) * sizeof(T),
+                  v.data() + own.first[leaves[l]],
+                  static_cast<std::size_t>(at[l + 1] - at[l]) * sizeof(T));
   };
   each(keys);
   each(s.index);
@@ -56,6 +69,82 @@ void write_particles(ByteWriter &w, const LocalTree<Real> &own,
   each(s.p.z);
   each(s.p.mass);
 }
+
+/// A peer's target boxes as a binary tree of unions, for the question
+/// "does every box accept node n?" (write_let). Level 0 holds the boxes;
+/// level l + 1 the unions of pairs of level l's (an odd last one alone),
+/// up to one union of all. A union's box is the exact componentwise
+/// min/max of its boxes' and its scale their largest, so it contains each
+/// of them: whatever accepts_box accepts for the union, it accepts for
+/// each box inside (opening_box.hpp's argument: box_gap is no larger for
+/// the larger box, as IEEE subtraction is monotone, and norm2 is monotone
+/// in each gap; far() is non-decreasing in d2 and non-increasing in scale;
+/// a box that reaches into the cell is inside a union that does). So
+/// "the union accepts, or each half's boxes all accept" is the same answer
+/// as every box's test, found with one test where the union is far. A
+/// union over a box with a value that is not finite is never tested (its
+/// boxes are), so no NaN or infinity enters that argument.
+template <class Real> struct BoxUnions {
+  std::vector<std::vector<TargetDomain<Real>>> level;
+  std::vector<std::vector<std::uint8_t>> usable; // per union: every value finite
+
+  explicit BoxUnions(std::vector<TargetDomain<Real>> boxes) {
+    const auto finite = [](const TargetDomain<Real> &d) {
+      const bh::TargetBox<Real> &b = d.box;
+      return std::isfinite(b.lo_x) && std::isfinite(b.lo_y) &&
+             std::isfinite(b.lo_z) && std::isfinite(b.hi_x) &&
+             std::isfinite(b.hi_y) && std::isfinite(b.hi_z) &&
+             std::isfinite(d.max_scale);
+    };
+    std::vector<std::uint8_t> ok(boxes.size());
+    for (std::size_t i = 0; i < boxes.size(); ++i)
+      ok[i] = finite(boxes[i]) ? 1 : 0;
+    level.push_back(std::move(boxes));
+    usable.push_back(std::move(ok));
+    while (level.back().size() > 1) {
+      const auto &below = level.back();
+      const auto &below_ok = usable.back();
+      std::vector<TargetDomain<Real>> up((below.size() + 1) / 2);
+      std::vector<std::uint8_t> up_ok(up.size());
+      for (std::size_t i = 0; i < up.size(); ++i) {
+        TargetDomain<Real> u = below[2 * i];
+        std::uint8_t good = below_ok[2 * i];
+        if (2 * i + 1 < below.size()) {
+          const TargetDomain<Real> &o = below[2 * i + 1];
+          u.box.lo_x = std::min(u.box.lo_x, o.box.lo_x);
+          u.box.lo_y = std::min(u.box.lo_y, o.box.lo_y);
+          u.box.lo_z = std::min(u.box.lo_z, o.box.lo_z);
+          u.box.hi_x = std::max(u.box.hi_x, o.box.hi_x);
+          u.box.hi_y = std::max(u.box.hi_y, o.box.hi_y);
+          u.box.hi_z = std::max(u.box.hi_z, o.box.hi_z);
+          u.max_scale = std::max(u.max_scale, o.max_scale);
+          good &= below_ok[2 * i + 1];
+        }
+        up[i] = u;
+        up_ok[i] = good;
+      }
+      level.push_back(std::move(up));
+      usable.push_back(std::move(up_ok));
+    }
+  }
+
+  /// Whether accepts(box) holds for every box (level 0) under union i of
+  /// level lv; a box that fails ends the search.
+  template <class Accepts>
+  bool all_accept(std::size_t lv, std::size_t i, const Accepts &accepts) const {
+    const TargetDomain<Real> &d = level[lv][i];
+    if (lv == 0)
+      return accepts(d);
+    if (usable[lv][i] != 0 && accepts(d))
+      return true;
+    const auto &below = level[lv - 1];
+    return all_accept(lv - 1, 2 * i, accepts) &&
+           (2 * i + 1 >= below.size() || all_accept(lv - 1, 2 * i + 1, accepts));
+  }
+  template <class Accepts> bool all_accept(const Accepts &accepts) const {
+    return level.back().empty() || all_accept(level.size() - 1, 0, accepts);
+  }
+};
 
 } // namespace
 
@@ -125,15 +214,16 @@ void write_let(ByteWriter &w, const LocalTree<Real> &own,
   for (auto &b : boxes)
     b.box = shrunk(b.box, shrink);
   if (!boxes.empty()) {
+    const BoxUnions<Real> unions(boxes);
     bh::OctreeView<Real> v = own.nodes.view();
     v.cap2 = own.cap2;
     bh::with_opening(v, [&](auto criterion) {
       using Criterion = decltype(criterion);
       const auto every_box_accepts = [&](std::int32_t n) {
-        for (const auto &b : boxes)
-          if (!bh::accepts_box<Criterion>(v, cube, n, b.box, b.max_scale))
-            return false;
-        return true;
+        const bh::BoxTestNode<Real> node = bh::box_test_node<Criterion>(v, cube, n);
+        return unions.all_accept([&](const TargetDomain<Real> &b) {
+          return bh::accepts_box<Criterion>(node, v.cap2, b.box, b.max_scale);
+        });
       };
       // Pre-order: a node, then (if the peer may open it) its children's
       // subtrees.
