@@ -1,5 +1,7 @@
 #include "orrery/mpi/let.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -275,37 +277,48 @@ AssembledTree<Real> assemble_tree(
     std::span<const std::byte> received, std::span<const std::int64_t> from,
     const bh::Cube &cube, const bh::TreeParams &params, int rank) {
   const int ranks = static_cast<int>(from.size()) - 1;
-  // The node records each rank sent, and where its particles start in the
-  // held arrays: this rank's own first, then each rank's, in rank order.
+  // The node records each rank sent, and where each rank's particles go in
+  // the held arrays: in rank order, this rank's own in its place. The ranks'
+  // domains are consecutive pieces of the Morton curve in rank order, and
+  // each rank's particles arrive sorted, so held in this order they are
+  // already in one process's order (key, index): the sort below only checks
+  // that, and the arrays need no gather.
   std::vector<NodeRecords<Real>> got(static_cast<std::size_t>(ranks));
-  std::vector<ByteReader> particles_of;
-  std::vector<std::size_t> at = {static_cast<std::size_t>(sorted.size())};
+  struct Piece {
+    ByteReader in;
+    std::size_t at, n;
+  };
+  std::vector<Piece> pieces;
+  const auto own_n = static_cast<std::size_t>(sorted.size());
+  std::size_t own_at = 0, held = 0;
   for (int r = 0; r < ranks; ++r) {
+    if (r == rank) {
+      own_at = held;
+      held += own_n;
+      continue;
+    }
     ByteReader in(received.subspan(from[r], from[r + 1] - from[r]));
     if (in.done())
       continue;
     got[r].read_append(in);
-    at.push_back(at.back() + static_cast<std::size_t>(in.get<std::int64_t>()));
-    particles_of.push_back(in);
+    const auto n = static_cast<std::size_t>(in.get<std::int64_t>());
+    pieces.push_back({in, held, n});
+    held += n;
   }
   // Every field of the held particles; one more slot for the sentinel.
-  const std::size_t held = at.back();
   std::vector<std::uint64_t> key(held), index(held);
   std::vector<Real> x(held + 1), y(held + 1), z(held + 1), m(held + 1);
   const auto fields = [&](auto &&f) { f(key), f(index), f(x), f(y), f(z), f(m); };
-  {
-    const auto own_n = static_cast<std::size_t>(sorted.size());
-    copy_bytes(key.data(), keys.data(), own_n * sizeof(std::uint64_t));
-    copy_bytes(index.data(), sorted.index.data(), own_n * sizeof(std::uint64_t));
-    copy_bytes(x.data(), sorted.p.x.data(), own_n * sizeof(Real));
-    copy_bytes(y.data(), sorted.p.y.data(), own_n * sizeof(Real));
-    copy_bytes(z.data(), sorted.p.z.data(), own_n * sizeof(Real));
-    copy_bytes(m.data(), sorted.p.mass.data(), own_n * sizeof(Real));
-  }
-  for (std::size_t r = 0; r < particles_of.size(); ++r)
-    fields([&](auto &v) { particles_of[r].get(std::span(v.data() + at[r], at[r + 1] - at[r])); });
-  // One process's order, (key, index): the own particles and each rank's
-  // arrive sorted, so they need no sort at K = 1.
+  copy_bytes(key.data() + own_at, keys.data(), own_n * sizeof(std::uint64_t));
+  copy_bytes(index.data() + own_at, sorted.index.data(), own_n * sizeof(std::uint64_t));
+  copy_bytes(x.data() + own_at, sorted.p.x.data(), own_n * sizeof(Real));
+  copy_bytes(y.data() + own_at, sorted.p.y.data(), own_n * sizeof(Real));
+  copy_bytes(z.data() + own_at, sorted.p.z.data(), own_n * sizeof(Real));
+  copy_bytes(m.data() + own_at, sorted.p.mass.data(), own_n * sizeof(Real));
+  for (Piece &p : pieces)
+    fields([&](auto &v) { p.in.get(std::span(v.data() + p.at, p.n)); });
+  // One process's order, (key, index): checked, then (the particles being in
+  // order) kept without a sort; any other input is sorted, to the same order.
   std::vector<std::uint64_t> held_keys;
   std::vector<std::int32_t> by;
   const bool in_order = sort_by_key_and_tie(key, std::span<const std::uint64_t>(index), held_keys, by);
@@ -374,11 +387,11 @@ AssembledTree<Real> assemble_tree(
     gather(t.z.data(), z.data(), by.data(), np);
     gather(t.m.data(), m.data(), by.data(), np);
   }
-  const std::int32_t own_n = static_cast<std::int32_t>(sorted.size());
+  const auto own_from = static_cast<std::int32_t>(own_at), own_to = static_cast<std::int32_t>(own_at + own_n);
 #pragma omp parallel for schedule(static) if (np >= kParallelLoop)
   for (std::int32_t j = 0; j < np; ++j)
-    if (by[j] < own_n)
-      out.own[static_cast<std::size_t>(by[j])] = j;
+    if (by[j] >= own_from && by[j] < own_to)
+      out.own[static_cast<std::size_t>(by[j] - own_from)] = j;
   t.x[np] = static_cast<Real>(cube.x0), t.y[np] = static_cast<Real>(cube.y0),
   t.z[np] = static_cast<Real>(cube.z0);
   t.m[np] = std::numeric_limits<Real>::quiet_NaN();
@@ -391,20 +404,27 @@ AssembledTree<Real> assemble_tree(
   t.first.resize(static_cast<std::size_t>(nn));
   t.count.resize(static_cast<std::size_t>(nn));
   std::int32_t depth = 0;
-#pragma omp parallel for schedule(static) reduction(max : depth) if (nn >= kParallelLoop)
-  for (std::int64_t n = 0; n < nn; ++n) {
-    // A complete node's particles held here are exactly those of its cell
-    // (membership tests read them); one that is not complete stands for the
-    // sentinel.
-    const auto a =
-        std::lower_bound(held_keys.begin(), held_keys.end(), t.key[n]);
-    const auto b = std::upper_bound(a, held_keys.end(),
-                                    bh::cell_last_key(t.key[n], t.level[n]));
-    const bool complete = all.complete[n] != 0;
-    t.first[n] =
-        complete ? static_cast<std::int32_t>(a - held_keys.begin()) : np;
-    t.count[n] = complete ? static_cast<std::int32_t>(b - a) : 1;
-    depth = std::max(depth, t.level[n]);
+  // The nodes' keys do not decrease (pre-order), so neither do their cells'
+  // first particles: each thread searches its chunk's first node over every
+  // held key, then each next one from the answer before (a galloping search:
+  // the same answer as a binary search over them all).
+  const int threads = nn >= kParallelLoop ? std::max(1, omp_get_max_threads()) : 1;
+#pragma omp parallel num_threads(threads) reduction(max : depth)
+  {
+    const std::int64_t nt = omp_get_num_threads(), c = omp_get_thread_num();
+    auto a = held_keys.begin();
+    for (std::int64_t n = nn * c / nt; n < nn * (c + 1) / nt; ++n) {
+      // A complete node's particles held here are exactly those of its cell
+      // (membership tests read them); one that is not complete stands for
+      // the sentinel.
+      const std::uint64_t lo = t.key[n], hi = bh::cell_last_key(t.key[n], t.level[n]);
+      a = gallop_partition_point(a, held_keys.end(), [lo](std::uint64_t k) { return k < lo; });
+      const auto b = gallop_partition_point(a, held_keys.end(), [hi](std::uint64_t k) { return k <= hi; });
+      const bool complete = all.complete[n] != 0;
+      t.first[n] = complete ? static_cast<std::int32_t>(a - held_keys.begin()) : np;
+      t.count[n] = complete ? static_cast<std::int32_t>(b - a) : 1;
+      depth = std::max(depth, t.level[n]);
+    }
   }
   t.depth = std::max(t.depth, depth);
   t.mass = std::move(all.mass);
