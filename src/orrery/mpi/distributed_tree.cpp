@@ -174,16 +174,16 @@ SolverReport DistributedTree<Real>::solve(RankParticles<Real>& particles, const 
     const auto domains = gather_domains(target_domains(s, scale, own, active_only), at, comm_);
     count_traffic("domains");
     piece("domains");
-    std::vector<std::byte> send;
+    send_.clear();
     std::vector<std::int64_t> to(static_cast<std::size_t>(comm_.size()) + 1, 0), from;
-    ByteWriter w(send);
+    ByteWriter w(send_);
     for (int q = 0; q < comm_.size(); ++q) {
       const std::span<const TargetDomain<Real>> boxes(domains.data() + at[q], domains.data() + at[q + 1]);
       if (q != rank) write_let(w, own, s, keys, boxes, cube, options_.let_shrink);
-      to[q + 1] = static_cast<std::int64_t>(send.size());
+      to[q + 1] = static_cast<std::int64_t>(send_.size());
     }
     piece("selection");
-    comm_.exchange(send, to, received_, from);
+    comm_.exchange(send_, to, received_, from);
     count_traffic("let");
     piece("alltoall");
     // A rank without targets (a subset solve) was sent nothing and walks nothing.

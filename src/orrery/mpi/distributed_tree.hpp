@@ -113,6 +113,10 @@ class DistributedTree {
   // the tree before the next. Kept across solves, it stays as large as the
   // largest, so a step's exchanges receive into pages already touched.
   ByteBuffer received_;
+  // The send bytes of each evaluation's LET, cleared and rewritten: kept
+  // across solves, its capacity is the largest so far, so the writes grow it
+  // without a reallocation's copy and fresh pages.
+  std::vector<std::byte> send_;
 };
 
 }  // namespace orrery::mpi
