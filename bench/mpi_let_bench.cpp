@@ -11,8 +11,10 @@
 // --backend cuda walks each rank's targets on its GPU (driver::Ranks::let_walk:
 // local rank mod the GPUs present, so K ranks share a one-GPU machine's GPU;
 // everything else stays on the host) and splits the walk into the upload of
-// the assembled tree, the kernel and the download (mpi::LetWalk::step_seconds),
-// the last columns; the CPU's rows leave those columns empty.
+// the assembled tree, the kernel and the download (mpi::LetWalk::step_seconds);
+// the CPU's rows leave those columns empty. The exchange's pieces
+// (SolverReport::piece_seconds: the target boxes, the LET's selection, its
+// all-to-all and its assembly, which sum to the exchange) come last.
 //
 //   mpi_let_bench --n N [--model plummer|hernquist] [--steps S] [--warmup W]
 //                 [--theta T] [--backend cpu|cuda] [--header]
@@ -188,7 +190,11 @@ void run(const Args& a, int rank, int size) {
   options.previous_accelerations = true;
   const Real dt = Real(1.0 / 1024), half = dt / 2;
   const std::vector<std::string> parts = {"decomposition", "migration", "tree", "exchange", "walk", "kick/drift"};
-  std::vector<std::vector<double>> time_max, time_mean, bytes_max, bytes_mean, split_max, split_mean;
+  // The exchange's pieces, in the CSV's order (the last columns).
+  const std::vector<std::string> pieces = {"exchange/domains", "exchange/selection", "exchange/alltoall",
+                                           "exchange/assembly"};
+  std::vector<std::vector<double>> time_max, time_mean, bytes_max, bytes_mean, split_max, split_mean, piece_max,
+      piece_mean;
   std::vector<double> step_max;
   for (int step = 0; step < a.warmup + a.steps; ++step) {
     MPI_Barrier(MPI_COMM_WORLD);
@@ -208,9 +214,15 @@ void run(const Args& a, int rank, int size) {
     std::vector<double> mine;
     for (const auto& part : parts) mine.push_back(t[part]);
     mine.push_back(t3 - t0);
+    std::map<std::string, double> by_piece;
+    for (const auto& [name, seconds] : report.piece_seconds) by_piece[name] += seconds;
+    std::vector<double> my_pieces;
+    for (const auto& name : pieces) my_pieces.push_back(by_piece[name]);
     const OverRanks times = over_ranks(mine, size), bytes = over_ranks(step_bytes(tree), size),
-                    splits = over_ranks(split, size);
+                    splits = over_ranks(split, size), piece_times = over_ranks(my_pieces, size);
     if (step < a.warmup) continue;
+    piece_max.push_back(piece_times.max);
+    piece_mean.push_back(piece_times.mean);
     split_max.push_back(splits.max);
     split_mean.push_back(splits.mean);
     time_max.push_back(times.max);
@@ -246,6 +258,8 @@ void run(const Args& a, int rank, int size) {
   for (std::size_t k = 0; k < split_steps.size(); ++k)
     if (smax.empty()) std::printf(",,");
     else std::printf(",%.6f,%.6f", smax[k], smean[k]);
+  const std::vector<double> pmax = medians(piece_max), pmean = medians(piece_mean);
+  for (std::size_t k = 0; k < pieces.size(); ++k) std::printf(",%.6f,%.6f", pmax[k], pmean[k]);
   std::printf("\n");
 }
 
@@ -261,6 +275,8 @@ int main(int argc, char** argv) {
       "let_bytes_received_max,let_bytes_received_mean,migration_bytes_received_max,migration_bytes_received_mean,"
       "global_bytes_received_max,bytes_sent_max,bytes_received_max,bytes_received_mean,setup_max_s,backend,"
       "walk_upload_max_s,walk_upload_mean_s,walk_kernel_max_s,walk_kernel_mean_s,walk_download_max_s,"
-      "walk_download_mean_s",
+      "walk_download_mean_s,exchange_domains_max_s,exchange_domains_mean_s,exchange_selection_max_s,"
+      "exchange_selection_mean_s,exchange_alltoall_max_s,exchange_alltoall_mean_s,exchange_assembly_max_s,"
+      "exchange_assembly_mean_s",
       parse, run);
 }

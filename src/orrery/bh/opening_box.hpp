@@ -47,16 +47,51 @@ ORRERY_HDI Real box_distance2(const TargetBox<Real>& b, Real cx, Real cy, Real c
   return xm::norm2(box_gap(b.lo_x, b.hi_x, cx), box_gap(b.lo_y, b.hi_y, cy), box_gap(b.lo_z, b.hi_z, cz));
 }
 
+/// What the box test reads of node n of tree t (key cube `cube`), read once
+/// for the tests of one node against many boxes (a local essential tree's
+/// selection, mpi/let.cpp): the centre of mass, the criterion's
+/// coefficients, and the cell's centre and half side widened by one finest
+/// grid cell of the cube.
+template <class Real>
+struct BoxTestNode {
+  Real com_x, com_y, com_z, crit2, crit_rel;
+  double cx, cy, cz, half;
+};
+
+template <class Criterion, class Real>
+ORRERY_HDI BoxTestNode<Real> box_test_node(const OctreeView<Real>& t, const Cube& cube, std::int32_t n) {
+  const CellGeometry g = cell_geometry(t.key[n], t.level[n], cube);
+  const double half = xm::add(xm::mul(g.side, 0.5), xm::mul(cube.side, 1.0 / double(kGridSize)));
+  return {t.com_x[n], t.com_y[n], t.com_z[n], t.crit2[n], Criterion::kScaled ? t.crit_rel[n] : Real(0),
+          g.cx, g.cy, g.cz, half};
+}
+
+/// Whether the box reaches into the node's cell, widened by one finest grid
+/// cell on each side.
+template <class Real>
+ORRERY_HDI bool box_reaches_cell(const TargetBox<Real>& b, const BoxTestNode<Real>& node) {
+  const double half = node.half;
+  const auto overlaps = [half](double lo, double hi, double c) {
+    return (double(lo) <= xm::add(c, half)) & (double(hi) >= xm::sub(c, half));
+  };
+  return overlaps(b.lo_x, b.hi_x, node.cx) & overlaps(b.lo_y, b.hi_y, node.cy) & overlaps(b.lo_z, b.hi_z, node.cz);
+}
+
 /// Whether the box reaches into the cell (key, level) of `cube`, widened by
 /// one finest grid cell on each side.
 template <class Real>
 ORRERY_HDI bool box_reaches_cell(const TargetBox<Real>& b, std::uint64_t key, std::int32_t level, const Cube& cube) {
   const CellGeometry g = cell_geometry(key, level, cube);
   const double half = xm::add(xm::mul(g.side, 0.5), xm::mul(cube.side, 1.0 / double(kGridSize)));
-  const auto overlaps = [half](double lo, double hi, double c) {
-    return (double(lo) <= xm::add(c, half)) & (double(hi) >= xm::sub(c, half));
-  };
-  return overlaps(b.lo_x, b.hi_x, g.cx) & overlaps(b.lo_y, b.hi_y, g.cy) & overlaps(b.lo_z, b.hi_z, g.cz);
+  return box_reaches_cell(b, BoxTestNode<Real>{Real(0), Real(0), Real(0), Real(0), Real(0), g.cx, g.cy, g.cz, half});
+}
+
+/// accepts_box below for the node box_test_node read (the same test, the
+/// same operations); cap2: the tree's OctreeView::cap2.
+template <class Criterion, class Real>
+ORRERY_HDI bool accepts_box(const BoxTestNode<Real>& node, Real cap2, const TargetBox<Real>& b, Real max_scale) {
+  const Real d2 = box_distance2(b, node.com_x, node.com_y, node.com_z);
+  return Criterion::far(d2, node.crit2, node.crit_rel, max_scale, cap2) & !box_reaches_cell(b, node);
 }
 
 /// Accepts node n of tree t (whose key cube is `cube`) for every target in
@@ -65,9 +100,7 @@ ORRERY_HDI bool box_reaches_cell(const TargetBox<Real>& b, std::uint64_t key, st
 template <class Criterion, class Real>
 ORRERY_HDI bool accepts_box(const OctreeView<Real>& t, const Cube& cube, std::int32_t n, const TargetBox<Real>& b,
                             Real max_scale) {
-  const Real d2 = box_distance2(b, t.com_x[n], t.com_y[n], t.com_z[n]);
-  const Real crit_rel = Criterion::kScaled ? t.crit_rel[n] : Real(0);
-  return Criterion::far(d2, t.crit2[n], crit_rel, max_scale, t.cap2) & !box_reaches_cell(b, t.key[n], t.level[n], cube);
+  return accepts_box<Criterion>(box_test_node<Criterion>(t, cube, n), t.cap2, b, max_scale);
 }
 
 }  // namespace orrery::bh

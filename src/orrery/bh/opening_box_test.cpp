@@ -4,7 +4,8 @@
 // every target inside the box (random points, the corners and the centre,
 // and the tree's own particles inside the box, with their membership), for
 // the geometric criterion at theta 0.5, 0.9 and 1.5 (where Barnes' test alone may
-// accept a cell holding a point) and the relative one with random scales.
+// accept a cell holding a point) and the relative one with random scales;
+// and a box that contains another accepts no node the inner one opens.
 #include "orrery/bh/opening_box.hpp"
 
 #include <gtest/gtest.h>
@@ -140,6 +141,43 @@ TEST(OpeningBox, ABoxThatIsOnePointAcceptsWhatThatPointAcceptsOutsideTheCellsItR
     ++same;
   }
   EXPECT_GT(same, t.num_nodes / 2);
+}
+
+// What a local essential tree's selection reads for its unions of boxes
+// (mpi/let.cpp): a box that contains another, at a scale no smaller,
+// accepts only nodes the inner box accepts. Boxes share faces (a union's
+// bounds are its boxes') or reach past them, for both criteria.
+template <class Criterion>
+void check_containing_boxes(const Octree<float>& tree, std::uint64_t seed) {
+  const OctreeView<float> t = tree.view();
+  Rng rng(seed);
+  long accepted = 0;
+  for (int k = 0; k < 60; ++k) {
+    const double half = tree.cube.side * std::pow(10.0, rng.uniform(-4.0, std::log10(0.3)));
+    const std::int64_t j = static_cast<std::int64_t>(rng.uniform() * double(t.num_particles)) % t.num_particles;
+    const TargetBox<float> inner{float(t.x[j] - half), float(t.y[j] - half), float(t.z[j] - half),
+                                 float(t.x[j] + half), float(t.y[j] + half), float(t.z[j] + half)};
+    // Each side of the outer box is the inner's or further out.
+    const auto out = [&](float v, float dir) { return k % 3 == 0 ? v : float(v + dir * rng.uniform() * half); };
+    const TargetBox<float> outer{out(inner.lo_x, -1), out(inner.lo_y, -1), out(inner.lo_z, -1),
+                                 out(inner.hi_x, 1),  out(inner.hi_y, 1),  out(inner.hi_z, 1)};
+    const float inner_scale = Criterion::kScaled ? float(rng.uniform(0.1, 10.0)) : 0.0f;
+    const float outer_scale = Criterion::kScaled && k % 2 == 1 ? inner_scale * float(rng.uniform(1.0, 2.0)) : inner_scale;
+    for (std::int32_t n = 0; n < t.num_nodes; ++n) {
+      if (!accepts_box<Criterion>(t, tree.cube, n, outer, outer_scale)) continue;
+      ++accepted;
+      ASSERT_TRUE(accepts_box<Criterion>(t, tree.cube, n, inner, inner_scale)) << "box " << k << ", node " << n;
+    }
+  }
+  EXPECT_GT(accepted, 100);  // not vacuous
+}
+
+TEST(OpeningBox, ABoxThatContainsAnotherAcceptsOnlyWhatTheInnerOneAccepts) {
+  for (const auto& in : inputs()) {
+    SCOPED_TRACE(in.name);
+    check_containing_boxes<GeometricOpening>(build_octree(in.particles.sources(), params(0.7, Opening::geometric)), 9);
+    check_containing_boxes<RelativeOpening>(build_octree(in.particles.sources(), params(1.0, Opening::relative)), 10);
+  }
 }
 
 }  // namespace

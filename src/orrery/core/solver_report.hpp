@@ -39,6 +39,16 @@ struct SolverReport {
     return s;
   }
   void add_phase(std::string name, double s) { phase_seconds.emplace_back(std::move(name), s); }
+
+  /// Seconds of the pieces of a phase, named "phase/piece" (the distributed
+  /// tree's "exchange/selection", ...), in the order run. They are already
+  /// in their phase's phase_seconds, so they are kept apart: seconds() and
+  /// whoever sums or sorts phase_seconds (the block steps' walk and build
+  /// seconds) count each second once, and read what they read before.
+  std::vector<std::pair<std::string, double>> piece_seconds;
+  void add_piece(const std::string& phase, const std::string& piece, double s) {
+    piece_seconds.emplace_back(phase + "/" + piece, s);
+  }
 };
 
 }  // namespace orrery

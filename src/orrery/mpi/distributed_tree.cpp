@@ -164,23 +164,34 @@ SolverReport DistributedTree<Real>::solve(RankParticles<Real>& particles, const 
   // One evaluation: the local essential trees for these scales, then the walk.
   const auto evaluate = [&](const std::vector<Real>& scale, bool potential) {
     auto te = Clock::now();
+    // The exchange's pieces (SolverReport::piece_seconds; they sum to it).
+    auto tp = te;
+    const auto piece = [&](const char* name) {
+      const auto now = Clock::now();
+      report.add_piece("exchange", name, std::chrono::duration<double>(now - tp).count());
+      tp = now;
+    };
     std::vector<std::int64_t> at;
     const auto domains = gather_domains(target_domains(s, scale, own, active_only), at, comm_);
     count_traffic("domains");
-    std::vector<std::byte> send;
+    piece("domains");
+    send_.clear();
     std::vector<std::int64_t> to(static_cast<std::size_t>(comm_.size()) + 1, 0), from;
-    ByteWriter w(send);
+    ByteWriter w(send_);
     for (int q = 0; q < comm_.size(); ++q) {
       const std::span<const TargetDomain<Real>> boxes(domains.data() + at[q], domains.data() + at[q + 1]);
       if (q != rank) write_let(w, own, s, keys, boxes, cube, options_.let_shrink);
-      to[q + 1] = static_cast<std::int64_t>(send.size());
+      to[q + 1] = static_cast<std::int64_t>(send_.size());
     }
-    comm_.exchange(send, to, received_, from);
+    piece("selection");
+    comm_.exchange(send_, to, received_, from);
     count_traffic("let");
+    piece("alltoall");
     // A rank without targets (a subset solve) was sent nothing and walks nothing.
     if (m > 0 || !active_only) tree_ = assemble_tree(top_nodes, own, s, keys, received_, from, cube, params, rank);
     check_budget(m > 0 || !active_only ? static_cast<std::int64_t>(tree_.tree.x.size()) - 1 : static_cast<std::int64_t>(n),
                  static_cast<std::int64_t>(n));
+    piece("assembly");  // with the budget's check (one all-reduce where a budget is set)
     report.add_phase("exchange", since(te));
     te = Clock::now();
     if (active_only) {

@@ -68,6 +68,11 @@ class DistributedTree {
   /// gravity::TreeSolver bootstraps). report.total is the sum over every
   /// rank; report.per_target (with options.per_target_counts) is this
   /// rank's particles', in their new order. Collective.
+  /// report.phase_seconds: "decomposition", "migration", "tree", then per
+  /// evaluation "exchange" and "walk"; report.piece_seconds splits each
+  /// "exchange" into "exchange/domains" (the target boxes and their
+  /// allgather), "exchange/selection" (write_let for every other rank),
+  /// "exchange/alltoall" and "exchange/assembly" (with the budget's check).
   /// keep_accelerations: particles.a stays as it was (read as a_old), only
   /// the potentials are new: the potential-only solve of a step whose
   /// accelerations the run already integrates with (integrate::Simulation's).
@@ -112,6 +117,10 @@ class DistributedTree {
   // the tree before the next. Kept across solves, it stays as large as the
   // largest, so a step's exchanges receive into pages already touched.
   ByteBuffer received_;
+  // The send bytes of each evaluation's LET, cleared and rewritten: kept
+  // across solves, its capacity is the largest so far, so the writes grow it
+  // without a reallocation's copy and fresh pages.
+  std::vector<std::byte> send_;
 };
 
 }  // namespace orrery::mpi

@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "orrery/bh/build_topology.hpp"
+#include "orrery/mpi/key_order.hpp"
 #include "orrery/mpi/parallel_copy.hpp"
 #include "orrery/mpi/target_split.hpp"
 
@@ -69,11 +70,15 @@ std::vector<std::int32_t> escape_indices(std::span<const std::uint64_t> key, std
   const auto n = static_cast<std::int32_t>(key.size());
   std::vector<std::int32_t> next(static_cast<std::size_t>(n));
   // Each node's escape is its own search: any thread count writes the same.
+  // A galloping one from i + 1 (the answer of a binary search over the rest,
+  // in steps about the log of the subtree's size rather than of the nodes').
 #pragma omp parallel for schedule(static) if (n >= kParallelLoop)
   for (std::int32_t i = 0; i < n; ++i) {
     // The cell's end; the root's is 2^63, past every key (bit 63 is unused).
     const std::uint64_t end = key[i] + (std::uint64_t(1) << bh::key_shift(level[i]));
-    next[i] = static_cast<std::int32_t>(std::lower_bound(key.begin() + i + 1, key.end(), end) - key.begin());
+    next[i] = static_cast<std::int32_t>(
+        gallop_partition_point(key.begin() + i + 1, key.end(), [end](std::uint64_t k) { return k < end; }) -
+        key.begin());
   }
   return next;
 }

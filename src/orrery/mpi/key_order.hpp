@@ -5,6 +5,8 @@
 // pairs are distinct (an index is held once, a node is held once), so their
 // sorted order is unique: the result is the same for every thread count and
 // every method, and the same as a std::sort by the pair.
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -22,5 +24,26 @@ namespace orrery::mpi {
 template <class Tie>
 bool sort_by_key_and_tie(const std::vector<std::uint64_t>& keys, std::span<const Tie> tie,
                          std::vector<std::uint64_t>& sorted_keys, std::vector<std::int32_t>& order);
+
+/// std::partition_point(first, last, pred) (pred true on a prefix, false
+/// after it), found by steps of 1, 2, 4, ... from first, then a binary
+/// search inside the last step: O(log d) for an answer d past first, where
+/// a search over the whole range costs O(log(last - first)). The same
+/// answer, so a run of searches for non-decreasing values, each starting
+/// at the answer before (a sorted tree's nodes over its sorted keys), costs
+/// about the distances between them.
+template <class It, class Pred>
+It gallop_partition_point(It first, It last, Pred pred) {
+  if (first == last || !pred(*first)) return first;
+  // pred(*lo) holds; the answer is in (lo, hi].
+  It lo = first;
+  std::ptrdiff_t step = 1;
+  while (last - lo > step && pred(*(lo + step))) {
+    lo += step;
+    step *= 2;
+  }
+  const It hi = last - lo > step ? lo + step : last;
+  return std::partition_point(lo + 1, hi, pred);
+}
 
 }  // namespace orrery::mpi

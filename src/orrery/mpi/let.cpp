@@ -1,9 +1,14 @@
 #include "orrery/mpi/let.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <limits>
 #include <numeric>
 #include <string>
+#include <type_traits>
 
 #include "orrery/bh/build_topology.hpp"
 #include "orrery/bh/walk.hpp"
@@ -34,20 +39,30 @@ bh::TargetBox<Real> shrunk(const bh::TargetBox<Real> &b, double f) {
 }
 
 /// The particles of the leaves `leaves` of the own tree, as write_let sends
-/// them.
+/// them: their count, then each field of every leaf's particles in leaf
+/// order. Each field's bytes are grown once and filled a leaf per
+/// iteration at its offset (a prefix sum in leaf order) on the rank's
+/// threads: the bytes one put per leaf writes, without a put's cost (a
+/// resize and a copy call) per leaf and field.
 template <class Real>
 void write_particles(ByteWriter &w, const LocalTree<Real> &own,
                      const RankParticles<Real> &s,
                      std::span<const std::uint64_t> keys,
                      const std::vector<std::int32_t> &leaves) {
-  std::int64_t total = 0;
-  for (const auto n : leaves)
-    total += own.nodes.count[n];
+  const auto n = static_cast<std::int64_t>(leaves.size());
+  std::vector<std::int64_t> at(leaves.size() + 1, 0);
+  for (std::int64_t l = 0; l < n; ++l)
+    at[l + 1] = at[l] + own.nodes.count[leaves[l]];
+  const std::int64_t total = at.back();
   w.put(total);
   const auto each = [&](const auto &v) {
-    for (const auto n : leaves)
-      w.put(std::span(v.data() + own.first[n],
-                      static_cast<std::size_t>(own.nodes.count[n])));
+    using T = std::remove_cvref_t<decltype(v[0])>;
+    std::byte *out = w.grow(static_cast<std::size_t>(total) * sizeof(T));
+#pragma omp parallel for schedule(static) if (n > 1 && total >= kParallelLoop)
+    for (std::int64_t l = 0; l < n; ++l)
+      std::memcpy(out + static_cast<std::size_t>(at[l]) * sizeof(T),
+                  v.data() + own.first[leaves[l]],
+                  static_cast<std::size_t>(at[l + 1] - at[l]) * sizeof(T));
   };
   each(keys);
   each(s.index);
@@ -56,6 +71,82 @@ void write_particles(ByteWriter &w, const LocalTree<Real> &own,
   each(s.p.z);
   each(s.p.mass);
 }
+
+/// A peer's target boxes as a binary tree of unions, for the question
+/// "does every box accept node n?" (write_let). Level 0 holds the boxes;
+/// level l + 1 the unions of pairs of level l's (an odd last one alone),
+/// up to one union of all. A union's box is the exact componentwise
+/// min/max of its boxes' and its scale their largest, so it contains each
+/// of them: whatever accepts_box accepts for the union, it accepts for
+/// each box inside (opening_box.hpp's argument: box_gap is no larger for
+/// the larger box, as IEEE subtraction is monotone, and norm2 is monotone
+/// in each gap; far() is non-decreasing in d2 and non-increasing in scale;
+/// a box that reaches into the cell is inside a union that does). So
+/// "the union accepts, or each half's boxes all accept" is the same answer
+/// as every box's test, found with one test where the union is far. A
+/// union over a box with a value that is not finite is never tested (its
+/// boxes are), so no NaN or infinity enters that argument.
+template <class Real> struct BoxUnions {
+  std::vector<std::vector<TargetDomain<Real>>> level;
+  std::vector<std::vector<std::uint8_t>> usable; // per union: every value finite
+
+  explicit BoxUnions(std::vector<TargetDomain<Real>> boxes) {
+    const auto finite = [](const TargetDomain<Real> &d) {
+      const bh::TargetBox<Real> &b = d.box;
+      return std::isfinite(b.lo_x) && std::isfinite(b.lo_y) &&
+             std::isfinite(b.lo_z) && std::isfinite(b.hi_x) &&
+             std::isfinite(b.hi_y) && std::isfinite(b.hi_z) &&
+             std::isfinite(d.max_scale);
+    };
+    std::vector<std::uint8_t> ok(boxes.size());
+    for (std::size_t i = 0; i < boxes.size(); ++i)
+      ok[i] = finite(boxes[i]) ? 1 : 0;
+    level.push_back(std::move(boxes));
+    usable.push_back(std::move(ok));
+    while (level.back().size() > 1) {
+      const auto &below = level.back();
+      const auto &below_ok = usable.back();
+      std::vector<TargetDomain<Real>> up((below.size() + 1) / 2);
+      std::vector<std::uint8_t> up_ok(up.size());
+      for (std::size_t i = 0; i < up.size(); ++i) {
+        TargetDomain<Real> u = below[2 * i];
+        std::uint8_t good = below_ok[2 * i];
+        if (2 * i + 1 < below.size()) {
+          const TargetDomain<Real> &o = below[2 * i + 1];
+          u.box.lo_x = std::min(u.box.lo_x, o.box.lo_x);
+          u.box.lo_y = std::min(u.box.lo_y, o.box.lo_y);
+          u.box.lo_z = std::min(u.box.lo_z, o.box.lo_z);
+          u.box.hi_x = std::max(u.box.hi_x, o.box.hi_x);
+          u.box.hi_y = std::max(u.box.hi_y, o.box.hi_y);
+          u.box.hi_z = std::max(u.box.hi_z, o.box.hi_z);
+          u.max_scale = std::max(u.max_scale, o.max_scale);
+          good &= below_ok[2 * i + 1];
+        }
+        up[i] = u;
+        up_ok[i] = good;
+      }
+      level.push_back(std::move(up));
+      usable.push_back(std::move(up_ok));
+    }
+  }
+
+  /// Whether accepts(box) holds for every box (level 0) under union i of
+  /// level lv; a box that fails ends the search.
+  template <class Accepts>
+  bool all_accept(std::size_t lv, std::size_t i, const Accepts &accepts) const {
+    const TargetDomain<Real> &d = level[lv][i];
+    if (lv == 0)
+      return accepts(d);
+    if (usable[lv][i] != 0 && accepts(d))
+      return true;
+    const auto &below = level[lv - 1];
+    return all_accept(lv - 1, 2 * i, accepts) &&
+           (2 * i + 1 >= below.size() || all_accept(lv - 1, 2 * i + 1, accepts));
+  }
+  template <class Accepts> bool all_accept(const Accepts &accepts) const {
+    return level.back().empty() || all_accept(level.size() - 1, 0, accepts);
+  }
+};
 
 } // namespace
 
@@ -125,15 +216,16 @@ void write_let(ByteWriter &w, const LocalTree<Real> &own,
   for (auto &b : boxes)
     b.box = shrunk(b.box, shrink);
   if (!boxes.empty()) {
+    const BoxUnions<Real> unions(boxes);
     bh::OctreeView<Real> v = own.nodes.view();
     v.cap2 = own.cap2;
     bh::with_opening(v, [&](auto criterion) {
       using Criterion = decltype(criterion);
       const auto every_box_accepts = [&](std::int32_t n) {
-        for (const auto &b : boxes)
-          if (!bh::accepts_box<Criterion>(v, cube, n, b.box, b.max_scale))
-            return false;
-        return true;
+        const bh::BoxTestNode<Real> node = bh::box_test_node<Criterion>(v, cube, n);
+        return unions.all_accept([&](const TargetDomain<Real> &b) {
+          return bh::accepts_box<Criterion>(node, v.cap2, b.box, b.max_scale);
+        });
       };
       // Pre-order: a node, then (if the peer may open it) its children's
       // subtrees.
@@ -185,37 +277,48 @@ AssembledTree<Real> assemble_tree(
     std::span<const std::byte> received, std::span<const std::int64_t> from,
     const bh::Cube &cube, const bh::TreeParams &params, int rank) {
   const int ranks = static_cast<int>(from.size()) - 1;
-  // The node records each rank sent, and where its particles start in the
-  // held arrays: this rank's own first, then each rank's, in rank order.
+  // The node records each rank sent, and where each rank's particles go in
+  // the held arrays: in rank order, this rank's own in its place. The ranks'
+  // domains are consecutive pieces of the Morton curve in rank order, and
+  // each rank's particles arrive sorted, so held in this order they are
+  // already in one process's order (key, index): the sort below only checks
+  // that, and the arrays need no gather.
   std::vector<NodeRecords<Real>> got(static_cast<std::size_t>(ranks));
-  std::vector<ByteReader> particles_of;
-  std::vector<std::size_t> at = {static_cast<std::size_t>(sorted.size())};
+  struct Piece {
+    ByteReader in;
+    std::size_t at, n;
+  };
+  std::vector<Piece> pieces;
+  const auto own_n = static_cast<std::size_t>(sorted.size());
+  std::size_t own_at = 0, held = 0;
   for (int r = 0; r < ranks; ++r) {
+    if (r == rank) {
+      own_at = held;
+      held += own_n;
+      continue;
+    }
     ByteReader in(received.subspan(from[r], from[r + 1] - from[r]));
     if (in.done())
       continue;
     got[r].read_append(in);
-    at.push_back(at.back() + static_cast<std::size_t>(in.get<std::int64_t>()));
-    particles_of.push_back(in);
+    const auto n = static_cast<std::size_t>(in.get<std::int64_t>());
+    pieces.push_back({in, held, n});
+    held += n;
   }
   // Every field of the held particles; one more slot for the sentinel.
-  const std::size_t held = at.back();
   std::vector<std::uint64_t> key(held), index(held);
   std::vector<Real> x(held + 1), y(held + 1), z(held + 1), m(held + 1);
   const auto fields = [&](auto &&f) { f(key), f(index), f(x), f(y), f(z), f(m); };
-  {
-    const auto own_n = static_cast<std::size_t>(sorted.size());
-    copy_bytes(key.data(), keys.data(), own_n * sizeof(std::uint64_t));
-    copy_bytes(index.data(), sorted.index.data(), own_n * sizeof(std::uint64_t));
-    copy_bytes(x.data(), sorted.p.x.data(), own_n * sizeof(Real));
-    copy_bytes(y.data(), sorted.p.y.data(), own_n * sizeof(Real));
-    copy_bytes(z.data(), sorted.p.z.data(), own_n * sizeof(Real));
-    copy_bytes(m.data(), sorted.p.mass.data(), own_n * sizeof(Real));
-  }
-  for (std::size_t r = 0; r < particles_of.size(); ++r)
-    fields([&](auto &v) { particles_of[r].get(std::span(v.data() + at[r], at[r + 1] - at[r])); });
-  // One process's order, (key, index): the own particles and each rank's
-  // arrive sorted, so they need no sort at K = 1.
+  copy_bytes(key.data() + own_at, keys.data(), own_n * sizeof(std::uint64_t));
+  copy_bytes(index.data() + own_at, sorted.index.data(), own_n * sizeof(std::uint64_t));
+  copy_bytes(x.data() + own_at, sorted.p.x.data(), own_n * sizeof(Real));
+  copy_bytes(y.data() + own_at, sorted.p.y.data(), own_n * sizeof(Real));
+  copy_bytes(z.data() + own_at, sorted.p.z.data(), own_n * sizeof(Real));
+  copy_bytes(m.data() + own_at, sorted.p.mass.data(), own_n * sizeof(Real));
+  for (Piece &p : pieces)
+    fields([&](auto &v) { p.in.get(std::span(v.data() + p.at, p.n)); });
+  // One process's order, (key, index): checked, then (the particles being in
+  // order) kept without a sort; any other input is sorted, to the same order.
   std::vector<std::uint64_t> held_keys;
   std::vector<std::int32_t> by;
   const bool in_order = sort_by_key_and_tie(key, std::span<const std::uint64_t>(index), held_keys, by);
@@ -284,11 +387,11 @@ AssembledTree<Real> assemble_tree(
     gather(t.z.data(), z.data(), by.data(), np);
     gather(t.m.data(), m.data(), by.data(), np);
   }
-  const std::int32_t own_n = static_cast<std::int32_t>(sorted.size());
+  const auto own_from = static_cast<std::int32_t>(own_at), own_to = static_cast<std::int32_t>(own_at + own_n);
 #pragma omp parallel for schedule(static) if (np >= kParallelLoop)
   for (std::int32_t j = 0; j < np; ++j)
-    if (by[j] < own_n)
-      out.own[static_cast<std::size_t>(by[j])] = j;
+    if (by[j] >= own_from && by[j] < own_to)
+      out.own[static_cast<std::size_t>(by[j] - own_from)] = j;
   t.x[np] = static_cast<Real>(cube.x0), t.y[np] = static_cast<Real>(cube.y0),
   t.z[np] = static_cast<Real>(cube.z0);
   t.m[np] = std::numeric_limits<Real>::quiet_NaN();
@@ -301,20 +404,27 @@ AssembledTree<Real> assemble_tree(
   t.first.resize(static_cast<std::size_t>(nn));
   t.count.resize(static_cast<std::size_t>(nn));
   std::int32_t depth = 0;
-#pragma omp parallel for schedule(static) reduction(max : depth) if (nn >= kParallelLoop)
-  for (std::int64_t n = 0; n < nn; ++n) {
-    // A complete node's particles held here are exactly those of its cell
-    // (membership tests read them); one that is not complete stands for the
-    // sentinel.
-    const auto a =
-        std::lower_bound(held_keys.begin(), held_keys.end(), t.key[n]);
-    const auto b = std::upper_bound(a, held_keys.end(),
-                                    bh::cell_last_key(t.key[n], t.level[n]));
-    const bool complete = all.complete[n] != 0;
-    t.first[n] =
-        complete ? static_cast<std::int32_t>(a - held_keys.begin()) : np;
-    t.count[n] = complete ? static_cast<std::int32_t>(b - a) : 1;
-    depth = std::max(depth, t.level[n]);
+  // The nodes' keys do not decrease (pre-order), so neither do their cells'
+  // first particles: each thread searches its chunk's first node over every
+  // held key, then each next one from the answer before (a galloping search:
+  // the same answer as a binary search over them all).
+  const int threads = nn >= kParallelLoop ? std::max(1, omp_get_max_threads()) : 1;
+#pragma omp parallel num_threads(threads) reduction(max : depth)
+  {
+    const std::int64_t nt = omp_get_num_threads(), c = omp_get_thread_num();
+    auto a = held_keys.begin();
+    for (std::int64_t n = nn * c / nt; n < nn * (c + 1) / nt; ++n) {
+      // A complete node's particles held here are exactly those of its cell
+      // (membership tests read them); one that is not complete stands for
+      // the sentinel.
+      const std::uint64_t lo = t.key[n], hi = bh::cell_last_key(t.key[n], t.level[n]);
+      a = gallop_partition_point(a, held_keys.end(), [lo](std::uint64_t k) { return k < lo; });
+      const auto b = gallop_partition_point(a, held_keys.end(), [hi](std::uint64_t k) { return k <= hi; });
+      const bool complete = all.complete[n] != 0;
+      t.first[n] = complete ? static_cast<std::int32_t>(a - held_keys.begin()) : np;
+      t.count[n] = complete ? static_cast<std::int32_t>(b - a) : 1;
+      depth = std::max(depth, t.level[n]);
+    }
   }
   t.depth = std::max(t.depth, depth);
   t.mass = std::move(all.mass);
