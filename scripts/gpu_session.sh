@@ -127,7 +127,7 @@ targets_for() {
     bench-block) echo block_steps_bench ;;
     bench-mpi-let) echo mpi_let_bench ;;
     bench-exchange|probe-mpi) echo mpi_exchange_bench ;;
-    mpi) echo orrery_mpi_communicator_test orrery_mpi_solver_test orrery_mpi_solver_gpu_test orrery_driver_mpi_test orrery_driver_mpi_gpu_test orrery_mpi_distributed_test orrery_mpi_distributed_gpu_test orrery_driver_distributed_test orrery_cli mpi_bench mpi_exchange_bench ;;
+    mpi) echo orrery_mpi_communicator_test orrery_mpi_unique_ids_test orrery_mpi_solver_test orrery_mpi_solver_gpu_test orrery_driver_mpi_test orrery_driver_mpi_gpu_test orrery_mpi_distributed_test orrery_mpi_distributed_gpu_test orrery_driver_distributed_test orrery_cli mpi_bench mpi_exchange_bench ;;
     *) return 1 ;;
   esac
 }
