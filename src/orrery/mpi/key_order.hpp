@@ -24,6 +24,11 @@ namespace orrery::mpi {
 template <class Tie>
 bool sort_by_key_and_tie(const std::vector<std::uint64_t>& keys, std::span<const Tie> tie,
                          std::vector<std::uint64_t>& sorted_keys, std::vector<std::int32_t>& order);
+/// The same, taking the keys: input already in order moves them into
+/// sorted_keys (no copy of n keys), where the caller has no further use for them.
+template <class Tie>
+bool sort_by_key_and_tie(std::vector<std::uint64_t>&& keys, std::span<const Tie> tie,
+                         std::vector<std::uint64_t>& sorted_keys, std::vector<std::int32_t>& order);
 
 /// std::partition_point(first, last, pred) (pred true on a prefix, false
 /// after it), found by steps of 1, 2, 4, ... from first, then a binary

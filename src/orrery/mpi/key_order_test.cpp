@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <span>
+#include <utility>
 #include <vector>
 
 namespace orrery::mpi {
@@ -27,6 +29,37 @@ TEST(GallopPartitionPoint, IsTheBinarySearchFromAnyStartBeforeTheAnswer) {
   }
   const std::vector<std::uint64_t> none;
   EXPECT_EQ(gallop_partition_point(none.begin(), none.end(), [](std::uint64_t) { return true; }), none.end());
+}
+
+// The pairs' order is std::sort's by (key, tie), whichever overload and
+// whether the input is in order already; the overload taking the keys moves
+// them into sorted_keys only when they are in order (then order is 0..n-1).
+TEST(SortByKeyAndTie, BothOverloadsGiveStdSortsOrder) {
+  const std::vector<std::uint64_t> shuffled = {9, 3, 3, 7, 1, 3, 9, 0, 7, 7, 2, 3};
+  const std::vector<std::int32_t> tie = {2, 5, 1, 0, 4, 3, 1, 9, 2, 1, 0, 0};
+  std::vector<std::int32_t> want(shuffled.size());
+  for (std::size_t i = 0; i < want.size(); ++i) want[i] = static_cast<std::int32_t>(i);
+  std::sort(want.begin(), want.end(), [&](std::int32_t a, std::int32_t b) {
+    return shuffled[a] != shuffled[b] ? shuffled[a] < shuffled[b] : tie[a] < tie[b];
+  });
+  std::vector<std::uint64_t> sorted;
+  std::vector<std::int32_t> order;
+  EXPECT_FALSE(sort_by_key_and_tie(shuffled, std::span<const std::int32_t>(tie), sorted, order));
+  EXPECT_EQ(order, want);
+  std::vector<std::uint64_t> taken = shuffled, sorted2;
+  std::vector<std::int32_t> order2;
+  EXPECT_FALSE(sort_by_key_and_tie(std::move(taken), std::span<const std::int32_t>(tie), sorted2, order2));
+  EXPECT_EQ(order2, want);
+  EXPECT_EQ(sorted2, sorted);
+  // In order: the identity, and the keys themselves.
+  std::vector<std::uint64_t> in_order(shuffled.size());
+  std::vector<std::int32_t> in_order_tie(shuffled.size());
+  for (std::size_t k = 0; k < want.size(); ++k) in_order[k] = shuffled[want[k]], in_order_tie[k] = tie[want[k]];
+  std::vector<std::uint64_t> moved = in_order, sorted3;
+  std::vector<std::int32_t> order3;
+  EXPECT_TRUE(sort_by_key_and_tie(std::move(moved), std::span<const std::int32_t>(in_order_tie), sorted3, order3));
+  EXPECT_EQ(sorted3, in_order);
+  for (std::size_t k = 0; k < order3.size(); ++k) EXPECT_EQ(order3[k], static_cast<std::int32_t>(k));
 }
 
 }  // namespace

@@ -321,7 +321,7 @@ AssembledTree<Real> assemble_tree(
   // order) kept without a sort; any other input is sorted, to the same order.
   std::vector<std::uint64_t> held_keys;
   std::vector<std::int32_t> by;
-  const bool in_order = sort_by_key_and_tie(key, std::span<const std::uint64_t>(index), held_keys, by);
+  const bool in_order = sort_by_key_and_tie(std::move(key), std::span<const std::uint64_t>(index), held_keys, by);
 
   // The nodes: (records, index, origin), sorted into global pre-order.
   struct Ref {
@@ -329,22 +329,27 @@ AssembledTree<Real> assemble_tree(
     std::int64_t k;
     int origin;
   };
+  // The top tree's internal nodes (its leaves come from their owners), then
+  // the own subtrees, then each rank's, in that order; the lists past the top
+  // tree's (the large ones) are filled on the rank's threads.
   std::vector<Ref> refs;
   for (std::int64_t k = 0; k < top.size(); ++k)
-    if (top.complete[k] != 0)
-      refs.push_back(
-          {&top, k, rank}); // the internal ones; leaves come from their owners
-  for (std::int64_t k = 0; k < own.nodes.size(); ++k)
-    refs.push_back({&own.nodes, k, rank});
-  for (int r = 0; r < ranks; ++r)
-    for (std::int64_t k = 0; k < got[r].size(); ++k)
-      refs.push_back({&got[r], k, r});
+    if (top.complete[k] != 0) refs.push_back({&top, k, rank});
+  const auto add_list = [&](const NodeRecords<Real>& list, int origin) {
+    const auto at = static_cast<std::int64_t>(refs.size()), n = list.size();
+    refs.resize(static_cast<std::size_t>(at + n));
+#pragma omp parallel for schedule(static) if (n >= kParallelLoop)
+    for (std::int64_t k = 0; k < n; ++k) refs[static_cast<std::size_t>(at + k)] = {&list, k, origin};
+  };
+  add_list(own.nodes, rank);
+  for (int r = 0; r < ranks; ++r) add_list(got[r], r);
   const auto nn = static_cast<std::int64_t>(refs.size());
   std::vector<std::uint64_t> ref_key(refs.size()), node_keys;
   std::vector<std::int32_t> ref_level(refs.size()), pre;
-  for (std::size_t i = 0; i < refs.size(); ++i)
+#pragma omp parallel for schedule(static) if (nn >= kParallelLoop)
+  for (std::int64_t i = 0; i < nn; ++i)
     ref_key[i] = refs[i].from->key[refs[i].k], ref_level[i] = refs[i].from->level[refs[i].k];
-  sort_by_key_and_tie(ref_key, std::span<const std::int32_t>(ref_level), node_keys, pre);
+  sort_by_key_and_tie(std::move(ref_key), std::span<const std::int32_t>(ref_level), node_keys, pre);
   // The first node held twice (in pre-order), if any.
   std::int64_t twice = nn;
 #pragma omp parallel for schedule(static) reduction(min : twice) if (nn >= kParallelLoop)
