@@ -47,43 +47,48 @@ ORRERY_HDI Real box_distance2(const TargetBox<Real>& b, Real cx, Real cy, Real c
   return xm::norm2(box_gap(b.lo_x, b.hi_x, cx), box_gap(b.lo_y, b.hi_y, cy), box_gap(b.lo_z, b.hi_z, cz));
 }
 
+/// A cell of the key cube widened by one finest grid cell on each side:
+/// its centre and half side.
+struct WidenedCell {
+  double cx, cy, cz, half;
+};
+
+ORRERY_HDI WidenedCell widened_cell(std::uint64_t key, std::int32_t level, const Cube& cube) {
+  const CellGeometry g = cell_geometry(key, level, cube);
+  return {g.cx, g.cy, g.cz, xm::add(xm::mul(g.side, 0.5), xm::mul(cube.side, 1.0 / double(kGridSize)))};
+}
+
 /// What the box test reads of node n of tree t (key cube `cube`), read once
 /// for the tests of one node against many boxes (a local essential tree's
 /// selection, mpi/let.cpp): the centre of mass, the criterion's
-/// coefficients, and the cell's centre and half side widened by one finest
-/// grid cell of the cube.
+/// coefficients, and the widened cell.
 template <class Real>
 struct BoxTestNode {
   Real com_x, com_y, com_z, crit2, crit_rel;
-  double cx, cy, cz, half;
+  WidenedCell cell;
 };
 
 template <class Criterion, class Real>
 ORRERY_HDI BoxTestNode<Real> box_test_node(const OctreeView<Real>& t, const Cube& cube, std::int32_t n) {
-  const CellGeometry g = cell_geometry(t.key[n], t.level[n], cube);
-  const double half = xm::add(xm::mul(g.side, 0.5), xm::mul(cube.side, 1.0 / double(kGridSize)));
   return {t.com_x[n], t.com_y[n], t.com_z[n], t.crit2[n], Criterion::kScaled ? t.crit_rel[n] : Real(0),
-          g.cx, g.cy, g.cz, half};
+          widened_cell(t.key[n], t.level[n], cube)};
 }
 
-/// Whether the box reaches into the node's cell, widened by one finest grid
-/// cell on each side.
+/// Whether the box reaches into the widened cell.
 template <class Real>
-ORRERY_HDI bool box_reaches_cell(const TargetBox<Real>& b, const BoxTestNode<Real>& node) {
-  const double half = node.half;
-  const auto overlaps = [half](double lo, double hi, double c) {
-    return (double(lo) <= xm::add(c, half)) & (double(hi) >= xm::sub(c, half));
+ORRERY_HDI bool box_reaches_cell(const TargetBox<Real>& b, const WidenedCell& c) {
+  const double half = c.half;
+  const auto overlaps = [half](double lo, double hi, double centre) {
+    return (double(lo) <= xm::add(centre, half)) & (double(hi) >= xm::sub(centre, half));
   };
-  return overlaps(b.lo_x, b.hi_x, node.cx) & overlaps(b.lo_y, b.hi_y, node.cy) & overlaps(b.lo_z, b.hi_z, node.cz);
+  return overlaps(b.lo_x, b.hi_x, c.cx) & overlaps(b.lo_y, b.hi_y, c.cy) & overlaps(b.lo_z, b.hi_z, c.cz);
 }
 
 /// Whether the box reaches into the cell (key, level) of `cube`, widened by
 /// one finest grid cell on each side.
 template <class Real>
 ORRERY_HDI bool box_reaches_cell(const TargetBox<Real>& b, std::uint64_t key, std::int32_t level, const Cube& cube) {
-  const CellGeometry g = cell_geometry(key, level, cube);
-  const double half = xm::add(xm::mul(g.side, 0.5), xm::mul(cube.side, 1.0 / double(kGridSize)));
-  return box_reaches_cell(b, BoxTestNode<Real>{Real(0), Real(0), Real(0), Real(0), Real(0), g.cx, g.cy, g.cz, half});
+  return box_reaches_cell(b, widened_cell(key, level, cube));
 }
 
 /// accepts_box below for the node box_test_node read (the same test, the
@@ -91,7 +96,7 @@ ORRERY_HDI bool box_reaches_cell(const TargetBox<Real>& b, std::uint64_t key, st
 template <class Criterion, class Real>
 ORRERY_HDI bool accepts_box(const BoxTestNode<Real>& node, Real cap2, const TargetBox<Real>& b, Real max_scale) {
   const Real d2 = box_distance2(b, node.com_x, node.com_y, node.com_z);
-  return Criterion::far(d2, node.crit2, node.crit_rel, max_scale, cap2) & !box_reaches_cell(b, node);
+  return Criterion::far(d2, node.crit2, node.crit_rel, max_scale, cap2) & !box_reaches_cell(b, node.cell);
 }
 
 /// Accepts node n of tree t (whose key cube is `cube`) for every target in

@@ -14,29 +14,23 @@ bool pair_less(const std::vector<std::uint64_t>& keys, std::span<const Tie> tie,
   return keys[a] != keys[b] ? keys[a] < keys[b] : tie[a] < tie[b];
 }
 
-/// Whether the pairs (keys[i], tie[i]) are in order already (in parallel).
+}  // namespace
+
 template <class Tie>
-bool in_pair_order(const std::vector<std::uint64_t>& keys, std::span<const Tie> tie) {
+bool sort_by_key_and_tie(std::vector<std::uint64_t>&& keys, std::span<const Tie> tie,
+                         std::vector<std::uint64_t>& sorted_keys, std::vector<std::int32_t>& order) {
   const auto n = static_cast<std::int64_t>(keys.size());
   int unsorted = 0;
 #pragma omp parallel for schedule(static) reduction(max : unsorted) if (n >= kParallelLoop)
   for (std::int64_t i = 1; i < n; ++i)
     if (!pair_less(keys, tie, i - 1, i)) unsorted = 1;
-  return unsorted == 0;
-}
-
-void identity(std::vector<std::int32_t>& order, std::int64_t n) {
-  order.resize(static_cast<std::size_t>(n));
+  if (unsorted == 0) {
+    sorted_keys = std::move(keys);
+    order.resize(static_cast<std::size_t>(n));
 #pragma omp parallel for schedule(static) if (n >= kParallelLoop)
-  for (std::int64_t i = 0; i < n; ++i) order[i] = static_cast<std::int32_t>(i);
-}
-
-/// The sort of pairs not in order: bh's radix sort by (key, i), then each
-/// run of equal keys by tie.
-template <class Tie>
-void sort_pairs(const std::vector<std::uint64_t>& keys, std::span<const Tie> tie, std::vector<std::uint64_t>& sorted_keys,
-                std::vector<std::int32_t>& order) {
-  const auto n = static_cast<std::int64_t>(keys.size());
+    for (std::int64_t i = 0; i < n; ++i) order[i] = static_cast<std::int32_t>(i);
+    return true;
+  }
   bh::sort_by_key(keys, sorted_keys, order);
   // Each run of equal keys is sorted by its start alone (a run's first
   // element is the one whose key differs from the one before), so every run
@@ -50,33 +44,13 @@ void sort_pairs(const std::vector<std::uint64_t>& keys, std::span<const Tie> tie
     std::stable_sort(order.begin() + b, order.begin() + e,
                      [&](std::int32_t x, std::int32_t y) { return tie[x] < tie[y]; });
   }
+  return false;
 }
-
-}  // namespace
 
 template <class Tie>
 bool sort_by_key_and_tie(const std::vector<std::uint64_t>& keys, std::span<const Tie> tie,
                          std::vector<std::uint64_t>& sorted_keys, std::vector<std::int32_t>& order) {
-  if (in_pair_order(keys, tie)) {
-    sorted_keys = keys;
-    identity(order, static_cast<std::int64_t>(keys.size()));
-    return true;
-  }
-  sort_pairs(keys, tie, sorted_keys, order);
-  return false;
-}
-
-template <class Tie>
-bool sort_by_key_and_tie(std::vector<std::uint64_t>&& keys, std::span<const Tie> tie,
-                         std::vector<std::uint64_t>& sorted_keys, std::vector<std::int32_t>& order) {
-  if (in_pair_order(keys, tie)) {
-    const auto n = static_cast<std::int64_t>(keys.size());
-    sorted_keys = std::move(keys);
-    identity(order, n);
-    return true;
-  }
-  sort_pairs(keys, tie, sorted_keys, order);
-  return false;
+  return sort_by_key_and_tie(std::vector<std::uint64_t>(keys), tie, sorted_keys, order);
 }
 
 template bool sort_by_key_and_tie(const std::vector<std::uint64_t>&, std::span<const std::uint64_t>,

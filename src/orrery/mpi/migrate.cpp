@@ -59,16 +59,14 @@ RankParticles<Real> read_parts(std::span<const std::byte> all, const std::vector
   return out;
 }
 
-/// migrate's send: the particles by destination, their own part's order,
-/// the exchange. Returns this rank's own part's order within `mine`.
+}  // namespace
+
 template <class Real>
-std::span<const std::int64_t> exchange_parts(const RankParticles<Real>& mine, std::span<const int> dest,
-                                             const Communicator& comm, ByteBuffer& received,
-                                             std::vector<std::int64_t>& order, std::vector<std::int64_t>& from) {
+RankParticles<Real> migrate(RankParticles<Real>&& mine, std::span<const int> dest, const Communicator& comm,
+                            ByteBuffer& received) {
   const int ranks = comm.size(), self = comm.rank();
   // The particles by destination, in their order (a stable counting sort).
-  std::vector<std::int64_t> at(static_cast<std::size_t>(ranks) + 1, 0);
-  order.resize(dest.size());
+  std::vector<std::int64_t> at(static_cast<std::size_t>(ranks) + 1, 0), order(dest.size());
   for (const int d : dest) ++at[d + 1];
   for (int r = 0; r < ranks; ++r) at[r + 1] += at[r];
   {
@@ -81,42 +79,25 @@ std::span<const std::int64_t> exchange_parts(const RankParticles<Real>& mine, st
   send.reserve(static_cast<std::size_t>(ranks) * sizeof(std::int64_t) +
                static_cast<std::size_t>(static_cast<std::int64_t>(dest.size()) - (at[self + 1] - at[self])) *
                    particle_bytes(mine));
-  std::vector<std::int64_t> to(static_cast<std::size_t>(ranks) + 1, 0);
+  std::vector<std::int64_t> to(static_cast<std::size_t>(ranks) + 1, 0), from;
   ByteWriter w(send);
   for (int r = 0; r < ranks; ++r) {
     if (r != self) write_part(w, mine, order.data() + at[r], static_cast<std::size_t>(at[r + 1] - at[r]));
     to[r + 1] = static_cast<std::int64_t>(send.size());
   }
   comm.exchange(send, to, received, from);
-  return {order.data() + at[self], static_cast<std::size_t>(at[self + 1] - at[self])};
-}
-
-}  // namespace
-
-template <class Real>
-RankParticles<Real> migrate(const RankParticles<Real>& mine, std::span<const int> dest, const Communicator& comm,
-                            ByteBuffer& received) {
-  std::vector<std::int64_t> order, from;
-  const auto home = exchange_parts(mine, dest, comm, received, order, from);
-  return read_parts<Real>(received, from, comm.rank(), &mine, home);
-}
-
-template <class Real>
-RankParticles<Real> migrate(RankParticles<Real>&& mine, std::span<const int> dest, const Communicator& comm,
-                            ByteBuffer& received) {
-  std::vector<std::int64_t> order, from;
-  const auto home = exchange_parts(mine, dest, comm, received, order, from);
-  // Every part received holds only its count (each rank sends every other
-  // its part, empty or not): nothing arrived if every count is 0.
+  const std::span<const std::int64_t> home(order.data() + at[self], static_cast<std::size_t>(at[self + 1] - at[self]));
+  // Every part received holds at least its count (each rank sends every
+  // other its part, empty or not): nothing arrived if every count is 0, and
+  // nothing left if the home part is all of `mine`, in its order (the
+  // counting sort is stable). Then `mine` is the result as it is.
   bool arrived = false;
-  for (std::size_t r = 0; r + 1 < from.size() && !arrived; ++r)
-    if (static_cast<int>(r) != comm.rank())
+  for (int r = 0; r < ranks && !arrived; ++r)
+    if (r != self)
       arrived = ByteReader{std::span<const std::byte>(received).subspan(from[r], from[r + 1] - from[r])}
                     .get<std::int64_t>() != 0;
-  // Nothing left either: the home part is all of `mine`, in its order (the
-  // counting sort is stable).
   if (!arrived && static_cast<std::int64_t>(home.size()) == mine.size()) return std::move(mine);
-  return read_parts<Real>(received, from, comm.rank(), &mine, home);
+  return read_parts<Real>(received, from, self, &mine, home);
 }
 
 template <class Real>
@@ -167,10 +148,6 @@ RankParticles<Real> sorted_by_key(RankParticles<Real>&& in, const bh::Cube& cube
   return key_order(in, cube, keys, order) ? std::move(in) : permuted(in, order);
 }
 
-template RankParticles<float> migrate(const RankParticles<float>&, std::span<const int>, const Communicator&,
-                                      ByteBuffer&);
-template RankParticles<double> migrate(const RankParticles<double>&, std::span<const int>, const Communicator&,
-                                       ByteBuffer&);
 template RankParticles<float> migrate(RankParticles<float>&&, std::span<const int>, const Communicator&, ByteBuffer&);
 template RankParticles<double> migrate(RankParticles<double>&&, std::span<const int>, const Communicator&, ByteBuffer&);
 template RankParticles<float> gathered_in_index_order(const RankParticles<float>&, const Communicator&);

@@ -17,16 +17,12 @@ namespace orrery::mpi {
 /// Sends particle k to rank dest[k] (one MPI_Alltoallv of bytes); returns
 /// what this rank holds afterwards, in the order (source rank, then the
 /// order on the source): unsorted. The particles a rank keeps do not travel
-/// (they are copied from `mine` into their place); the copies use the
-/// rank's threads (parallel_copy.hpp). `received` is the all-to-all's
-/// receive buffer, the caller's to keep across solves (afterwards it holds
-/// the bytes received, read into the result and no longer needed).
-template <class Real>
-RankParticles<Real> migrate(const RankParticles<Real>& mine, std::span<const int> dest, const Communicator& comm,
-                            ByteBuffer& received);
-/// The same, taking `mine`: where no particle leaves this rank and none
-/// arrives (one rank; or a step in which this rank's domain kept its
-/// particles), they are returned as they are, moved, not copied.
+/// (they are copied from `mine` into their place; where no particle leaves
+/// this rank and none arrives, as on one rank, `mine` is returned as it is,
+/// moved, not copied); the copies use the rank's threads (parallel_copy.hpp).
+/// `received` is the all-to-all's receive buffer, the caller's to keep
+/// across solves (afterwards it holds the bytes received, read into the
+/// result and no longer needed).
 template <class Real>
 RankParticles<Real> migrate(RankParticles<Real>&& mine, std::span<const int> dest, const Communicator& comm,
                             ByteBuffer& received);

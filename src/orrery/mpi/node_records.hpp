@@ -27,15 +27,9 @@ struct NodeRecords {
 
   std::int64_t size() const { return static_cast<std::int64_t>(key.size()); }
 
-  /// Appends node n of tree t (its count given: a rank's own trees count
-  /// only the particles they were built over).
-  void append(const bh::OctreeView<Real>& t, std::int32_t n, std::int64_t global_count, bool is_complete) {
-    grow(t.crit_rel != nullptr, t.quad != nullptr);
-    set(size() - 1, t, n, global_count, is_complete);
-  }
-
-  /// Record i (of resize()'s) becomes node n of tree t, as append() would
-  /// add it: one thread per i may fill distinct records at once.
+  /// Record i (of resize()'s) becomes node n of tree t (its count given: a
+  /// rank's own trees count only the particles they were built over); one
+  /// thread per i may fill distinct records at once.
   void set(std::int64_t i, const bh::OctreeView<Real>& t, std::int32_t n, std::int64_t global_count, bool is_complete) {
     key[i] = t.key[n], level[i] = t.level[n], count[i] = global_count, mass[i] = t.mass[n];
     com_x[i] = t.com_x[n], com_y[i] = t.com_y[n], com_z[i] = t.com_z[n], crit2[i] = t.crit2[n];
@@ -89,22 +83,6 @@ struct NodeRecords {
     v.multipole = quad.empty() ? bh::Multipole::monopole : bh::Multipole::quadrupole;
     v.crit_rel = crit_rel.empty() ? nullptr : crit_rel.data();
     return v;
-  }
-
-  /// Appends record k of `o`.
-  void append(const NodeRecords& o, std::int64_t k) {
-    key.push_back(o.key[k]);
-    level.push_back(o.level[k]);
-    count.push_back(o.count[k]);
-    mass.push_back(o.mass[k]);
-    com_x.push_back(o.com_x[k]);
-    com_y.push_back(o.com_y[k]);
-    com_z.push_back(o.com_z[k]);
-    crit2.push_back(o.crit2[k]);
-    if (!o.crit_rel.empty()) crit_rel.push_back(o.crit_rel[k]);
-    if (!o.quad.empty())
-      for (int c = 0; c < bh::kQuadComponents; ++c) quad.push_back(o.quad[k * bh::kQuadComponents + c]);
-    complete.push_back(o.complete[k]);
   }
 
   /// Sizes every field for n records, with crit_rel (relative opening) and
