@@ -278,7 +278,7 @@ class Csv {
           "box_ms,keys_ms,sort_ms,levels_ms,order_ms,moments_ms,nodes,depth,visits_pp,cells_pp,particles_pp,"
           "ms_per_nlogn,exponent,err_median,err_p99,err_max,bytes_pp,cpu_ms,canary_drift_pct,potential,counters,"
           "opening,tolerance,previous,bootstrap_ms,model,precision,relative_cap,cell_cost,particle_term_rate,cell_term_rate,"
-          "direct_rate,interaction_rate,rate_ratio\n";
+          "direct_rate,interaction_rate,rate_ratio,group_opening\n";
   }
   struct Row {
     std::string table;
@@ -320,7 +320,7 @@ class Csv {
     char buf[2048];
     std::snprintf(buf, sizeof buf,
                   "%s,%lld,%s,%d,%s,%s,%.2f,%d,%.3g,%d,%.5g,%.3g,%.5g,%.5g,%.4g,%.4g,%.4g,%.4g,%.4g,%.4g,%d,%d,%.6g,%.6g,"
-                  "%.6g,%.4g,%.3g,%.4g,%.4g,%.4g,%.4g,%.5g,%.3g,%d,%d,%s,%.4g,%d,%.5g,%s,%s,%.3g,%.4g,%.4g,%.4g,%.4g,%.4g,%.4g\n",
+                  "%.6g,%.4g,%.3g,%.4g,%.4g,%.4g,%.4g,%.5g,%.3g,%d,%d,%s,%.4g,%d,%.5g,%s,%s,%.3g,%.4g,%.4g,%.4g,%.4g,%.4g,%.4g,%d\n",
                   r.table.c_str(), (long long)r.n, std::string(to_string(r.c.traversal)).c_str(), r.c.group_width,
                   std::string(bh::to_string(r.c.tree.tree.multipole)).c_str(),
                   std::string(to_string(r.c.tree.math)).c_str(), r.c.tree.tree.theta, r.c.tree.tree.leaf_capacity, r.c.tree.softening, r.t.trials, r.t.total_ms,
@@ -332,7 +332,7 @@ class Csv {
                   std::string(bh::to_string(r.c.tree.tree.opening)).c_str(), r.c.tree.tree.tolerance, int(r.previous),
                   ph("bootstrap walk") + ph("relative scales"), r.model.c_str(), r.precision.c_str(),
                   r.c.tree.tree.relative_cap, r.cell_cost, r.particle_term_rate, r.cell_term_rate, r.direct_rate,
-                  r.interaction_rate, r.rate_ratio);
+                  r.interaction_rate, r.rate_ratio, r.c.tree.tree.group_opening);
     f_ << buf;
     f_.flush();
   }
@@ -517,9 +517,10 @@ class Session {
     if (rate) add_rate(r);
     csv_.write(r);
     const double n = double(p.n);
-    std::printf("%-9s N %8lld %-6s %-9s theta %.2f tol %.4g cap %.2f  total %8.4g ms (%4.1f%%)  walk %8.4g  "
+    std::printf("%-9s N %8lld %-6s %-9s%s theta %.2f tol %.4g cap %.2f  total %8.4g ms (%4.1f%%)  walk %8.4g  "
                 "parts %5.0f + cells %5.0f  err median %.3g p99 %.3g\n",
                 model.c_str(), (long long)p.n, r.precision.c_str(), std::string(bh::to_string(c.tree.tree.opening)).c_str(),
+                c.tree.tree.group_opening != 0 ? " group" : "      ",
                 c.tree.tree.theta, relative ? c.tree.tree.tolerance : 0.0, relative ? c.tree.tree.relative_cap : 0.0,
                 r.t.total_ms, r.t.spread_pct, r.t.phase_ms["walk"], double(r.t.last.total.particle_interactions) / n,
                 double(r.t.last.total.cell_interactions) / n, r.err.median, r.err.p99);
@@ -673,6 +674,42 @@ class Session {
                              issue21_config(0.55, eps)};
       for (const auto& cfg : cs) accuracy_row("rate", model, p, ref, cfg, true);
     }
+  }
+
+  /// Group opening (docs/adr/0017) against each target's own walk, at
+  /// issue 21's accuracy: the cube 2^20 - 1, Plummer and Hernquist 2^20
+  /// (the `rate` table's inputs, seeds and softenings), quadrupole, leaf 32,
+  /// potentials and counters on, errors on 4096 targets, the rate columns.
+  /// The own walks' fastest rows of the `rate` table first, then group
+  /// opening geometric over theta and relative over tolerance at caps 0.5
+  /// and 0.7; then the cube 2^24 - 1 (cube24's input) with the own walk's
+  /// best row and group opening's.
+  void group() {
+    std::printf("\n== group opening against each target's own walk (quadrupole, leaf 32, errors on 4096 targets)\n");
+    const auto grouped = [](GpuTreeSolverConfig c) {
+      c.tree.tree.group_opening = bh::kOpeningGroup;
+      return c;
+    };
+    for (const std::string model : {"cube", "plummer", "hernquist"}) {
+      const bool cube = model == "cube";
+      const std::int64_t n = cube ? (std::int64_t(1) << 20) - 1 : std::int64_t(1) << 20;
+      const double eps = distribution_softening(model);
+      DeviceSet p(distribution(model, n), true);
+      const Reference ref = reference(p, 4096, eps);
+      std::vector<GpuTreeSolverConfig> cs =
+          cube ? std::vector{issue21_relative(0.004, 0.55, eps)} : std::vector{issue21_relative(0.002, 0.5, eps)};
+      for (double theta : {0.55, 0.6, 0.65, 0.7, 0.75, 0.8}) cs.push_back(grouped(issue21_config(theta, eps)));
+      for (double cap : {0.5, 0.7})
+        for (double tol : {0.002, 0.004, 0.008, 0.016}) cs.push_back(grouped(issue21_relative(tol, cap, eps)));
+      for (const auto& cfg : cs) accuracy_row("group", model, p, ref, cfg, true);
+    }
+    constexpr double eps = 0.0675;
+    DeviceSet p(distribution("cube", (std::int64_t(1) << 24) - 1), true);
+    const Reference ref = reference(p, 4096, eps);
+    std::vector<GpuTreeSolverConfig> cs{issue21_relative(0.004, 0.55, eps)};
+    for (double theta : {0.6, 0.7, 0.8}) cs.push_back(grouped(issue21_config(theta, eps)));
+    for (double tol : {0.004, 0.008, 0.016}) cs.push_back(grouped(issue21_relative(tol, 0.7, eps)));
+    for (const auto& cfg : cs) accuracy_row("group24", "cube", p, ref, cfg, true);
   }
 
   /// Issue 21's large cube: N = 2^24 - 1 uniform in [-3, 3]^3, eps 0.0675
@@ -1035,6 +1072,8 @@ tables (default: divergence,width,math,accuracy,relative,tuning,leaf,variants,sc
                    kernel's, at issue 21's configurations on the cube, Plummer and Hernquist at 2^20
   cube24           the uniform cube at N = 2^24 - 1, eps 0.0675: geometric theta 0.55 and relative
                    rows, errors, times, rates (issue 21)
+  group            group opening (docs/adr/0017) against each target's own walk on the cube, Plummer and
+                   Hernquist at 2^20 and the cube at 2^24 - 1: errors, times, rates
   leaf             leaf capacity at 1M and 16M
   variants         potential and counters on and off at 1M and 16M
   profile          one evaluation per walk variant at 1M, for a profiler (profile-relative: the relative opening)
@@ -1042,11 +1081,12 @@ tables (default: divergence,width,math,accuracy,relative,tuning,leaf,variants,sc
   cpu              the CPU tree solver at 1M (not in quick mode)
   crossover        GPU direct vs GPU tree at 8K .. 256K
   capacity         the largest N that evaluates (skipped with --capacity 0)
-Not in the default list: relative-tuning, orders, distributions, double, cost, rate, cube24, profile, profile-relative.
+Not in the default list: relative-tuning, orders, distributions, double, cost, rate, cube24, group, profile,
+profile-relative.
 )";
 
 constexpr std::string_view kTables[] = {"divergence", "width", "math", "accuracy", "relative", "relative-tuning",
-                                        "tuning", "orders", "distributions", "double", "cost", "rate", "cube24",
+                                        "tuning", "orders", "distributions", "double", "cost", "rate", "cube24", "group",
                                         "leaf", "variants", "profile", "profile-relative", "scaling", "cpu",
                                         "crossover", "capacity"};
 
@@ -1110,6 +1150,7 @@ int main(int argc, char** argv) {
     if (want("cost")) s.cost();
     if (want("rate")) s.rate();
     if (want("cube24")) s.cube24();
+    if (want("group")) s.group();
     if (want("leaf")) s.leaves();
     if (want("variants")) s.variants();
     if (want("profile")) s.profile(false);  // not in the default list

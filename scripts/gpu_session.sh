@@ -197,7 +197,7 @@ task_tree() {
   done
   for tool in memcheck racecheck; do
     for exe in build/cuda/src/orrery/bh/orrery_bh_gpu_test build/cuda/src/orrery/gravity/orrery_gravity_gpu_test; do
-      filter='GpuTreeWalk.Spline*:GpuTreeSolver.ExactMode*:GpuTreeSolver.DevicePointer*'
+      filter='GpuTreeWalk.Spline*:GpuTreeWalk.GroupOpeningOnASubset*:GpuTreeSolver.ExactMode*:GpuTreeSolver.DevicePointer*'
       if compute-sanitizer --tool $tool --error-exitcode 3 --print-limit 20 "$exe" --gtest_filter="$filter" \
         >"$logs/${tool}_tree.log" 2>&1; then
         say "$tool $(basename $exe) ($filter): clean, $(grep -c '^\[       OK \]' "$logs/${tool}_tree.log") tests ok, $(grep -m1 'ERROR SUMMARY\|RACECHECK SUMMARY' "$logs/${tool}_tree.log")"

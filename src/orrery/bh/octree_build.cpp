@@ -188,6 +188,13 @@ void validate_tree_params(const TreeParams& p, std::int64_t count) {
   if (p.opening == Opening::relative && !(p.relative_cap >= 0.0 && p.relative_cap <= 1.0))
     throw InputError("gravity.relative_cap = " + std::to_string(p.relative_cap) +
                      " is invalid for gravity.opening = \"relative\"; accepted: a number in [0, 1]");
+  if (p.group_opening != 0 && p.group_opening != kOpeningGroup)
+    throw InputError("gravity.group_opening = " + std::to_string(p.group_opening) + " is not supported; accepted: 0 " +
+                     "(each target opens cells for itself) or " + std::to_string(kOpeningGroup) +
+                     " (groups of that many consecutive targets open together)");
+  if (p.group_opening != 0 && multipole_order(p.multipole) > 2)
+    throw InputError("gravity.group_opening = " + std::to_string(p.group_opening) + " is not supported with gravity.multipole = \"" +
+                     std::string(to_string(p.multipole)) + "\"; accepted with it: monopole, quadrupole (or group_opening = 0)");
   if (p.leaf_capacity < 1)
     throw InputError("gravity.leaf_capacity = " + std::to_string(p.leaf_capacity) +
                      " is invalid; accepted: an integer >= 1");

@@ -45,6 +45,9 @@ enum class Opening : std::uint8_t { geometric, relative };
 
 constexpr std::string_view to_string(Opening o) { return o == Opening::geometric ? "geometric" : "relative"; }
 
+/// The targets of a group that opens cells together (TreeParams::group_opening).
+inline constexpr int kOpeningGroup = 32;
+
 struct TreeParams {
   double theta = 0.5;         // opening angle, >= 0 (0 opens every cell: direct summation)
   int leaf_capacity = 16;     // a node with more particles is split (unless at the deepest level)
@@ -55,6 +58,11 @@ struct TreeParams {
   // cell that Barnes' criterion at relative_cap * theta accepts is accepted
   // whatever the relative test says (opening_relative.hpp); 0: no cap.
   double relative_cap = 0.5;
+  // Targets that decide the opening together (opening_group.hpp, docs/adr/0017):
+  // 0, each target for itself (the walk of walk.hpp); kOpeningGroup (32), the
+  // groups of 32 consecutive targets of the walk's order, each of whose cells
+  // every target of the group would accept (more interactions, none wasted).
+  int group_opening = 0;
 };
 
 }  // namespace orrery::bh

@@ -20,6 +20,19 @@ void walk_tree_gpu(const bh::OctreeView<Real>& tree, const WalkTargets<Real>& ta
     throw InputError("target_lanes = " + std::to_string(lanes) + " is not supported; accepted: 1, 2, 4, 8, 16, 32");
   if (lanes > 1 && out.block_order != nullptr)
     throw InputError("a walk launch order (block_order) is for one lane per target; accepted: target_lanes = 1 with it");
+  if (params.group_opening != 0) {
+    if (params.group_opening != kOpeningGroup)
+      throw InputError("gravity.group_opening = " + std::to_string(params.group_opening) +
+                       " is not supported; accepted: 0 or " + std::to_string(kOpeningGroup));
+    if (params.traversal != Traversal::coherent || params.group_width != 32 || lanes != 1)
+      throw InputError("gravity.group_opening walks one warp of 32 targets a group; accepted with it: gravity.traversal = "
+                       "\"coherent\", gravity.group_width = 32 and one lane a target (got " +
+                       std::string(to_string(params.traversal)) + ", width " + std::to_string(params.group_width) +
+                       ", " + std::to_string(lanes) + " lanes)");
+    if (multipole_order(tree.multipole) > 2)
+      throw InputError("gravity.group_opening is not supported with gravity.multipole = \"" +
+                       std::string(to_string(tree.multipole)) + "\"; accepted with it: monopole, quadrupole");
+  }
   if (tree.num_particles == 0 || targets.count == 0) return;
   with_math_mode(params.math, [&](auto mode) {
     constexpr MathMode kMode = decltype(mode)::value;

@@ -23,6 +23,11 @@
 // Out: per sorted target, accelerations (and potentials when requested) and
 //      the counters of contract 2; every element [0, num_particles) of each
 //      non-null output array is overwritten. Outputs must not alias the tree.
+//   group opening (GpuWalkParams::group_opening, docs/adr/0017): the
+//                32 targets of a warp decide together, each step one
+//                uniform branch: the sums of the CPU's walk_group_opening,
+//                not walk_target's (a different, more accurate function).
+//
 // Determinism: a pure function of the tree and the parameters; the two
 // traversals and every W give bit-identical accelerations and identical
 // particle-cell and particle-particle counts. node_visits is the target's own
@@ -72,6 +77,10 @@ struct GpuWalkParams {
   /// each target's walk is its own. Changes when a target is walked, never
   /// its sums. More than 1 only without out.block_order.
   int target_lanes = 1;
+  /// TreeParams::group_opening: 0, or kOpeningGroup for the group-opening
+  /// walk (opening_group.hpp): one warp a group, coherent traversal, group
+  /// width 32 and one lane a target; a monopole or quadrupole tree.
+  int group_opening = 0;
 };
 
 /// Threads of the walk kernel one multiprocessor holds at once: half of

@@ -259,6 +259,150 @@ TEST(GpuTreeWalk, OctupoleAndHexadecapoleExactBitsEqualCpu) {
   expect_relative_same_as_reference<bh::Multipole::hexadecapole>("uniform_5000", testing::uniform_cube(5000, 28));
 }
 
+// Group opening (docs/adr/0017): the warp-wide walk's counters equal the
+// CPU's walk_group_opening, its exact-mode bits too, on every input, both
+// expansions and openings, float and double, every source and subsets
+// (the groups are the targets' own, 32 at a time), with spline softening
+// and leaves wider than a warp.
+template <class Real>
+WalkResults<Real> cpu_group_walk(const bh::Octree<Real>& tree, bh::TreeSolverConfig c, const std::vector<Real>* scale) {
+  c.tree.group_opening = kOpeningGroup;
+  const std::size_t n = tree.x.size();
+  WalkResults<Real> r(n);
+  std::vector<InteractionCounts> pt(n);
+  bh::walk_all(tree, c, true, r.ax.data(), r.ay.data(), r.az.data(), r.pot.data(), pt.data(),
+               scale != nullptr ? scale->data() : nullptr);
+  for (std::size_t i = 0; i < n; ++i) {
+    r.visits[i] = static_cast<std::uint32_t>(pt[i].node_visits);
+    r.cells[i] = static_cast<std::uint32_t>(pt[i].cell_interactions);
+    r.particles[i] = static_cast<std::uint32_t>(pt[i].particle_interactions);
+  }
+  return r;
+}
+
+GpuWalkParams group_params(const bh::TreeSolverConfig& c) {
+  GpuWalkParams w{Traversal::coherent, 32, c.math, c.softening_kind, c.softening, true};
+  w.group_opening = kOpeningGroup;
+  return w;
+}
+
+template <class Real>
+void expect_group_same_as_cpu(const std::string& name, const Particles<Real>& p, const bh::TreeSolverConfig& c) {
+  const auto tree = bh::build_octree(p.sources(), c.tree);
+  std::vector<Real> scale;
+  if (!tree.crit_rel.empty()) {  // scales of a real evaluation, a few at 0 (the geometric test)
+    const WalkResults<Real> first = testing::cpu_walk(tree, c);
+    for (std::size_t i = 0; i < first.ax.size(); ++i)
+      scale.push_back(i % 17 == 3 ? Real(0) : relative_scale(first.ax[i], first.ay[i], first.az[i]));
+  }
+  const std::vector<Real>* s = scale.empty() ? nullptr : &scale;
+  const WalkResults<Real> cpu = cpu_group_walk(tree, c, s);
+  DeviceTreeCopy<Real> device;
+  device.upload(tree);
+  const WalkResults<Real> gpu = gpu_walk(device, group_params(c), s);
+  const std::string what = name + " group opening " + std::string(bh::to_string(c.tree.multipole)) + " " +
+                           std::string(to_string(c.tree.opening)) + " " + std::string(to_string(c.math));
+  EXPECT_EQ(first_difference(gpu.visits, cpu.visits), -1) << what << ": node visits differ";
+  EXPECT_EQ(first_difference(gpu.cells, cpu.cells), -1) << what << ": particle-cell counts differ";
+  EXPECT_EQ(first_difference(gpu.particles, cpu.particles), -1) << what << ": particle-particle counts differ";
+  if (c.math == MathMode::exact) {
+    EXPECT_EQ(first_bit_difference(gpu.ax, cpu.ax), -1) << what << ": ax bits differ";
+    EXPECT_EQ(first_bit_difference(gpu.ay, cpu.ay), -1) << what << ": ay bits differ";
+    EXPECT_EQ(first_bit_difference(gpu.az, cpu.az), -1) << what << ": az bits differ";
+    EXPECT_EQ(first_bit_difference(gpu.pot, cpu.pot), -1) << what << ": potential bits differ";
+  }
+}
+
+TEST(GpuTreeWalk, GroupOpeningEqualsCpuOnEveryInput) {
+  SKIP_WITHOUT_GPU();
+  for (const auto& in : all_inputs()) {
+    for (auto mp : {bh::Multipole::monopole, bh::Multipole::quadrupole}) {
+      for (auto opening : {bh::Opening::geometric, bh::Opening::relative}) {
+        for (auto mode : {MathMode::exact, MathMode::fast}) {
+          bh::TreeSolverConfig c;
+          c.tree.multipole = mp;
+          c.tree.opening = opening;
+          c.tree.tolerance = 0.004;
+          c.math = mode;
+          expect_group_same_as_cpu(in.name, in.particles, c);
+        }
+      }
+    }
+  }
+  bh::TreeSolverConfig s;
+  s.tree = {0.8, 40, bh::Multipole::quadrupole};
+  s.softening = 0.02;
+  s.softening_kind = SofteningKind::spline;
+  s.math = MathMode::exact;
+  expect_group_same_as_cpu("plummer_3000_spline_cap40", testing::plummer(3000, 23), s);
+  bh::TreeSolverConfig d;
+  d.tree.multipole = bh::Multipole::quadrupole;
+  d.tree.opening = bh::Opening::relative;
+  d.math = MathMode::exact;
+  expect_group_same_as_cpu("plummer_3000_double", testing::to_double(testing::plummer(3000, 26)), d);
+}
+
+TEST(GpuTreeWalk, GroupOpeningOnASubsetEqualsCpu) {
+  SKIP_WITHOUT_GPU();
+  const auto p = testing::plummer(6000, 29);
+  bh::TreeSolverConfig c;
+  c.tree.multipole = bh::Multipole::quadrupole;
+  c.tree.group_opening = kOpeningGroup;
+  c.math = MathMode::exact;
+  const auto tree = bh::build_octree(p.sources(), c.tree);
+  std::vector<std::int32_t> subset;
+  for (std::int32_t i = 0; i < std::int32_t(tree.x.size()); i += 5) subset.push_back(i);
+  const auto m = subset.size();
+  std::vector<float> cpu[4] = {std::vector<float>(m), std::vector<float>(m), std::vector<float>(m), std::vector<float>(m)};
+  std::vector<InteractionCounts> counts(m);
+  const WalkTargets<float> host_targets{std::int32_t(m), subset.data()};
+  bh::walk_targets(tree, host_targets, c, true, cpu[0].data(), cpu[1].data(), cpu[2].data(), cpu[3].data(), counts.data());
+  DeviceTreeCopy<float> device;
+  device.upload(tree);
+  cuda::DeviceBuffer<std::int32_t> dsub(m);
+  dsub.upload(std::span<const std::int32_t>(subset));
+  cuda::DeviceBuffer<float> a[4] = {cuda::DeviceBuffer<float>(m), cuda::DeviceBuffer<float>(m),
+                                    cuda::DeviceBuffer<float>(m), cuda::DeviceBuffer<float>(m)};
+  cuda::DeviceBuffer<std::uint32_t> cells(m);
+  walk_tree_gpu(device.view(), WalkTargets<float>{std::int32_t(m), dsub.data()}, group_params(c),
+                DeviceWalkTargets<float>{a[0].data(), a[1].data(), a[2].data(), a[3].data(), nullptr, cells.data()},
+                nullptr);
+  cuda::synchronize(nullptr);
+  for (int k = 0; k < 4; ++k) {
+    std::vector<float> g(m);
+    a[k].download(std::span<float>(g));
+    EXPECT_EQ(first_bit_difference(g, cpu[k]), -1) << "component " << k;
+  }
+  std::vector<std::uint32_t> gc(m), cc(m);
+  cells.download(std::span<std::uint32_t>(gc));
+  for (std::size_t i = 0; i < m; ++i) cc[i] = static_cast<std::uint32_t>(counts[i].cell_interactions);
+  EXPECT_EQ(first_difference(gc, cc), -1);
+}
+
+TEST(GpuTreeWalk, GroupOpeningRefusesOtherTraversalsWidthsAndLanes) {
+  // Validated before anything touches a device: runs without a GPU too.
+  GpuWalkParams w{Traversal::coherent, 16, MathMode::fast, SofteningKind::plummer, 0.05, true};
+  w.group_opening = kOpeningGroup;
+  const auto refused = [](const GpuWalkParams& p) {
+    try {
+      walk_tree_gpu(bh::OctreeView<float>{}, p, DeviceWalkTargets<float>{}, nullptr);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no InputError");
+  };
+  EXPECT_NE(refused(w).find("gravity.group_width = 32"), std::string::npos) << refused(w);
+  w.group_width = 32;
+  w.traversal = Traversal::independent;
+  EXPECT_NE(refused(w).find("gravity.traversal = \"coherent\""), std::string::npos) << refused(w);
+  w.traversal = Traversal::coherent;
+  w.target_lanes = 4;
+  EXPECT_NE(refused(w).find("4 lanes"), std::string::npos) << refused(w);
+  w.target_lanes = 1;
+  w.group_opening = 8;
+  EXPECT_NE(refused(w).find("gravity.group_opening = 8"), std::string::npos) << refused(w);
+}
+
 TEST(GpuTreeWalk, RejectsAGroupWidthItIsNotBuiltFor) {
   // Validated before anything touches a device: runs without a GPU too.
   const GpuWalkParams w{Traversal::coherent, 12, MathMode::fast, SofteningKind::plummer, 0.05, true};

@@ -14,6 +14,7 @@
 #include <memory>
 #include <vector>
 
+#include "orrery/bh/group_opening_walk.hpp"
 #include "orrery/bh/group_walk.hpp"
 #include "orrery/bh/walk_all.hpp"
 #include "orrery/bh/walk_isa.hpp"
@@ -63,6 +64,20 @@ void walk_range(const OctreeView<Real>& t, const WalkNode<Real>* nodes, const So
                                                                   scale, ax, ay, az, pot, counts);
 }
 
+// Targets [k0, k1) in groups of kOpeningGroup that open together
+// (group_opening_walk.hpp): k0 is a multiple of the group, so the groups are
+// those of the whole target list, whatever the chunk. Compiled for the
+// default ISA alone (AVX2): an AVX-512 copy would change no value and double
+// the code of a walk that spends its time in the interactions.
+template <int H, class Criterion, bool Pot, Multipole M, MathMode Mode, class Real, class Softening>
+void walk_range_group_opening(const OctreeView<Real>& t, const WalkNode<Real>* nodes, const Softening& soft,
+                              const WalkTargets<Real>& targets, std::int32_t k0, std::int32_t k1, const Real* scale,
+                              Real* ax, Real* ay, Real* az, Real* pot, InteractionCounts* counts) {
+  for (std::int32_t k = k0; k < k1; k += kOpeningGroup)
+    walk_group_opening<kOpeningGroup, Pot, M, Mode, Real, Softening, H, Criterion>(
+        t, nodes, soft, targets, k, std::min(kOpeningGroup, k1 - k), scale, ax, ay, az, pot, counts);
+}
+
 // The same walk compiled for AVX-512 (docs/adr/0006): `flatten` inlines
 // walk_group and everything it calls (all plain `inline` templates) into this
 // function, so its lane loops are vectorised for the target below, while the
@@ -87,7 +102,7 @@ template <int W, int H, class Criterion, bool Pot, Multipole M, MathMode Mode, c
 
 template <class Criterion, bool Pot, Multipole M, MathMode Mode, class Real, class Softening>
 void walk_all_impl(const OctreeView<Real>& t, const WalkTargets<Real>& targets, const Softening& soft, const Real* scale,
-                   Real* ax, Real* ay, Real* az, Real* pot, InteractionCounts* per_target) {
+                   Real* ax, Real* ay, Real* az, Real* pot, InteractionCounts* per_target, bool group_opening) {
   using WalkRange = void (*)(const OctreeView<Real>&, const WalkNode<Real>*, const Softening&, const WalkTargets<Real>&,
                              std::int32_t, std::int32_t, const Real*, Real*, Real*, Real*, Real*, InteractionCounts*);
   // The instruction set is chosen once per solve; the parallel loop below is
@@ -95,10 +110,13 @@ void walk_all_impl(const OctreeView<Real>& t, const WalkTargets<Real>& targets, 
   // branch in the walk, so the geometric walk compiles to the code it had
   // before the relative opening and runs at its speed (docs/performance/
   // cpu_tree.md, "The relative opening on the CPU").
-  const WalkRange walk =
+  WalkRange walk =
       walk_isa_in_use() == WalkIsa::avx512
           ? &walk_range_avx512<kGroupLanesAvx512<Real>, kSkipLanesAvx512<Real>, Criterion, Pot, M, Mode, Real, Softening>
           : &walk_range<kGroupLanes<Real>, kSkipLanes<Real>, Criterion, Pot, M, Mode, Real, Softening>;
+  // Group opening: the monopole and quadrupole only (validate_tree_params).
+  if constexpr (multipole_order(M) <= 2)
+    if (group_opening) walk = &walk_range_group_opening<kSkipLanes<Real>, Criterion, Pot, M, Mode, Real, Softening>;
   const std::int32_t n = targets.count;
   if (n == 0) return;
   // Filled by pack_walk_nodes: no zeroing first.
@@ -106,10 +124,12 @@ void walk_all_impl(const OctreeView<Real>& t, const WalkTargets<Real>& targets, 
   pack_walk_nodes(t, nodes.get());
   // Chunks are fixed by the target index, not by the thread that runs them:
   // the result does not depend on the schedule (contract 6). A chunk is 64
-  // groups of the AVX2 walk: consecutive groups walk largely the same nodes,
+  // groups of the AVX2 walk (and a multiple of the opening group, so that no
+  // chunk splits one): consecutive groups walk largely the same nodes,
   // which then stay in the core's L2; at N = 1M on 16 threads that is still
   // 64 chunks a thread, a short tail.
   constexpr std::int32_t kChunk = 64 * kGroupLanes<Real>;
+  static_assert(kChunk % kOpeningGroup == 0);
   const std::int32_t chunks = (n + kChunk - 1) / kChunk;
 #pragma omp parallel for schedule(dynamic, 1)
   for (std::int32_t c = 0; c < chunks; ++c) {
@@ -122,10 +142,11 @@ void walk_all_impl(const OctreeView<Real>& t, const WalkTargets<Real>& targets, 
 template <class Criterion, bool Pot, Multipole M, class Real, class Softening>
 void dispatch_mode(const OctreeView<Real>& t, const WalkTargets<Real>& w, const TreeSolverConfig& c, const Softening& s,
                    const Real* scale, Real* ax, Real* ay, Real* az, Real* pot, InteractionCounts* pt) {
+  const bool group = c.tree.group_opening != 0;
   if (c.math == MathMode::exact)
-    walk_all_impl<Criterion, Pot, M, MathMode::exact>(t, w, s, scale, ax, ay, az, pot, pt);
+    walk_all_impl<Criterion, Pot, M, MathMode::exact>(t, w, s, scale, ax, ay, az, pot, pt, group);
   else
-    walk_all_impl<Criterion, Pot, M, MathMode::fast>(t, w, s, scale, ax, ay, az, pot, pt);
+    walk_all_impl<Criterion, Pot, M, MathMode::fast>(t, w, s, scale, ax, ay, az, pot, pt, group);
 }
 
 template <class Criterion, bool Pot, Multipole M, class Real>

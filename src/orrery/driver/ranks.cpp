@@ -54,6 +54,7 @@ io::RunControl::Action Ranks::agree(io::RunControl::Action mine) const {
 template <class Real>
 std::unique_ptr<gravity::ForceSolver<Real>> Ranks::solver(const gravity::GravityConfig& gravity) const {
   if (!distributed_) return gravity::make_solver<Real>(gravity);
+  refuse_group_opening(gravity);
 #if defined(ORRERY_HAVE_CUDA)
   // Ranks share the GPUs of their node round-robin (one GPU each where there are enough).
   if (gravity.backend != "cpu" && cuda::device_available())
@@ -66,7 +67,18 @@ std::unique_ptr<gravity::ForceSolver<Real>> Ranks::solver(const gravity::Gravity
 #endif
 }
 
+void Ranks::refuse_group_opening(const gravity::GravityConfig& gravity) {
+  // Group opening makes a target's force depend on the targets of its group
+  // of 32 (docs/adr/0017); ranks that split the targets would group them
+  // differently for each K.
+  if (gravity.group_opening != 0)
+    throw InputError("gravity.group_opening = " + std::to_string(gravity.group_opening) +
+                     " under MPI: a target's force depends on its group, which the ranks' split would change with "
+                     "the number of ranks; accepted under MPI: gravity.group_opening = 0");
+}
+
 void Ranks::require_distributed(const gravity::GravityConfig& gravity) {
+  refuse_group_opening(gravity);
   if (gravity.solver != "tree")
     throw InputError("gravity.mpi_layout = \"distributed\" with gravity.solver = \"" + gravity.solver +
                      "\"; accepted: solver \"tree\" (on the CPU or one GPU per rank), or "

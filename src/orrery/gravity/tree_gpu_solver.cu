@@ -198,6 +198,12 @@ GpuTreeSolver<Real>::GpuTreeSolver(const GpuTreeSolverConfig& config) : config_(
                      " is not supported; accepted: 8, 16, 32, 64");
   validated_softening(config.tree.softening);
   if (config.tree.per_type && !config.tree.per_type->uniform()) refuse_per_type_softening("tree/cuda");
+  if (config.tree.tree.group_opening != 0 &&
+      (config.traversal != bh::Traversal::coherent || config.group_width != 32))
+    throw InputError("gravity.group_opening = " + std::to_string(config.tree.tree.group_opening) +
+                     " walks one warp of 32 targets a group; accepted with it: gravity.traversal = \"coherent\" and "
+                     "gravity.group_width = 32 (got \"" + std::string(to_string(config.traversal)) + "\", " +
+                     std::to_string(config.group_width) + ")");
   device_ = cuda::current_device();
   state_ = std::make_unique<State>();
 }
@@ -526,8 +532,9 @@ void GpuTreeSolver<Real>::walk_into(const bh::OctreeView<Real>& view, const bh::
   // A device-built tree lends the walk the memory its build needs only while it runs.
   const std::span<std::byte> scratch =
       cfg.build == TreeBuild::device ? st.device_tree.scratch_between_builds() : std::span<std::byte>{};
-  const bh::GpuWalkParams params{cfg.traversal, cfg.group_width, cfg.tree.math, cfg.tree.softening_kind,
-                             cfg.tree.softening, pot, scratch};
+  bh::GpuWalkParams params{cfg.traversal, cfg.group_width, cfg.tree.math, cfg.tree.softening_kind,
+                           cfg.tree.softening, pot, scratch};
+  params.group_opening = cfg.tree.tree.group_opening;
   if (view.crit_rel != nullptr) {
     // The relative opening reads each target's previous acceleration: the
     // caller's (out, before the walk overwrites it), or the bootstrap's
@@ -567,7 +574,7 @@ void GpuTreeSolver<Real>::walk_into(const bh::OctreeView<Real>& view, const bh::
   }
   st.cost_count = w.cost != nullptr ? n : 0;
   bh::GpuWalkParams walk = params;
-  if (targets.source != nullptr)  // a subset
+  if (targets.source != nullptr && params.group_opening == 0)  // a subset (group opening: a lane a target)
     walk.target_lanes = cfg.subset_target_lanes > 0 ? cfg.subset_target_lanes
                                                     : bh::subset_target_lanes(n, st.multiprocessors);
   st.t_walk.start(stream);

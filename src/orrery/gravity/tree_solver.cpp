@@ -100,6 +100,7 @@ bh::TreeSolverConfig tree_solver_config(const GravityConfig& g) {
   c.tree.opening = g.opening;
   c.tree.tolerance = g.tolerance;
   c.tree.relative_cap = g.relative_cap;
+  c.tree.group_opening = g.group_opening;
   c.softening = g.softening;
   c.softening_kind = g.softening_kernel;
   c.math = g.math;
@@ -112,6 +113,9 @@ TreeSolver<Real>::TreeSolver(const bh::TreeSolverConfig& config) : config_(confi
   validated_softening(config.softening);
   if (config_.per_type && config_.per_type->uniform()) config_.per_type.reset();  // the one-softening walk
   if (config_.per_type) validated_softening_classes(*config_.per_type);
+  if (config_.per_type && config_.tree.group_opening != 0)
+    throw InputError("gravity.group_opening = " + std::to_string(config_.tree.group_opening) +
+                     " is not supported with a softening per particle type; accepted with one: group_opening = 0");
 }
 
 template <class Real>

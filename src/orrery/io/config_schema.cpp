@@ -208,6 +208,19 @@ std::vector<KeySpec> build_schema() {
     cap.max = 1.0;
     s.push_back(std::move(cap));
   }
+  {
+    KeySpec group{"gravity.group_opening", ValueType::integer, std::int64_t{0},
+                  "Tree solver: targets that decide together which cells to open (docs/adr/0017). 0: each target "
+                  "for itself (its own walk). 32: each group of 32 consecutive targets (in the tree's key order) "
+                  "accepts a cell only where every one of them would, as Bonsai's walk does; every target then "
+                  "sums the same cells, none coarser than its own walk's, so forces are as accurate or more for "
+                  "more interactions, and the GPU walk wastes none (docs/performance/gpu_tree.md). A target's "
+                  "force depends on its group; not with the MPI layouts, a softening per type, or multipole "
+                  "orders above 2.",
+                  {}, 0.0, false, ORRERY_FIELD(gravity.group_opening)};
+    group.max = 32.0;
+    s.push_back(std::move(group));
+  }
   s.push_back({"gravity.math", ValueType::string, std::string("fast"),
                "Force-kernel arithmetic. exact: IEEE division and square root, explicit fma, no contraction: the "
                "GPU's accelerations equal the CPU's bit for bit. fast: the GPU may use rsqrt and flush denormals "

@@ -105,6 +105,10 @@ DistributedTree<Real>::DistributedTree(const bh::TreeSolverConfig& config, Commu
   if (bh::multipole_order(config.tree.multipole) > 2)
     throw InputError("gravity.multipole = \"" + std::string(bh::to_string(config.tree.multipole)) +
                      "\" is not supported by the distributed (MPI) tree; accepted: monopole, quadrupole");
+  if (config.tree.group_opening != 0)
+    throw InputError("gravity.group_opening = " + std::to_string(config.tree.group_opening) +
+                     " is not supported by the distributed (MPI) tree, whose ranks group their targets apart; "
+                     "accepted: 0");
 }
 
 template <class Real>

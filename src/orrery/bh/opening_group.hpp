@@ -1,0 +1,77 @@
+#pragma once
+// Group opening (docs/adr/0017): the W consecutive targets of a group decide
+// together at every node, as Bonsai's walk does: a cell is accepted for all
+// of them when the criterion accepts it at the group's box (the smallest
+// distance from the box of their positions to the cell's centre of mass, the
+// largest of their scales) and no target of the group is one of the cell's
+// particles; otherwise every target opens it. All targets of a group then
+// visit the same nodes and keep every term they compute: the GPU's coherent
+// walk evaluates no term that a lane throws away, and no lane idles.
+//
+// Each target still sums only cells that its own criterion accepts (the box
+// test is conservative, opening_box.hpp): the group's cells are its own walk's
+// or their descendants, so a target's force is at least as accurate as its own
+// walk's, for more interactions. With one target a group is the target's own
+// walk, bit for bit (box_gap's |c - t| rounds as the point walk's, and the
+// index range of one target is holds()'s membership test).
+//
+// The result of a target depends on the other targets of its group: the
+// groups are fixed by the walk's target order (WalkTargets: targets [k, k + W)
+// for k a multiple of W), so every backend forms the same groups and computes
+// the same function of the input.
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+
+#include "orrery/bh/opening_box.hpp"
+
+namespace orrery::bh {
+
+/// What a group's decision at a node reads of its targets: their box, their
+/// largest scale (a scaled criterion's; 0 otherwise), and the range [lo, hi]
+/// of their sorted source indices (lo > hi when none is a source).
+template <class Real>
+struct TargetGroup {
+  TargetBox<Real> box;
+  Real max_scale;
+  std::int32_t lo, hi;
+};
+
+/// The group of one target: a point box, its scale, its own index (-1, a
+/// point that is no source, gives an empty range).
+template <class Real>
+ORRERY_HDI TargetGroup<Real> group_of_one(Real tx, Real ty, Real tz, Real scale, std::int32_t i) {
+  const std::int32_t lo = i >= 0 ? i : std::numeric_limits<std::int32_t>::max();
+  return {{tx, ty, tz, tx, ty, tz}, scale, lo, i};
+}
+
+/// The group of two groups: the union of their boxes and index ranges, the
+/// larger scale (exact, in any order: min and max only).
+template <class Real>
+ORRERY_HDI TargetGroup<Real> merge_groups(const TargetGroup<Real>& a, const TargetGroup<Real>& b) {
+  return {{a.box.lo_x < b.box.lo_x ? a.box.lo_x : b.box.lo_x, a.box.lo_y < b.box.lo_y ? a.box.lo_y : b.box.lo_y,
+           a.box.lo_z < b.box.lo_z ? a.box.lo_z : b.box.lo_z, a.box.hi_x > b.box.hi_x ? a.box.hi_x : b.box.hi_x,
+           a.box.hi_y > b.box.hi_y ? a.box.hi_y : b.box.hi_y, a.box.hi_z > b.box.hi_z ? a.box.hi_z : b.box.hi_z},
+          a.max_scale > b.max_scale ? a.max_scale : b.max_scale,
+          a.lo < b.lo ? a.lo : b.lo,
+          a.hi > b.hi ? a.hi : b.hi};
+}
+
+/// Whether a target of the group is one of the node's particles [first,
+/// first + count): the index ranges overlap (conservative for a subset of
+/// targets, whose range may hold indices that are not targets).
+ORRERY_HDI bool group_holds(std::int32_t first, std::int32_t count, std::int32_t lo, std::int32_t hi) {
+  return (first <= hi) & (lo - first < count);
+}
+
+/// Accepts the node (centre of mass, crit2, crit_rel, particles [first,
+/// first + count)) for every target of the group under Criterion; cap2: the
+/// tree's OctreeView::cap2.
+template <class Criterion, class Real>
+ORRERY_HDI bool accepts_group(Real com_x, Real com_y, Real com_z, Real crit2, Real crit_rel, Real cap2,
+                              std::int32_t first, std::int32_t count, const TargetGroup<Real>& g) {
+  const Real d2 = box_distance2(g.box, com_x, com_y, com_z);
+  return Criterion::far(d2, crit2, crit_rel, g.max_scale, cap2) & !group_holds(first, count, g.lo, g.hi);
+}
+
+}  // namespace orrery::bh
