@@ -71,18 +71,38 @@ Taken reference_group(const OctreeView<Real>& t, const Softening& soft, const Wa
   return taken;
 }
 
-/// Every target of `w` by reference_group, in groups of `group`.
+/// The groups of `w` (opening_group.hpp), as [begin, end) runs, found
+/// target by target: a new group at each block of kOpeningGroup, at each
+/// point, and where the group cell changes.
+template <class Real>
+std::vector<std::pair<std::int32_t, std::int32_t>> groups_of(const OctreeView<Real>& t, const WalkTargets<Real>& w) {
+  std::vector<std::pair<std::int32_t, std::int32_t>> runs;
+  for (std::int32_t k = 0; k < w.count; ++k) {
+    const std::int32_t cell = group_cell(t, w.self(k));
+    const bool starts = k % kOpeningGroup == 0 || cell < 0 || cell != group_cell(t, w.self(k - 1));
+    if (starts) runs.push_back({k, k + 1});
+    else runs.back().second = k + 1;
+  }
+  return runs;
+}
+
+/// Every target of `w` by reference_group: in its groups, or (alone) each
+/// target a group of one.
 template <Multipole M, MathMode Mode, class Criterion, class Real, class Softening>
 testing::SortedWalk<Real> reference_walk(const OctreeView<Real>& t, const Softening& soft, const WalkTargets<Real>& w,
-                                         const Real* scale, int group, std::vector<Taken>* taken = nullptr) {
+                                         const Real* scale, bool alone, std::vector<Taken>* taken = nullptr) {
   const auto n = static_cast<std::size_t>(w.count);
   testing::SortedWalk<Real> r{std::vector<Real>(n), std::vector<Real>(n), std::vector<Real>(n), std::vector<Real>(n),
                               std::vector<InteractionCounts>(n)};
-  for (std::int32_t k = 0; k < w.count; k += group) {
-    const int lanes = std::min<std::int32_t>(group, w.count - k);
-    const Taken g = reference_group<true, M, Mode, Criterion>(t, soft, w, k, lanes, scale, r);
+  std::vector<std::pair<std::int32_t, std::int32_t>> runs;
+  if (alone)
+    for (std::int32_t k = 0; k < w.count; ++k) runs.push_back({k, k + 1});
+  else
+    runs = groups_of(t, w);
+  for (const auto& [b, e] : runs) {
+    const Taken g = reference_group<true, M, Mode, Criterion>(t, soft, w, b, e - b, scale, r);
     if (taken != nullptr)
-      for (int l = 0; l < lanes; ++l) taken->push_back(g);
+      for (std::int32_t k = b; k < e; ++k) taken->push_back(g);
   }
   return r;
 }
@@ -144,7 +164,7 @@ void expect_walk_all_equals_reference(const Particles<float>& input, const std::
     const auto every = every_source(v);
     const auto got = group_walk_targets(tree, c, every, s);
     const auto want = reference_walk<decltype(multipole)::value, decltype(mode)::value, decltype(criterion)>(
-        v, soft, every, s, kOpeningGroup);
+        v, soft, every, s, false);
     expect_same_bits(got, want, what);
   });
 }
@@ -198,9 +218,9 @@ TEST(GroupOpening, NoTargetTakesACellItsOwnWalkWouldOpen) {
       using Criterion = decltype(criterion);
       const auto v = tree.view();
       std::vector<Taken> group;
-      const auto grouped = reference_walk<M, Mode, Criterion>(v, soft, every_source(v), s, kOpeningGroup, &group);
+      const auto grouped = reference_walk<M, Mode, Criterion>(v, soft, every_source(v), s, false, &group);
       std::vector<Taken> own;
-      const auto alone = reference_walk<M, Mode, Criterion>(v, soft, every_source(v), s, 1, &own);
+      const auto alone = reference_walk<M, Mode, Criterion>(v, soft, every_source(v), s, true, &own);
       std::uint64_t more = 0;
       for (std::size_t i = 0; i < own.size(); ++i) {
         // Both lists are in pre-order and the own walk's subtrees are
@@ -238,13 +258,49 @@ TEST(GroupOpening, SubsetsAndPointsEqualTheReference) {
     for (std::int32_t i = 0; i < v.num_particles; i += 3) subset.push_back(i);
     WalkTargets<float> sub{static_cast<std::int32_t>(subset.size()), subset.data()};
     expect_same_bits(group_walk_targets(tree, c, sub, s),
-                     reference_walk<M, Mode, decltype(criterion)>(v, soft, sub, s, kOpeningGroup), what + " subset");
+                     reference_walk<M, Mode, decltype(criterion)>(v, soft, sub, s, false), what + " subset");
     std::vector<float> x(100), y(100), z(100);
     for (int k = 0; k < 100; ++k) x[k] = 0.05f * float(k - 50), y[k] = 0.01f * float(k), z[k] = -0.02f * float(k);
     WalkTargets<float> points{100, nullptr, x.data(), y.data(), z.data()};
     expect_same_bits(group_walk_targets(tree, c, points, s),
-                     reference_walk<M, Mode, decltype(criterion)>(v, soft, points, s, kOpeningGroup), what + " points");
+                     reference_walk<M, Mode, decltype(criterion)>(v, soft, points, s, false), what + " points");
   });
+}
+
+// A group cell is the largest node of at most kOpeningGroup particles that
+// holds the source (or its leaf): it holds it, it is that small or a leaf,
+// and the node above it is larger; and the groups of every source are runs
+// of at most kOpeningGroup targets, within the blocks of kOpeningGroup, that
+// never straddle two cells.
+TEST(GroupOpening, GroupsAreRunsOfOneGroupCellWithinEachBlock) {
+  const auto p = ic::to_precision<float>(ic::plummer_sphere(3001, 7));
+  for (const int leaf : {8, 40}) {
+    TreeParams params{0.6, leaf};
+    const auto tree = build_octree(p.sources(), params);
+    const auto v = tree.view();
+    for (std::int32_t i = 0; i < v.num_particles; ++i) {
+      const std::int32_t c = group_cell(v, i);
+      ASSERT_TRUE(holds(v.first[c], v.count[c], i)) << "source " << i;
+      ASSERT_TRUE(v.count[c] <= kOpeningGroup || v.next[c] == c + 1) << "source " << i << " cell " << c;
+      // The node above c: the last node before c whose subtree holds c.
+      std::int32_t parent = -1;
+      for (std::int32_t n = 0; n < c; ++n)
+        if (v.next[n] > c) parent = n;
+      if (parent >= 0) ASSERT_GT(v.count[parent], kOpeningGroup) << "source " << i << " cell " << c;
+    }
+    const auto runs = groups_of(v, every_source(v));
+    std::int32_t covered = 0;
+    for (const auto& [b, e] : runs) {
+      ASSERT_EQ(b, covered);
+      ASSERT_LE(e - b, kOpeningGroup);
+      ASSERT_EQ(b / kOpeningGroup, (e - 1) / kOpeningGroup) << "a group across two blocks";
+      ASSERT_EQ(group_cell(v, b), group_cell(v, e - 1));
+      covered = e;
+    }
+    EXPECT_EQ(covered, v.num_particles);
+    EXPECT_LT(runs.size(), std::size_t(v.num_particles) / 4) << "groups of a few targets only";
+    EXPECT_EQ(group_cell(v, -1), -1);  // a point: a group of one
+  }
 }
 
 // The group test on a hand-made group: a cell at the box's corner is judged
@@ -268,9 +324,10 @@ TEST(GroupOpening, TheGroupTestOnAHandMadeGroup) {
   // The largest scale of the group decides a scaled criterion.
   g = merge_groups(g, group_of_one(0.5f, 0.5f, 0.5f, 2.0f, 11));
   EXPECT_EQ(g.max_scale, 2.0f);
-  // d^2 = 4 > crit_rel * scale = 1.9 * 2 accepts; 2.1 * 2 does not.
-  EXPECT_TRUE(accepts_group<RelativeOpening>(3.0f, 1.0f, 1.0f, 0.0f, 1.9f, 0.0f, 100, 5, g));
-  EXPECT_FALSE(accepts_group<RelativeOpening>(3.0f, 1.0f, 1.0f, 0.0f, 2.1f, 0.0f, 100, 5, g));
+  // d^2 = 4 > crit_rel * scale = 1.9 * 2 accepts; 2.1 * 2 does not (crit2 1 and a cap,
+  // cap2 * crit2 = 100, that decide nothing here).
+  EXPECT_TRUE(accepts_group<RelativeOpening>(3.0f, 1.0f, 1.0f, 1.0f, 1.9f, 100.0f, 100, 5, g));
+  EXPECT_FALSE(accepts_group<RelativeOpening>(3.0f, 1.0f, 1.0f, 1.0f, 2.1f, 100.0f, 100, 5, g));
 }
 
 TEST(GroupOpening, ParametersItDoesNotTakeAreRefusedByName) {

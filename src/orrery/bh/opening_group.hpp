@@ -16,9 +16,10 @@
 // index range of one target is holds()'s membership test).
 //
 // The result of a target depends on the other targets of its group: the
-// groups are fixed by the walk's target order (WalkTargets: targets [k, k + W)
-// for k a multiple of W), so every backend forms the same groups and computes
-// the same function of the input.
+// groups are fixed by the tree and the walk's target order (WalkTargets: the
+// runs of consecutive targets of one group cell within each block [k, k + 32),
+// k a multiple of 32; a point is a group of one), so every backend forms the
+// same groups and computes the same function of the input.
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -36,6 +37,33 @@ struct TargetGroup {
   Real max_scale;
   std::int32_t lo, hi;
 };
+
+/// The group cell of sorted source i (Bonsai's groups are tree cells): the
+/// largest node holding i with at most kOpeningGroup particles, or the leaf
+/// holding it where none is that small; -1 for a point that is no source
+/// (i < 0). A group's targets are the runs of consecutive targets of one
+/// group cell within each block of kOpeningGroup (group_runs), so a group is
+/// never wider than a cell of the tree: 32 consecutive targets in key order
+/// can straddle a jump of the curve (the last of one octant, the first of
+/// the next), and such a group's box would open most of the tree.
+template <class Real>
+ORRERY_HDI std::int32_t group_cell(const OctreeView<Real>& t, std::int32_t i) {
+  if (i < 0) return -1;
+  std::int32_t n = 0;
+  while (t.count[n] > kOpeningGroup && t.next[n] != n + 1) {
+    std::int32_t c = n + 1;  // the first child; its siblings follow by next
+    while (!holds(t.first[c], t.count[c], i)) c = t.next[c];
+    n = c;
+  }
+  return n;
+}
+
+/// Whether target k starts a group of the walk's targets: the first of its
+/// block of kOpeningGroup, a point (a group of one), or a group cell other
+/// than the target before it (cell: group_cell of each target's self()).
+ORRERY_HDI bool starts_group(std::int32_t k, std::int32_t cell, std::int32_t cell_before) {
+  return (k % kOpeningGroup == 0) | (cell < 0) | (cell != cell_before);
+}
 
 /// The group of one target: a point box, its scale, its own index (-1, a
 /// point that is no source, gives an empty range).

@@ -272,7 +272,31 @@ __device__ void sum_leaf(const Group& g, StagedSource<Real>* stage, Accumulator<
   c.particle_interactions += sum ? std::uint32_t(leaf.count - holds(f, leaf.count, i)) : 0u;
 }
 
-template <bool Pot, Multipole M, class Criterion, MathMode Mode, int W, class Real, class Softening>
+/// Group opening (opening_group.hpp, docs/adr/0017): the group of the lane's
+/// target k (group cell `cell`) over the warp's lanes: the runs of one group
+/// cell, each lane's group_of_one merged over its run. Min and max are exact
+/// in any order, and the sign of a zero they may pick differently from the
+/// CPU's sequential merge changes no distance box_gap computes, so every
+/// decision is the CPU's (walk_range_group_opening).
+template <class Tile, class Real>
+__device__ TargetGroup<Real> reduce_run(const Tile& warp, std::int32_t k, std::int32_t cell, const TargetGroup<Real>& one) {
+  const int lane = static_cast<int>(warp.thread_rank());
+  const std::int32_t before = warp.shfl_up(cell, 1);
+  const unsigned starts = warp.ballot(lane == 0 || starts_group(k, cell, before));
+  const int leader = 31 - __clz(starts & (0xffffffffu >> (31 - lane)));  // the run's first lane
+  const cg::coalesced_group run = cg::labeled_partition(warp, leader);
+  const auto lo = [&](Real v) { return cg::reduce(run, v, cg::less<Real>()); };
+  const auto hi = [&](Real v) { return cg::reduce(run, v, cg::greater<Real>()); };
+  return {{lo(one.box.lo_x), lo(one.box.lo_y), lo(one.box.lo_z), hi(one.box.hi_x), hi(one.box.hi_y), hi(one.box.hi_z)},
+          hi(one.max_scale),
+          cg::reduce(run, one.lo, cg::less<std::int32_t>()),
+          cg::reduce(run, one.hi, cg::greater<std::int32_t>())};
+}
+
+/// Grouped (group opening, W = 32): each lane decides with its group's box
+/// (accepts_group) instead of its own position; the lanes of a group then
+/// want the same nodes, and the warp walks the union of its groups' walks.
+template <bool Pot, Multipole M, class Criterion, MathMode Mode, int W, class Real, class Softening, bool Grouped = false>
 __global__ void __launch_bounds__(kWalkBlock)
     coherent_walk(const bh::OctreeView<Real> t, const RecordOf<Real, M, Criterion::kScaled>* __restrict__ nodes,
                   const WalkTargets<Real> targets, const Softening soft, const DeviceWalkTargets<Real> out,
@@ -292,6 +316,11 @@ __global__ void __launch_bounds__(kWalkBlock)
   targets.position(t, k, i, tx, ty, tz);
   // Uniform: a null scale array is the bootstrap's geometric walk (scale 0).
   const Real scale = Criterion::kScaled && out.scale != nullptr ? out.scale[k] : Real(0);
+  TargetGroup<Real> group{};
+  if constexpr (Grouped) {
+    static_assert(W == 32, "group opening walks one warp");
+    group = reduce_run(g.tile, k, group_cell(t, i), group_of_one(tx, ty, tz, scale, i));
+  }
   Accumulator<Real> acc;
   WalkCounts c;
   std::int32_t want = real ? 0 : t.num_nodes;
@@ -302,8 +331,14 @@ __global__ void __launch_bounds__(kWalkBlock)
     const NodeBox<Real> b = node.box;
     const NodeSpan<Real> sp = node.span;
     const bool mine = want == n;
-    const bool accept = mine & accepts_node<Criterion>(b.com_x, b.com_y, b.com_z, b.crit2, node_coefficient(node), scale,
-                                                 t.cap2, sp.first, sp.count, i, tx, ty, tz);
+    bool far;
+    if constexpr (Grouped)
+      far = accepts_group<Criterion>(b.com_x, b.com_y, b.com_z, b.crit2, node_coefficient(node), t.cap2, sp.first,
+                                     sp.count, group);
+    else
+      far = accepts_node<Criterion>(b.com_x, b.com_y, b.com_z, b.crit2, node_coefficient(node), scale, t.cap2, sp.first,
+                                    sp.count, i, tx, ty, tz);
+    const bool accept = mine & far;
     const bool leaf = sp.next == n + 1;
     const bool sum = mine & !accept & leaf;
     // The cell term (add_cell's), evaluated by every lane and kept by those
@@ -321,67 +356,6 @@ __global__ void __launch_bounds__(kWalkBlock)
     if (g.any(sum)) sum_leaf<Pot, Mode>(g, stage, acc, c, t, soft, sp, i, tx, ty, tz, sum);
     want = mine ? ((accept | leaf) ? sp.next : n + 1) : want;
     n = g.min(want);
-  }
-  if (real) store_target<Pot>(out, k, acc, c);
-  add_totals(out, real ? c : WalkCounts{});
-}
-
-/// The group of the tile's targets (opening_group.hpp): each lane's
-/// group_of_one merged over the tile. Min and max are exact in any order, and
-/// the sign of a zero they may pick differently from the CPU's sequential
-/// merge changes no distance box_gap computes, so every decision is the
-/// CPU's.
-template <class Tile, class Real>
-__device__ TargetGroup<Real> reduce_group(const Tile& tile, const TargetGroup<Real>& one) {
-  const auto lo = [&](Real v) { return cg::reduce(tile, v, cg::less<Real>()); };
-  const auto hi = [&](Real v) { return cg::reduce(tile, v, cg::greater<Real>()); };
-  return {{lo(one.box.lo_x), lo(one.box.lo_y), lo(one.box.lo_z), hi(one.box.hi_x), hi(one.box.hi_y), hi(one.box.hi_z)},
-          hi(one.max_scale),
-          cg::reduce(tile, one.lo, cg::less<std::int32_t>()),
-          cg::reduce(tile, one.hi, cg::greater<std::int32_t>())};
-}
-
-/// The walk with group opening (opening_group.hpp, docs/adr/0017): the
-/// kOpeningGroup consecutive targets of a warp decide together at every
-/// node, so each step is one group-uniform branch (the cell, the leaf, or
-/// down) and every lane keeps every term it computes. The sums are those of
-/// the CPU's walk_group_opening, in the same order. Lanes past the last
-/// target repeat it (the group unchanged) and store nothing.
-template <bool Pot, Multipole M, class Criterion, MathMode Mode, class Real, class Softening>
-__global__ void __launch_bounds__(kWalkBlock)
-    group_opening_walk(const bh::OctreeView<Real> t, const RecordOf<Real, M, Criterion::kScaled>* __restrict__ nodes,
-                       const WalkTargets<Real> targets, const Softening soft, const DeviceWalkTargets<Real> out) {
-  using Group = TileGroup<kOpeningGroup>;
-  __shared__ StagedSource<Real> stage[kWalkBlock];
-  const Group g(nullptr);
-  const LaneTarget lt = lane_target(out, targets, 0);
-  const bool real = lt.walks;
-  if (!g.any(real)) return;  // a warp of the last block past every target
-  const auto k = static_cast<std::int32_t>(real ? lt.index : targets.count - 1);
-  const std::int32_t i = targets.self(k);
-  Real tx, ty, tz;
-  targets.position(t, k, i, tx, ty, tz);
-  const Real scale = Criterion::kScaled && out.scale != nullptr ? out.scale[k] : Real(0);
-  const TargetGroup<Real> group = reduce_group(g.tile, group_of_one(tx, ty, tz, scale, i));
-  Accumulator<Real> acc;
-  WalkCounts c;
-  std::int32_t n = 0;
-  while (n < t.num_nodes) {
-    ++c.node_visits;
-    const RecordOf<Real, M, Criterion::kScaled>& node = nodes[n];
-    const NodeBox<Real> b = node.box;
-    const NodeSpan<Real> sp = node.span;
-    const bool accept = accepts_group<Criterion>(b.com_x, b.com_y, b.com_z, b.crit2, node_coefficient(node), t.cap2,
-                                                 sp.first, sp.count, group);
-    const bool leaf = sp.next == n + 1;
-    if (accept) {  // group-uniform, as is every branch of this loop
-      const NodeQuad<Real> q = quadrupole_part(node);
-      add_cell_terms<Pot, M, Mode>(acc, soft, tx, ty, tz, b.com_x, b.com_y, b.com_z, sp.mass, q.q, q.trace, true);
-      ++c.cell_interactions;
-    } else if (leaf) {
-      sum_leaf<Pot, Mode>(g, stage, acc, c, t, soft, sp, i, tx, ty, tz, true);
-    }
-    n = (accept | leaf) ? sp.next : n + 1;
   }
   if (real) store_target<Pot>(out, k, acc, c);
   add_totals(out, real ? c : WalkCounts{});
@@ -429,9 +403,10 @@ void launch_coherent(const bh::OctreeView<Real>& t, const WalkTargets<Real>& w, 
   Record* const records = borrowed ? reinterpret_cast<Record*>(p.scratch.data()) : own.get();
   pack_nodes<<<static_cast<unsigned>((nodes + kWalkBlock - 1) / kWalkBlock), kWalkBlock, 0, s>>>(t, records);
   ORRERY_CUDA_CHECK_LAUNCH("pack_nodes");
-  if constexpr (multipole_order(M) <= 2) {  // group opening: the monopole and quadrupole (validate_tree_params)
+  if constexpr (W == 32 && multipole_order(M) <= 2) {  // group opening: the monopole and quadrupole (validate_tree_params)
     if (p.group_opening != 0) {
-      group_opening_walk<Pot, M, Criterion, Mode><<<walk_blocks(w, p), kWalkBlock, 0, s>>>(t, records, w, soft, out);
+      coherent_walk<Pot, M, Criterion, Mode, W, Real, Softening, true>
+          <<<walk_blocks(w, p), kWalkBlock, 0, s>>>(t, records, w, soft, out, lane_shift(p));
       ORRERY_CUDA_CHECK_LAUNCH("group-opening tree walk");
       return;
     }
@@ -444,8 +419,8 @@ void launch_coherent(const bh::OctreeView<Real>& t, const WalkTargets<Real>& w, 
 template <bool Pot, Multipole M, class Criterion, MathMode Mode, class Real, class Softening>
 void launch_coherent_width(const bh::OctreeView<Real>& t, const WalkTargets<Real>& w, const GpuWalkParams& p, const Softening& soft,
                            const DeviceWalkTargets<Real>& out, cuda::StreamHandle s) {
-  // Group opening walks warps of kOpeningGroup targets whatever the width
-  // (walk_tree_gpu accepts it with the width 32 alone): one launcher.
+  // Group opening walks warps of kOpeningGroup targets (walk_tree_gpu
+  // accepts it with the width 32 alone).
   if (p.group_opening != 0) return launch_coherent<Pot, M, Criterion, Mode, 32>(t, w, p, soft, out, s);
   switch (p.group_width) {
     case 8:

@@ -64,18 +64,26 @@ void walk_range(const OctreeView<Real>& t, const WalkNode<Real>* nodes, const So
                                                                   scale, ax, ay, az, pot, counts);
 }
 
-// Targets [k0, k1) in groups of kOpeningGroup that open together
-// (group_opening_walk.hpp): k0 is a multiple of the group, so the groups are
-// those of the whole target list, whatever the chunk. Compiled for the
-// default ISA alone (AVX2): an AVX-512 copy would change no value and double
-// the code of a walk that spends its time in the interactions.
+// Targets [k0, k1) in the groups that open together (opening_group.hpp:
+// runs of one group cell within each block of kOpeningGroup): k0 is a
+// multiple of the block, so the groups are those of the whole target list,
+// whatever the chunk. Compiled for the default ISA alone (AVX2): an AVX-512
+// copy would change no value and double the code of a walk that spends its
+// time in the interactions.
 template <int H, class Criterion, bool Pot, Multipole M, MathMode Mode, class Real, class Softening>
 void walk_range_group_opening(const OctreeView<Real>& t, const WalkNode<Real>* nodes, const Softening& soft,
                               const WalkTargets<Real>& targets, std::int32_t k0, std::int32_t k1, const Real* scale,
                               Real* ax, Real* ay, Real* az, Real* pot, InteractionCounts* counts) {
-  for (std::int32_t k = k0; k < k1; k += kOpeningGroup)
-    walk_group_opening<kOpeningGroup, Pot, M, Mode, Real, Softening, H, Criterion>(
-        t, nodes, soft, targets, k, std::min(kOpeningGroup, k1 - k), scale, ax, ay, az, pot, counts);
+  std::int32_t start = k0, cell = group_cell(t, targets.self(k0));
+  for (std::int32_t k = k0 + 1; k <= k1; ++k) {
+    const std::int32_t next = k < k1 ? group_cell(t, targets.self(k)) : -1;
+    if (k == k1 || starts_group(k, next, cell)) {
+      walk_group_opening<kOpeningGroup, Pot, M, Mode, Real, Softening, H, Criterion>(
+          t, nodes, soft, targets, start, k - start, scale, ax, ay, az, pot, counts);
+      start = k;
+    }
+    cell = next;
+  }
 }
 
 // The same walk compiled for AVX-512 (docs/adr/0006): `flatten` inlines
