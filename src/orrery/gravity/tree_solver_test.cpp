@@ -221,6 +221,51 @@ TEST(TreeSolver, RelativeCapMustBeInZeroToOne) {
   }
 }
 
+// Group opening (docs/adr/0017): 0 or 32 alone, the monopole and the
+// quadrupole, one softening; refused by name otherwise. With it the solver
+// gives walk_targets' group-opening sums (the walk's own tests), and more
+// particle terms than each target's own walk.
+TEST(TreeSolver, GroupOpeningIsRefusedWhereItDoesNotApply) {
+  bh::TreeSolverConfig c;
+  c.tree.group_opening = 31;
+  expect_refused(c, 31, "gravity.group_opening = 31", "accepted: 0");
+  c.tree.group_opening = bh::kOpeningGroup;
+  c.tree.multipole = bh::Multipole::hexadecapole;
+  expect_refused(c, 32, "gravity.group_opening", "monopole, quadrupole");
+  c.tree.multipole = bh::Multipole::quadrupole;
+  gravity::GravityConfig g;
+  g.solver = "tree";
+  g.group_opening = bh::kOpeningGroup;
+  g.softening_per_type[2] = 0.01;
+  g.type_counts = {0, 50, 50, 0, 0, 0};
+  try {
+    TreeSolver<float> solver(tree_solver_config(g));
+    ADD_FAILURE() << "a softening per type with group opening was accepted";
+  } catch (const InputError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("gravity.group_opening = 32"), std::string::npos) << m;
+    EXPECT_NE(m.find("softening per particle type"), std::string::npos) << m;
+  }
+  const auto p = testing::uniform_cube(3000, 5);
+  Accelerations<float> own(p.size()), grouped(p.size());
+  bh::TreeSolverConfig o;
+  o.tree.multipole = bh::Multipole::quadrupole;
+  const SolverReport a = TreeSolver<float>(o).solve(p.sources(), own.view());
+  const SolverReport b = TreeSolver<float>(c).solve(p.sources(), grouped.view());
+  EXPECT_GT(b.total.particle_interactions, a.total.particle_interactions);
+  // Another function of the input, but the same field to the expansion's accuracy.
+  std::vector<double> rel(p.size());
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    const double dx = double(grouped.ax[i]) - own.ax[i], dy = double(grouped.ay[i]) - own.ay[i],
+                 dz = double(grouped.az[i]) - own.az[i];
+    rel[i] = std::sqrt(dx * dx + dy * dy + dz * dz) /
+             std::sqrt(double(own.ax[i]) * own.ax[i] + double(own.ay[i]) * own.ay[i] + double(own.az[i]) * own.az[i]);
+  }
+  std::nth_element(rel.begin(), rel.begin() + rel.size() / 2, rel.end());
+  EXPECT_LT(rel[rel.size() / 2], 2e-3);
+  EXPECT_GT(rel[rel.size() / 2], 0.0) << "group opening summed the very terms of the own walk";
+}
+
 // The cap (docs/adr/0015): relative_cap 1 accepts every cell Barnes' test at
 // theta accepts, so the relative walk is the geometric walk at theta, bit for
 // bit; a smaller cap lets the relative test open more (more interactions, in

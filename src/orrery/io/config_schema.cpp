@@ -211,12 +211,12 @@ std::vector<KeySpec> build_schema() {
   {
     KeySpec group{"gravity.group_opening", ValueType::integer, std::int64_t{0},
                   "Tree solver: targets that decide together which cells to open (docs/adr/0017). 0: each target "
-                  "for itself (its own walk). 32: each group of 32 consecutive targets (in the tree's key order) "
-                  "accepts a cell only where every one of them would, as Bonsai's walk does; every target then "
-                  "sums the same cells, none coarser than its own walk's, so forces are as accurate or more for "
-                  "more interactions, and the GPU walk wastes none (docs/performance/gpu_tree.md). A target's "
-                  "force depends on its group; not with the MPI layouts, a softening per type, or multipole "
-                  "orders above 2.",
+                  "for itself (its own walk). 32: the targets of one group cell (the largest tree node of at most "
+                  "32 particles) within each block of 32 consecutive targets accept a cell only where every one of "
+                  "them would, as Bonsai's groups do: no target sums a cell coarser than its own walk's, so forces "
+                  "are as accurate or more, for more interactions. A target's force depends on its group. Measured "
+                  "on the GPU at equal accuracy it is not faster than 0 (docs/performance/gpu_tree.md). Not under "
+                  "MPI, with a softening per type, or with multipole orders above 2.",
                   {}, 0.0, false, ORRERY_FIELD(gravity.group_opening)};
     group.max = 32.0;
     s.push_back(std::move(group));
