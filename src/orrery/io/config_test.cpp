@@ -77,6 +77,7 @@ mpi_layout = "distributed"
 max_particles_per_rank = 100000
 tolerance = 0.005
 relative_cap = 0.6
+group_opening = 32
 math = "exact"
 traversal = "independent"
 group_width = 16
