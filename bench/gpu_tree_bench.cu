@@ -662,17 +662,26 @@ class Session {
     const TermCost& c = term_cost<float>(bh::Multipole::quadrupole, true);
     std::printf("cell term (quadrupole, potential, float) = %.3f particle terms; direct kernel %.4g interactions/s\n",
                 c.ratio(), direct_rate().rate());
+    for_each_issue21_model([&](const std::string& model, DeviceSet& p, const Reference& ref, double eps) {
+      const std::vector<GpuTreeSolverConfig> cs =
+          model == "cube" ? std::vector{issue21_config(0.55, eps), issue21_relative(0.004, 0.55, eps)}
+                          : std::vector{issue21_relative(0.002, 0.5, eps), issue21_relative(0.002, 0.55, eps),
+                                        issue21_config(0.55, eps)};
+      for (const auto& cfg : cs) accuracy_row("rate", model, p, ref, cfg, true);
+    });
+  }
+
+  /// f(model, particles, reference, eps) for issue 21's three inputs at 2^20
+  /// (the cube 2^20 - 1): the uniform cube, Plummer and Hernquist, with
+  /// potentials, and their reference on 4096 targets.
+  template <class F>
+  void for_each_issue21_model(F&& f) {
     for (const std::string model : {"cube", "plummer", "hernquist"}) {
-      const bool cube = model == "cube";
-      const std::int64_t n = cube ? (std::int64_t(1) << 20) - 1 : std::int64_t(1) << 20;
+      const std::int64_t n = model == "cube" ? (std::int64_t(1) << 20) - 1 : std::int64_t(1) << 20;
       const double eps = distribution_softening(model);
       DeviceSet p(distribution(model, n), true);
       const Reference ref = reference(p, 4096, eps);
-      const std::vector<GpuTreeSolverConfig> cs =
-          cube ? std::vector{issue21_config(0.55, eps), issue21_relative(0.004, 0.55, eps)}
-               : std::vector{issue21_relative(0.002, 0.5, eps), issue21_relative(0.002, 0.55, eps),
-                             issue21_config(0.55, eps)};
-      for (const auto& cfg : cs) accuracy_row("rate", model, p, ref, cfg, true);
+      f(model, p, ref, eps);
     }
   }
 
@@ -682,7 +691,7 @@ class Session {
   /// potentials and counters on, errors on 4096 targets, the rate columns.
   /// The own walks' fastest rows of the `rate` table first, then group
   /// opening geometric over theta and relative over tolerance at caps 0.5
-  /// and 0.7; then the cube 2^24 - 1 (cube24's input) with the own walk's
+  /// and 0.6; then the cube 2^24 - 1 (cube24's input) with the own walk's
   /// best row and group opening's.
   void group() {
     std::printf("\n== group opening against each target's own walk (quadrupole, leaf 32, errors on 4096 targets)\n");
@@ -690,25 +699,21 @@ class Session {
       c.tree.tree.group_opening = bh::kOpeningGroup;
       return c;
     };
-    for (const std::string model : {"cube", "plummer", "hernquist"}) {
-      const bool cube = model == "cube";
-      const std::int64_t n = cube ? (std::int64_t(1) << 20) - 1 : std::int64_t(1) << 20;
-      const double eps = distribution_softening(model);
-      DeviceSet p(distribution(model, n), true);
-      const Reference ref = reference(p, 4096, eps);
-      std::vector<GpuTreeSolverConfig> cs =
-          cube ? std::vector{issue21_relative(0.004, 0.55, eps)} : std::vector{issue21_relative(0.002, 0.5, eps)};
-      for (double theta : {0.55, 0.6, 0.65, 0.7, 0.75, 0.8}) cs.push_back(grouped(issue21_config(theta, eps)));
-      for (double cap : {0.5, 0.7})
-        for (double tol : {0.002, 0.004, 0.008, 0.016}) cs.push_back(grouped(issue21_relative(tol, cap, eps)));
+    for_each_issue21_model([&](const std::string& model, DeviceSet& p, const Reference& ref, double eps) {
+      std::vector<GpuTreeSolverConfig> cs = model == "cube" ? std::vector{issue21_relative(0.004, 0.55, eps)}
+                                                            : std::vector{issue21_relative(0.002, 0.5, eps)};
+      for (double theta : {0.55, 0.6, 0.65, 0.7}) cs.push_back(grouped(issue21_config(theta, eps)));
+      for (double cap : {0.5, 0.6})
+        for (double tol : {0.002, 0.003, 0.004, 0.006, 0.008, 0.016})
+          cs.push_back(grouped(issue21_relative(tol, cap, eps)));
       for (const auto& cfg : cs) accuracy_row("group", model, p, ref, cfg, true);
-    }
+    });
     constexpr double eps = 0.0675;
     DeviceSet p(distribution("cube", (std::int64_t(1) << 24) - 1), true);
     const Reference ref = reference(p, 4096, eps);
     std::vector<GpuTreeSolverConfig> cs{issue21_relative(0.004, 0.55, eps)};
-    for (double theta : {0.6, 0.7, 0.8}) cs.push_back(grouped(issue21_config(theta, eps)));
-    for (double tol : {0.004, 0.008, 0.016}) cs.push_back(grouped(issue21_relative(tol, 0.7, eps)));
+    for (double theta : {0.55, 0.6}) cs.push_back(grouped(issue21_config(theta, eps)));
+    for (double tol : {0.004, 0.008, 0.016}) cs.push_back(grouped(issue21_relative(tol, 0.5, eps)));
     for (const auto& cfg : cs) accuracy_row("group24", "cube", p, ref, cfg, true);
   }
 

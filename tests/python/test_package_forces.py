@@ -83,6 +83,22 @@ def test_the_relative_cap_is_a_setting():
         orrery.forces(pos, mass, solver="tree", opening="relative", relative_cap=1.5)
 
 
+@pytest.mark.skipif("tree/cpu" not in orrery.available_solvers(), reason="no CPU tree solver in this build")
+def test_group_opening_is_a_setting():
+    pos, mass = cloud(2000)
+    tree = dict(solver="tree", theta=0.6, multipole="quadrupole", precision="double", per_target=True)
+    own = orrery.forces(pos, mass, **tree)
+    grouped = orrery.forces(pos, mass, group_opening=32, **tree)
+    # Groups open only cells every member would accept: more particle terms, the same field to the expansion's accuracy.
+    assert grouped.report["particle_interactions"] > own.report["particle_interactions"]
+    err = np.linalg.norm(grouped.accelerations - own.accelerations, axis=1) / np.linalg.norm(own.accelerations, axis=1)
+    assert 0 < np.median(err) < 2e-3
+    sim = orrery.Simulation.plummer(64, solver="tree", group_opening=32)
+    assert sim.settings["group_opening"] == 32
+    with pytest.raises(ValueError, match=r"^gravity.group_opening = 64 is not accepted"):
+        orrery.forces(pos, mass, solver="tree", group_opening=64)
+
+
 def test_opening_and_tolerance_errors_name_the_key():
     pos, mass = cloud(10)
     with pytest.raises(ValueError, match=r'^gravity.opening = "gadget" is not accepted; accepted: one of: geometric, relative$'):

@@ -57,14 +57,8 @@ void walk_group_opening(const OctreeView<Real>& t, const WalkNode<Real>* __restr
     }
     n = (accept | leaf) ? node.next : n + 1;
   }
-  for (int l = 0; l < lanes; ++l) {
-    const std::int32_t k = k0 + l;
-    ax[k] = g.sx[l];
-    ay[k] = g.sy[l];
-    az[k] = g.sz[l];
-    if constexpr (Pot) pot[k] = g.sp[l];
-    counts[k] = {visits, cells, std::uint64_t(g.parts[l])};
-  }
+  for (int l = 0; l < lanes; ++l) g.visits[l] = static_cast<Int>(visits), g.cells[l] = static_cast<Int>(cells);
+  store_lanes<Pot>(g, k0, lanes, ax, ay, az, pot, counts);
 }
 
 }  // namespace orrery::bh

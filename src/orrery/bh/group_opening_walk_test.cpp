@@ -72,14 +72,17 @@ Taken reference_group(const OctreeView<Real>& t, const Softening& soft, const Wa
 }
 
 /// The groups of `w` (opening_group.hpp), as [begin, end) runs, found
-/// target by target: a new group at each block of kOpeningGroup, at each
-/// point, and where the group cell changes.
+/// target by target: a new group at each point and where the group key (the
+/// group cell, and its block of 32 sources in a larger leaf) changes, and
+/// after 32 targets of one key.
 template <class Real>
 std::vector<std::pair<std::int32_t, std::int32_t>> groups_of(const OctreeView<Real>& t, const WalkTargets<Real>& w) {
   std::vector<std::pair<std::int32_t, std::int32_t>> runs;
   for (std::int32_t k = 0; k < w.count; ++k) {
-    const std::int32_t cell = group_cell(t, w.self(k));
-    const bool starts = k % kOpeningGroup == 0 || cell < 0 || cell != group_cell(t, w.self(k - 1));
+    const GroupKey key = group_key(t, w.self(k));
+    const GroupKey before = k > 0 ? group_key(t, w.self(k - 1)) : GroupKey{-1, 0};
+    const bool starts = k == 0 || key.cell < 0 || key.cell != before.cell || key.block != before.block ||
+                        runs.back().second - runs.back().first == kOpeningGroup;
     if (starts) runs.push_back({k, k + 1});
     else runs.back().second = k + 1;
   }
@@ -153,6 +156,15 @@ void for_each_group_config(const Particles<float>& input, const std::string& nam
       opening);
 }
 
+/// for_each_group_config over a 3001-particle Plummer sphere (the last
+/// block partly padding), with both openings.
+template <class F>
+void for_each_plummer_group_config(F&& f) {
+  const auto p = ic::to_precision<float>(ic::plummer_sphere(3001, 7));
+  for (const Opening opening : {Opening::geometric, Opening::relative})
+    for_each_group_config<float>(p, "plummer_3001", opening, f);
+}
+
 // The solver's walk (SIMD lanes, chunks over the threads, padded last group)
 // against the scalar reference: the same bits and counters for every
 // target, every configuration, both openings, float and double.
@@ -181,25 +193,21 @@ TEST(GroupOpening, WalkEqualsTheScalarReferenceBitForBit) {
 // gives walk_target's bits and counters, so the group test is the point
 // test where the group is a point.
 TEST(GroupOpening, AGroupOfOneIsTheTargetsOwnWalk) {
-  const auto p = ic::to_precision<float>(ic::plummer_sphere(3001, 7));
-  for (const Opening opening : {Opening::geometric, Opening::relative}) {
-    for_each_group_config<float>(p, "plummer_3001", opening, [&](const auto& tree, const auto&, const float* s,
-                                                               auto multipole, auto mode, auto soft, auto criterion,
-                                                               const std::string& what) {
-      constexpr Multipole M = decltype(multipole)::value;
-      constexpr MathMode Mode = decltype(mode)::value;
-      const auto v = tree.view();
-      std::vector<WalkNode<float>> nodes(static_cast<std::size_t>(v.num_nodes));
-      pack_walk_nodes(v, nodes.data());
-      const auto n = static_cast<std::int32_t>(v.num_particles);
-      std::vector<float> ax(n), ay(n), az(n), pot(n);
-      std::vector<InteractionCounts> counts(n);
-      for (std::int32_t k = 0; k < n; ++k)
-        walk_group_opening<1, true, M, Mode, float, decltype(soft), 1, decltype(criterion)>(
-            v, nodes.data(), soft, every_source(v), k, 1, s, ax.data(), ay.data(), az.data(), pot.data(), counts.data());
-      testing::expect_same_as_walk_target<M, Mode>(tree, soft, {ax, ay, az, pot, counts}, s, what);
-    });
-  }
+  for_each_plummer_group_config([&](const auto& tree, const auto&, const float* s, auto multipole, auto mode,
+                                    auto soft, auto criterion, const std::string& what) {
+    constexpr Multipole M = decltype(multipole)::value;
+    constexpr MathMode Mode = decltype(mode)::value;
+    const auto v = tree.view();
+    std::vector<WalkNode<float>> nodes(static_cast<std::size_t>(v.num_nodes));
+    pack_walk_nodes(v, nodes.data());
+    const auto n = static_cast<std::int32_t>(v.num_particles);
+    std::vector<float> ax(n), ay(n), az(n), pot(n);
+    std::vector<InteractionCounts> counts(n);
+    for (std::int32_t k = 0; k < n; ++k)
+      walk_group_opening<1, true, M, Mode, float, decltype(soft), 1, decltype(criterion)>(
+          v, nodes.data(), soft, every_source(v), k, 1, s, ax.data(), ay.data(), az.data(), pot.data(), counts.data());
+    testing::expect_same_as_walk_target<M, Mode>(tree, soft, {ax, ay, az, pot, counts}, s, what);
+  });
 }
 
 // What makes group opening sound: every node a target takes in its group's
@@ -208,38 +216,34 @@ TEST(GroupOpening, AGroupOfOneIsTheTargetsOwnWalk) {
 // allows, and the groups open more than the targets alone (more particle
 // terms on these inputs).
 TEST(GroupOpening, NoTargetTakesACellItsOwnWalkWouldOpen) {
-  const auto p = ic::to_precision<float>(ic::plummer_sphere(3001, 7));
-  for (const Opening opening : {Opening::geometric, Opening::relative}) {
-    for_each_group_config<float>(p, "plummer_3001", opening, [&](const auto& tree, const auto&, const float* s,
-                                                               auto multipole, auto mode, auto soft, auto criterion,
-                                                               const std::string& what) {
-      constexpr Multipole M = decltype(multipole)::value;
-      constexpr MathMode Mode = decltype(mode)::value;
-      using Criterion = decltype(criterion);
-      const auto v = tree.view();
-      std::vector<Taken> group;
-      const auto grouped = reference_walk<M, Mode, Criterion>(v, soft, every_source(v), s, false, &group);
-      std::vector<Taken> own;
-      const auto alone = reference_walk<M, Mode, Criterion>(v, soft, every_source(v), s, true, &own);
-      std::uint64_t more = 0;
-      for (std::size_t i = 0; i < own.size(); ++i) {
-        // Both lists are in pre-order and the own walk's subtrees are
-        // disjoint: each group node lies in the last own node at or before it.
-        for (const std::int32_t g : group[i]) {
-          const auto it = std::upper_bound(own[i].begin(), own[i].end(), g);
-          ASSERT_NE(it, own[i].begin()) << what << " target " << i << " node " << g;
-          const std::int32_t e = *(it - 1);
-          ASSERT_LT(g, v.next[e]) << what << " target " << i << ": its group took node " << g
-                                  << ", an ancestor of or beside its own node " << e;
-        }
-        ASSERT_GE(grouped.counts[i].particle_interactions + grouped.counts[i].cell_interactions,
-                  alone.counts[i].particle_interactions + alone.counts[i].cell_interactions)
-            << what << " target " << i;
-        more += grouped.counts[i].particle_interactions > alone.counts[i].particle_interactions;
+  for_each_plummer_group_config([&](const auto& tree, const auto&, const float* s, auto multipole, auto mode,
+                                    auto soft, auto criterion, const std::string& what) {
+    constexpr Multipole M = decltype(multipole)::value;
+    constexpr MathMode Mode = decltype(mode)::value;
+    using Criterion = decltype(criterion);
+    const auto v = tree.view();
+    std::vector<Taken> group;
+    const auto grouped = reference_walk<M, Mode, Criterion>(v, soft, every_source(v), s, false, &group);
+    std::vector<Taken> own;
+    const auto alone = reference_walk<M, Mode, Criterion>(v, soft, every_source(v), s, true, &own);
+    std::uint64_t more = 0;
+    for (std::size_t i = 0; i < own.size(); ++i) {
+      // Both lists are in pre-order and the own walk's subtrees are
+      // disjoint: each group node lies in the last own node at or before it.
+      for (const std::int32_t g : group[i]) {
+        const auto it = std::upper_bound(own[i].begin(), own[i].end(), g);
+        ASSERT_NE(it, own[i].begin()) << what << " target " << i << " node " << g;
+        const std::int32_t e = *(it - 1);
+        ASSERT_LT(g, v.next[e]) << what << " target " << i << ": its group took node " << g
+                                << ", an ancestor of or beside its own node " << e;
       }
-      EXPECT_GT(more, own.size() / 2) << what << ": the groups opened nothing more than the targets";
-    });
-  }
+      ASSERT_GE(grouped.counts[i].particle_interactions + grouped.counts[i].cell_interactions,
+                alone.counts[i].particle_interactions + alone.counts[i].cell_interactions)
+          << what << " target " << i;
+      more += grouped.counts[i].particle_interactions > alone.counts[i].particle_interactions;
+    }
+    EXPECT_GT(more, own.size() / 2) << what << ": the groups opened nothing more than the targets";
+  });
 }
 
 // Subsets and points: the groups are the walk's targets in their order, 32
@@ -269,10 +273,9 @@ TEST(GroupOpening, SubsetsAndPointsEqualTheReference) {
 
 // A group cell is the largest node of at most kOpeningGroup particles that
 // holds the source (or its leaf): it holds it, it is that small or a leaf,
-// and the node above it is larger; and the groups of every source are runs
-// of at most kOpeningGroup targets, within the blocks of kOpeningGroup, that
-// never straddle two cells.
-TEST(GroupOpening, GroupsAreRunsOfOneGroupCellWithinEachBlock) {
+// and the node above it is larger. The groups of every source are then the
+// group cells themselves (a leaf larger than 32 in blocks of 32 sources).
+TEST(GroupOpening, GroupsAreTheGroupCells) {
   const auto p = ic::to_precision<float>(ic::plummer_sphere(3001, 7));
   for (const int leaf : {8, 40}) {
     TreeParams params{0.6, leaf};
@@ -288,17 +291,23 @@ TEST(GroupOpening, GroupsAreRunsOfOneGroupCellWithinEachBlock) {
         if (v.next[n] > c) parent = n;
       if (parent >= 0) ASSERT_GT(v.count[parent], kOpeningGroup) << "source " << i << " cell " << c;
     }
-    const auto runs = groups_of(v, every_source(v));
-    std::int32_t covered = 0;
-    for (const auto& [b, e] : runs) {
+    std::int32_t covered = 0, larger = 0;
+    for (const auto& [b, e] : groups_of(v, every_source(v))) {
       ASSERT_EQ(b, covered);
       ASSERT_LE(e - b, kOpeningGroup);
-      ASSERT_EQ(b / kOpeningGroup, (e - 1) / kOpeningGroup) << "a group across two blocks";
-      ASSERT_EQ(group_cell(v, b), group_cell(v, e - 1));
+      const std::int32_t c = group_cell(v, b);
+      ASSERT_EQ(c, group_cell(v, e - 1)) << "a group across two cells";
+      if (v.count[c] <= kOpeningGroup) {
+        ASSERT_EQ(b, v.first[c]) << "a cell's group is the whole cell";
+        ASSERT_EQ(e - b, v.count[c]);
+      } else {
+        ASSERT_EQ((b - v.first[c]) % kOpeningGroup, 0) << "a large leaf in blocks of 32 from its first";
+        ++larger;
+      }
       covered = e;
     }
     EXPECT_EQ(covered, v.num_particles);
-    EXPECT_LT(runs.size(), std::size_t(v.num_particles) / 4) << "groups of a few targets only";
+    EXPECT_EQ(larger > 0, leaf > kOpeningGroup) << "leaf capacity " << leaf;
     EXPECT_EQ(group_cell(v, -1), -1);  // a point: a group of one
   }
 }

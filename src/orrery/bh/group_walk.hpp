@@ -193,6 +193,21 @@ inline void add_leaves(const OctreeView<Real>& t, const WalkNode<Real>& node, co
   }
 }
 
+/// Writes lanes [0, lanes) of g to targets k0 + l: the sums (pot only when
+/// Pot) and the counters.
+template <bool Pot, int W, class Real>
+inline void store_lanes(const GroupLanes<W, Real>& g, std::int32_t k0, int lanes, Real* ax, Real* ay, Real* az,
+                        Real* pot, InteractionCounts* counts) {
+  for (int l = 0; l < lanes; ++l) {
+    const std::int32_t i = k0 + l;
+    ax[i] = g.sx[l];
+    ay[i] = g.sy[l];
+    az[i] = g.sz[l];
+    if constexpr (Pot) pot[i] = g.sp[l];
+    counts[i] = {std::uint64_t(g.visits[l]), std::uint64_t(g.cells[l]), std::uint64_t(g.parts[l])};
+  }
+}
+
 /// Walks targets [k0, k0 + lanes) of `targets`, 1 <= lanes <= W, and writes
 /// their sums to ax/ay/az/pot[k0 + l] and their counters to counts[k0 + l]. pot is written only when Pot. nodes: t's nodes as packed
 /// by pack_walk_nodes. H: add_leaves' lanes per skipped register.
@@ -238,14 +253,7 @@ void walk_group(const OctreeView<Real>& t, const WalkNode<Real>* __restrict node
       n = node.next;
     }
   }
-  for (int l = 0; l < lanes; ++l) {
-    const std::int32_t i = k0 + l;
-    ax[i] = g.sx[l];
-    ay[i] = g.sy[l];
-    az[i] = g.sz[l];
-    if constexpr (Pot) pot[i] = g.sp[l];
-    counts[i] = {std::uint64_t(g.visits[l]), std::uint64_t(g.cells[l]), std::uint64_t(g.parts[l])};
-  }
+  store_lanes<Pot>(g, k0, lanes, ax, ay, az, pot, counts);
 }
 
 }  // namespace orrery::bh
