@@ -72,17 +72,14 @@ Taken reference_group(const OctreeView<Real>& t, const Softening& soft, const Wa
 }
 
 /// The groups of `w` (opening_group.hpp), as [begin, end) runs, found
-/// target by target: a new group at each point and where the group key (the
-/// group cell, and its block of 32 sources in a larger leaf) changes, and
-/// after 32 targets of one key.
+/// target by target: a new group at each block of kOpeningGroup, at each
+/// point, and where the group cell changes.
 template <class Real>
 std::vector<std::pair<std::int32_t, std::int32_t>> groups_of(const OctreeView<Real>& t, const WalkTargets<Real>& w) {
   std::vector<std::pair<std::int32_t, std::int32_t>> runs;
   for (std::int32_t k = 0; k < w.count; ++k) {
-    const GroupKey key = group_key(t, w.self(k));
-    const GroupKey before = k > 0 ? group_key(t, w.self(k - 1)) : GroupKey{-1, 0};
-    const bool starts = k == 0 || key.cell < 0 || key.cell != before.cell || key.block != before.block ||
-                        runs.back().second - runs.back().first == kOpeningGroup;
+    const std::int32_t cell = group_cell(t, w.self(k));
+    const bool starts = k % kOpeningGroup == 0 || cell < 0 || cell != group_cell(t, w.self(k - 1));
     if (starts) runs.push_back({k, k + 1});
     else runs.back().second = k + 1;
   }
@@ -273,9 +270,10 @@ TEST(GroupOpening, SubsetsAndPointsEqualTheReference) {
 
 // A group cell is the largest node of at most kOpeningGroup particles that
 // holds the source (or its leaf): it holds it, it is that small or a leaf,
-// and the node above it is larger. The groups of every source are then the
-// group cells themselves (a leaf larger than 32 in blocks of 32 sources).
-TEST(GroupOpening, GroupsAreTheGroupCells) {
+// and the node above it is larger; and the groups of every source are runs
+// of at most kOpeningGroup targets, within the blocks of kOpeningGroup, that
+// never straddle two cells.
+TEST(GroupOpening, GroupsAreRunsOfOneGroupCellWithinEachBlock) {
   const auto p = ic::to_precision<float>(ic::plummer_sphere(3001, 7));
   for (const int leaf : {8, 40}) {
     TreeParams params{0.6, leaf};
@@ -291,23 +289,17 @@ TEST(GroupOpening, GroupsAreTheGroupCells) {
         if (v.next[n] > c) parent = n;
       if (parent >= 0) ASSERT_GT(v.count[parent], kOpeningGroup) << "source " << i << " cell " << c;
     }
-    std::int32_t covered = 0, larger = 0;
-    for (const auto& [b, e] : groups_of(v, every_source(v))) {
+    const auto runs = groups_of(v, every_source(v));
+    std::int32_t covered = 0;
+    for (const auto& [b, e] : runs) {
       ASSERT_EQ(b, covered);
       ASSERT_LE(e - b, kOpeningGroup);
-      const std::int32_t c = group_cell(v, b);
-      ASSERT_EQ(c, group_cell(v, e - 1)) << "a group across two cells";
-      if (v.count[c] <= kOpeningGroup) {
-        ASSERT_EQ(b, v.first[c]) << "a cell's group is the whole cell";
-        ASSERT_EQ(e - b, v.count[c]);
-      } else {
-        ASSERT_EQ((b - v.first[c]) % kOpeningGroup, 0) << "a large leaf in blocks of 32 from its first";
-        ++larger;
-      }
+      ASSERT_EQ(b / kOpeningGroup, (e - 1) / kOpeningGroup) << "a group across two blocks";
+      ASSERT_EQ(group_cell(v, b), group_cell(v, e - 1));
       covered = e;
     }
     EXPECT_EQ(covered, v.num_particles);
-    EXPECT_EQ(larger > 0, leaf > kOpeningGroup) << "leaf capacity " << leaf;
+    EXPECT_LT(runs.size(), std::size_t(v.num_particles) / 4) << "groups of a few targets only";
     EXPECT_EQ(group_cell(v, -1), -1);  // a point: a group of one
   }
 }

@@ -17,15 +17,14 @@
 //
 // The result of a target depends on the other targets of its group: the
 // groups are fixed by the tree and the walk's target order (WalkTargets: the
-// runs of consecutive targets of one group cell, at most 32 sources each; a
-// point is a group of one), so every backend forms the same groups and
-// computes the same function of the input. The GPU walks one group a warp.
+// runs of consecutive targets of one group cell within each block [k, k + 32),
+// k a multiple of 32; a point is a group of one), so every backend forms the
+// same groups and computes the same function of the input.
 #include <algorithm>
 #include <cstdint>
 #include <limits>
 
 #include "orrery/bh/opening_box.hpp"
-#include "orrery/bh/walk_targets.hpp"
 
 namespace orrery::bh {
 
@@ -42,10 +41,11 @@ struct TargetGroup {
 /// The group cell of sorted source i (Bonsai's groups are tree cells): the
 /// largest node holding i with at most kOpeningGroup particles, or the leaf
 /// holding it where none is that small; -1 for a point that is no source
-/// (i < 0). Groups bounded by a cell of the tree: 32 consecutive targets in
-/// key order can straddle a jump of the curve (the last of one octant, the
-/// first of the next), and such a group's box would open most of the tree
-/// (docs/adr/0017).
+/// (i < 0). A group's targets are the runs of consecutive targets of one
+/// group cell within each block of kOpeningGroup (group_runs), so a group is
+/// never wider than a cell of the tree: 32 consecutive targets in key order
+/// can straddle a jump of the curve (the last of one octant, the first of
+/// the next), and such a group's box would open most of the tree.
 template <class Real>
 ORRERY_HDI std::int32_t group_cell(const OctreeView<Real>& t, std::int32_t i) {
   if (i < 0) return -1;
@@ -58,32 +58,11 @@ ORRERY_HDI std::int32_t group_cell(const OctreeView<Real>& t, std::int32_t i) {
   return n;
 }
 
-/// Which group a target belongs to, by its sorted source i: its group cell,
-/// and in a cell of more than kOpeningGroup particles (a leaf that large)
-/// its block of kOpeningGroup sources from the cell's first. cell -1: a
-/// point, a group of its own.
-struct GroupKey {
-  std::int32_t cell, block;
-};
-
-template <class Real>
-ORRERY_HDI GroupKey group_key(const OctreeView<Real>& t, std::int32_t i) {
-  const std::int32_t c = group_cell(t, i);
-  if (c < 0) return {-1, 0};
-  return {c, t.count[c] > kOpeningGroup ? (i - t.first[c]) / kOpeningGroup : 0};
-}
-
-/// Whether target k (key) starts a group, after a target with key `before`:
-/// the groups are the runs of consecutive targets of one key (at most
-/// kOpeningGroup sources each), a point alone.
-ORRERY_HDI bool starts_group(std::int32_t k, const GroupKey& key, const GroupKey& before) {
-  return (k == 0) | (key.cell < 0) | (key.cell != before.cell) | (key.block != before.block);
-}
-
-/// Whether target k of `w` starts a group.
-template <class Real>
-ORRERY_HDI bool starts_group(const OctreeView<Real>& t, const WalkTargets<Real>& w, std::int32_t k) {
-  return k == 0 || starts_group(k, group_key(t, w.self(k)), group_key(t, w.self(k - 1)));
+/// Whether target k starts a group of the walk's targets: the first of its
+/// block of kOpeningGroup, a point (a group of one), or a group cell other
+/// than the target before it (cell: group_cell of each target's self()).
+ORRERY_HDI bool starts_group(std::int32_t k, std::int32_t cell, std::int32_t cell_before) {
+  return (k % kOpeningGroup == 0) | (cell < 0) | (cell != cell_before);
 }
 
 /// The group of one target: a point box, its scale, its own index (-1, a

@@ -29,9 +29,6 @@ void walk_tree_gpu(const bh::OctreeView<Real>& tree, const WalkTargets<Real>& ta
                        "\"coherent\", gravity.group_width = 32 and one lane a target (got " +
                        std::string(to_string(params.traversal)) + ", width " + std::to_string(params.group_width) +
                        ", " + std::to_string(lanes) + " lanes)");
-    if (out.block_order != nullptr)
-      throw InputError("gravity.group_opening walks its groups one a warp, in their order; accepted with it: no "
-                       "launch order (block_order)");
     if (multipole_order(tree.multipole) > 2)
       throw InputError("gravity.group_opening is not supported with gravity.multipole = \"" +
                        std::string(to_string(tree.multipole)) + "\"; accepted with it: monopole, quadrupole");

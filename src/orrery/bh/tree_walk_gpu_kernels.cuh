@@ -11,16 +11,11 @@
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
 
-#include <algorithm>
-#include <cub/device/device_select.cuh>
-#include <thrust/iterator/counting_iterator.h>
-
 #include <bit>
 #include <cstddef>
 #include <cstdint>
 
 #include "orrery/cuda/check_cuda.cuh"
-#include "orrery/cuda/device.hpp"
 #include "orrery/bh/opening_group.hpp"
 #include "orrery/bh/tree_walk_gpu_modes.hpp"
 #include "orrery/bh/walk.hpp"
@@ -277,7 +272,31 @@ __device__ void sum_leaf(const Group& g, StagedSource<Real>* stage, Accumulator<
   c.particle_interactions += sum ? std::uint32_t(leaf.count - holds(f, leaf.count, i)) : 0u;
 }
 
-template <bool Pot, Multipole M, class Criterion, MathMode Mode, int W, class Real, class Softening>
+/// Group opening (opening_group.hpp, docs/adr/0017): the group of the lane's
+/// target k (group cell `cell`) over the warp's lanes: the runs of one group
+/// cell, each lane's group_of_one merged over its run. Min and max are exact
+/// in any order, and the sign of a zero they may pick differently from the
+/// CPU's sequential merge changes no distance box_gap computes, so every
+/// decision is the CPU's (walk_range_group_opening).
+template <class Tile, class Real>
+__device__ TargetGroup<Real> reduce_run(const Tile& warp, std::int32_t k, std::int32_t cell, const TargetGroup<Real>& one) {
+  const int lane = static_cast<int>(warp.thread_rank());
+  const std::int32_t before = warp.shfl_up(cell, 1);
+  const unsigned starts = warp.ballot(lane == 0 || starts_group(k, cell, before));
+  const int leader = 31 - __clz(starts & (0xffffffffu >> (31 - lane)));  // the run's first lane
+  const cg::coalesced_group run = cg::labeled_partition(warp, leader);
+  const auto lo = [&](Real v) { return cg::reduce(run, v, cg::less<Real>()); };
+  const auto hi = [&](Real v) { return cg::reduce(run, v, cg::greater<Real>()); };
+  return {{lo(one.box.lo_x), lo(one.box.lo_y), lo(one.box.lo_z), hi(one.box.hi_x), hi(one.box.hi_y), hi(one.box.hi_z)},
+          hi(one.max_scale),
+          cg::reduce(run, one.lo, cg::less<std::int32_t>()),
+          cg::reduce(run, one.hi, cg::greater<std::int32_t>())};
+}
+
+/// Grouped (group opening, W = 32): each lane decides with its group's box
+/// (accepts_group) instead of its own position; the lanes of a group then
+/// want the same nodes, and the warp walks the union of its groups' walks.
+template <bool Pot, Multipole M, class Criterion, MathMode Mode, int W, class Real, class Softening, bool Grouped = false>
 __global__ void __launch_bounds__(kWalkBlock)
     coherent_walk(const bh::OctreeView<Real> t, const RecordOf<Real, M, Criterion::kScaled>* __restrict__ nodes,
                   const WalkTargets<Real> targets, const Softening soft, const DeviceWalkTargets<Real> out,
@@ -297,6 +316,11 @@ __global__ void __launch_bounds__(kWalkBlock)
   targets.position(t, k, i, tx, ty, tz);
   // Uniform: a null scale array is the bootstrap's geometric walk (scale 0).
   const Real scale = Criterion::kScaled && out.scale != nullptr ? out.scale[k] : Real(0);
+  TargetGroup<Real> group{};
+  if constexpr (Grouped) {
+    static_assert(W == 32, "group opening walks one warp");
+    group = reduce_run(g.tile, k, group_cell(t, i), group_of_one(tx, ty, tz, scale, i));
+  }
   Accumulator<Real> acc;
   WalkCounts c;
   std::int32_t want = real ? 0 : t.num_nodes;
@@ -307,8 +331,14 @@ __global__ void __launch_bounds__(kWalkBlock)
     const NodeBox<Real> b = node.box;
     const NodeSpan<Real> sp = node.span;
     const bool mine = want == n;
-    const bool accept = mine & accepts_node<Criterion>(b.com_x, b.com_y, b.com_z, b.crit2, node_coefficient(node), scale,
-                                                 t.cap2, sp.first, sp.count, i, tx, ty, tz);
+    bool far;
+    if constexpr (Grouped)
+      far = accepts_group<Criterion>(b.com_x, b.com_y, b.com_z, b.crit2, node_coefficient(node), t.cap2, sp.first,
+                                     sp.count, group);
+    else
+      far = accepts_node<Criterion>(b.com_x, b.com_y, b.com_z, b.crit2, node_coefficient(node), scale, t.cap2, sp.first,
+                                    sp.count, i, tx, ty, tz);
+    const bool accept = mine & far;
     const bool leaf = sp.next == n + 1;
     const bool sum = mine & !accept & leaf;
     // The cell term (add_cell's), evaluated by every lane and kept by those
@@ -329,88 +359,6 @@ __global__ void __launch_bounds__(kWalkBlock)
   }
   if (real) store_target<Pot>(out, k, acc, c);
   add_totals(out, real ? c : WalkCounts{});
-}
-
-/// Group opening (opening_group.hpp, docs/adr/0017): starts[k] = 1 where
-/// target k starts a group.
-template <class Real>
-__global__ void __launch_bounds__(kWalkBlock)
-    mark_groups(const bh::OctreeView<Real> t, const WalkTargets<Real> targets, std::uint8_t* starts) {
-  const std::int64_t k = std::int64_t(blockIdx.x) * kWalkBlock + threadIdx.x;
-  if (k >= targets.count) return;  // the tail of the last block
-  starts[k] = starts_group(t, targets, static_cast<std::int32_t>(k)) ? 1 : 0;
-}
-
-/// The group of the warp's targets: each lane's group_of_one merged over the
-/// warp. Min and max are exact in any order, and the sign of a zero they may
-/// pick differently from the CPU's sequential merge changes no distance
-/// box_gap computes, so every decision is the CPU's.
-template <class Tile, class Real>
-__device__ TargetGroup<Real> reduce_group(const Tile& warp, const TargetGroup<Real>& one) {
-  const auto lo = [&](Real v) { return cg::reduce(warp, v, cg::less<Real>()); };
-  const auto hi = [&](Real v) { return cg::reduce(warp, v, cg::greater<Real>()); };
-  return {{lo(one.box.lo_x), lo(one.box.lo_y), lo(one.box.lo_z), hi(one.box.hi_x), hi(one.box.hi_y), hi(one.box.hi_z)},
-          hi(one.max_scale),
-          cg::reduce(warp, one.lo, cg::less<std::int32_t>()),
-          cg::reduce(warp, one.hi, cg::greater<std::int32_t>())};
-}
-
-/// The walk with group opening, one group a warp (Bonsai's scheduling): each
-/// warp takes the next group from `next` until none is left (groups[0, *n):
-/// their first targets), so no warp walks a union of groups and every
-/// branch of the loop is warp-uniform: a lane keeps every term it computes.
-/// Lanes past the group's last target repeat it (the group unchanged) and
-/// store nothing. The sums are the CPU's walk_group_opening's, in its order.
-template <bool Pot, Multipole M, class Criterion, MathMode Mode, class Real, class Softening>
-__global__ void __launch_bounds__(kWalkBlock)
-    group_opening_walk(const bh::OctreeView<Real> t, const RecordOf<Real, M, Criterion::kScaled>* __restrict__ nodes,
-                       const WalkTargets<Real> targets, const Softening soft, const DeviceWalkTargets<Real> out,
-                       const std::int32_t* __restrict__ groups, const int* __restrict__ n_groups, int* next) {
-  using Group = TileGroup<kOpeningGroup>;
-  __shared__ StagedSource<Real> stage[kWalkBlock];
-  const Group g(nullptr);
-  const int lane = g.lane();
-  for (;;) {
-    int claimed = 0;
-    if (lane == 0) claimed = atomicAdd(next, 1);
-    const int gi = g.tile.shfl(claimed, 0);
-    if (gi >= *n_groups) return;  // warp-uniform
-    const std::int32_t begin = groups[gi], end = gi + 1 < *n_groups ? groups[gi + 1] : targets.count;
-    // A run longer than a warp (a target list that repeats a target) in blocks
-    // of kOpeningGroup from its start, as the CPU cuts it.
-    for (std::int32_t b = begin; b < end; b += kOpeningGroup) {
-      const std::int32_t e = b + kOpeningGroup < end ? b + kOpeningGroup : end;
-      const bool real = b + lane < e;
-      const std::int32_t k = real ? b + lane : e - 1;
-      const std::int32_t i = targets.self(k);
-      Real tx, ty, tz;
-      targets.position(t, k, i, tx, ty, tz);
-      const Real scale = Criterion::kScaled && out.scale != nullptr ? out.scale[k] : Real(0);
-      const TargetGroup<Real> group = reduce_group(g.tile, group_of_one(tx, ty, tz, scale, i));
-      Accumulator<Real> acc;
-      WalkCounts c;
-      std::int32_t n = 0;
-      while (n < t.num_nodes) {
-        ++c.node_visits;
-        const RecordOf<Real, M, Criterion::kScaled>& node = nodes[n];
-        const NodeBox<Real> bx = node.box;
-        const NodeSpan<Real> sp = node.span;
-        const bool accept = accepts_group<Criterion>(bx.com_x, bx.com_y, bx.com_z, bx.crit2, node_coefficient(node),
-                                                     t.cap2, sp.first, sp.count, group);
-        const bool leaf = sp.next == n + 1;
-        if (accept) {
-          const NodeQuad<Real> q = quadrupole_part(node);
-          add_cell_terms<Pot, M, Mode>(acc, soft, tx, ty, tz, bx.com_x, bx.com_y, bx.com_z, sp.mass, q.q, q.trace, true);
-          ++c.cell_interactions;
-        } else if (leaf) {
-          sum_leaf<Pot, Mode>(g, stage, acc, c, t, soft, sp, i, tx, ty, tz, real);
-        }
-        n = (accept | leaf) ? sp.next : n + 1;
-      }
-      if (real) store_target<Pot>(out, k, acc, c);
-      add_totals(out, real ? c : WalkCounts{});
-    }
-  }
 }
 
 /// log2 of GpuWalkParams::target_lanes (a power of two, checked by walk_tree_gpu).
@@ -442,38 +390,6 @@ class StreamScratch {
   cuda::StreamHandle s_;
 };
 
-/// The group-opening walk: the groups' first targets (mark_groups, then
-/// CUB's selection of the marked indices, count on the device), then one
-/// warp a group, as many warps as the device holds at once, taking groups
-/// from a counter (no host synchronisation: the walk reads the count).
-template <bool Pot, Multipole M, class Criterion, MathMode Mode, class Real, class Softening>
-void launch_group_opening(const bh::OctreeView<Real>& t, const RecordOf<Real, M, Criterion::kScaled>* records,
-                          const WalkTargets<Real>& w, const Softening& soft, const DeviceWalkTargets<Real>& out,
-                          cuda::StreamHandle s) {
-  const auto n = static_cast<std::size_t>(w.count);
-  const StreamScratch<std::uint8_t> marks(n, s);
-  const StreamScratch<std::int32_t> groups(n, s);
-  const StreamScratch<int> counters(2, s);  // [0] the groups, [1] the next group to take
-  mark_groups<<<static_cast<unsigned>((n + kWalkBlock - 1) / kWalkBlock), kWalkBlock, 0, s>>>(t, w, marks.get());
-  ORRERY_CUDA_CHECK_LAUNCH("mark_groups");
-  ORRERY_CUDA_CHECK(cudaMemsetAsync(counters.get(), 0, 2 * sizeof(int), s));
-  std::size_t temp_bytes = 0;
-  const thrust::counting_iterator<std::int32_t> index(0);
-  ORRERY_CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, temp_bytes, index, marks.get(), groups.get(), counters.get(),
-                                               static_cast<std::int64_t>(n), s));
-  const StreamScratch<std::byte> temp(temp_bytes, s);
-  ORRERY_CUDA_CHECK(cub::DeviceSelect::Flagged(temp.get(), temp_bytes, index, marks.get(), groups.get(),
-                                               counters.get(), static_cast<std::int64_t>(n), s));
-  // Warps the device holds at once (kWalkResidentThreadsPerMultiprocessor a
-  // multiprocessor), at most one a group.
-  const std::int64_t resident =
-      kWalkResidentThreadsPerMultiprocessor / kWalkBlock * std::max(1, cuda::current_multiprocessors());
-  const auto blocks = static_cast<unsigned>(std::min<std::int64_t>(resident, (std::int64_t(n) * 32 + kWalkBlock - 1) / kWalkBlock));
-  group_opening_walk<Pot, M, Criterion, Mode><<<blocks, kWalkBlock, 0, s>>>(t, records, w, soft, out, groups.get(),
-                                                                            counters.get(), counters.get() + 1);
-  ORRERY_CUDA_CHECK_LAUNCH("group-opening tree walk");
-}
-
 template <bool Pot, Multipole M, class Criterion, MathMode Mode, int W, class Real, class Softening>
 void launch_coherent(const bh::OctreeView<Real>& t, const WalkTargets<Real>& w, const GpuWalkParams& p, const Softening& soft,
                      const DeviceWalkTargets<Real>& out, cuda::StreamHandle s) {
@@ -487,8 +403,13 @@ void launch_coherent(const bh::OctreeView<Real>& t, const WalkTargets<Real>& w, 
   Record* const records = borrowed ? reinterpret_cast<Record*>(p.scratch.data()) : own.get();
   pack_nodes<<<static_cast<unsigned>((nodes + kWalkBlock - 1) / kWalkBlock), kWalkBlock, 0, s>>>(t, records);
   ORRERY_CUDA_CHECK_LAUNCH("pack_nodes");
-  if constexpr (multipole_order(M) <= 2) {  // group opening: the monopole and quadrupole (validate_tree_params)
-    if (p.group_opening != 0) return launch_group_opening<Pot, M, Criterion, Mode>(t, records, w, soft, out, s);
+  if constexpr (W == 32 && multipole_order(M) <= 2) {  // group opening: the monopole and quadrupole (validate_tree_params)
+    if (p.group_opening != 0) {
+      coherent_walk<Pot, M, Criterion, Mode, W, Real, Softening, true>
+          <<<walk_blocks(w, p), kWalkBlock, 0, s>>>(t, records, w, soft, out, lane_shift(p));
+      ORRERY_CUDA_CHECK_LAUNCH("group-opening tree walk");
+      return;
+    }
   }
   coherent_walk<Pot, M, Criterion, Mode, W><<<walk_blocks(w, p), kWalkBlock, 0, s>>>(t, records, w, soft, out,
                                                                                        lane_shift(p));

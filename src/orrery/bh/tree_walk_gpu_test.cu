@@ -302,7 +302,9 @@ void expect_group_same_as_cpu(const std::string& name, const Particles<Real>& p,
   const WalkResults<Real> gpu = gpu_walk(device, group_params(c), s);
   const std::string what = name + " group opening " + std::string(bh::to_string(c.tree.multipole)) + " " +
                            std::string(to_string(c.tree.opening)) + " " + std::string(to_string(c.math));
-  EXPECT_EQ(first_difference(gpu.visits, cpu.visits), -1) << what << ": node visits differ (a warp walks one group)";
+  // A warp walks the union of its groups' walks: at least each group's steps.
+  for (std::size_t i = 0; i < cpu.visits.size(); ++i)
+    ASSERT_GE(gpu.visits[i], cpu.visits[i]) << what << ": the warp took fewer steps than target " << i << "'s group";
   EXPECT_EQ(first_difference(gpu.cells, cpu.cells), -1) << what << ": particle-cell counts differ";
   EXPECT_EQ(first_difference(gpu.particles, cpu.particles), -1) << what << ": particle-particle counts differ";
   if (c.math == MathMode::exact) {

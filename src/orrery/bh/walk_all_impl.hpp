@@ -65,26 +65,24 @@ void walk_range(const OctreeView<Real>& t, const WalkNode<Real>* nodes, const So
 }
 
 // Targets [k0, k1) in the groups that open together (opening_group.hpp:
-// runs of one group key, a run of more than kOpeningGroup targets, which
-// only a list that repeats a target makes, cut into blocks from its start). k0 and k1 are group starts (or the ends), so the
-// groups are those of the whole target list, whatever the chunk. Compiled
-// for the default ISA alone (AVX2): an AVX-512 copy would change no value
-// and double the code of a walk that spends its time in the interactions.
+// runs of one group cell within each block of kOpeningGroup): k0 is a
+// multiple of the block, so the groups are those of the whole target list,
+// whatever the chunk. Compiled for the default ISA alone (AVX2): an AVX-512
+// copy would change no value and double the code of a walk that spends its
+// time in the interactions.
 template <int H, class Criterion, bool Pot, Multipole M, MathMode Mode, class Real, class Softening>
 void walk_range_group_opening(const OctreeView<Real>& t, const WalkNode<Real>* nodes, const Softening& soft,
                               const WalkTargets<Real>& targets, std::int32_t k0, std::int32_t k1, const Real* scale,
                               Real* ax, Real* ay, Real* az, Real* pot, InteractionCounts* counts) {
-  if (k0 >= k1) return;
-  std::int32_t start = k0;
-  GroupKey key = group_key(t, targets.self(k0));
+  std::int32_t start = k0, cell = group_cell(t, targets.self(k0));
   for (std::int32_t k = k0 + 1; k <= k1; ++k) {
-    const GroupKey next = k < k1 ? group_key(t, targets.self(k)) : GroupKey{-1, 0};
-    if (k == k1 || starts_group(k, next, key) || k - start == kOpeningGroup) {
+    const std::int32_t next = k < k1 ? group_cell(t, targets.self(k)) : -1;
+    if (k == k1 || starts_group(k, next, cell)) {
       walk_group_opening<kOpeningGroup, Pot, M, Mode, Real, Softening, H, Criterion>(
           t, nodes, soft, targets, start, k - start, scale, ax, ay, az, pot, counts);
       start = k;
     }
-    key = next;
+    cell = next;
   }
 }
 
@@ -134,22 +132,18 @@ void walk_all_impl(const OctreeView<Real>& t, const WalkTargets<Real>& targets, 
   pack_walk_nodes(t, nodes.get());
   // Chunks are fixed by the target index, not by the thread that runs them:
   // the result does not depend on the schedule (contract 6). A chunk is 64
-  // groups of the AVX2 walk: consecutive groups walk largely the same nodes,
+  // groups of the AVX2 walk (and a multiple of the opening group, so that no
+  // chunk splits one): consecutive groups walk largely the same nodes,
   // which then stay in the core's L2; at N = 1M on 16 threads that is still
   // 64 chunks a thread, a short tail.
   constexpr std::int32_t kChunk = 64 * kGroupLanes<Real>;
+  static_assert(kChunk % kOpeningGroup == 0);
   const std::int32_t chunks = (n + kChunk - 1) / kChunk;
-  // Group opening: a chunk starts at the first group that starts at or after
-  // its first target (groups are not aligned to the chunks).
-  const auto chunk_start = [&](std::int32_t c) {
-    std::int32_t k = std::min(n, c * kChunk);
-    if constexpr (multipole_order(M) <= 2)
-      while (group_opening && k < n && !starts_group(t, targets, k)) ++k;
-    return k;
-  };
 #pragma omp parallel for schedule(dynamic, 1)
-  for (std::int32_t c = 0; c < chunks; ++c)
-    walk(t, nodes.get(), soft, targets, chunk_start(c), chunk_start(c + 1), scale, ax, ay, az, pot, per_target);
+  for (std::int32_t c = 0; c < chunks; ++c) {
+    const std::int32_t k0 = c * kChunk;
+    walk(t, nodes.get(), soft, targets, k0, std::min(n, k0 + kChunk), scale, ax, ay, az, pot, per_target);
+  }
 }
 
 // Run-time configuration to compile-time parameters, once, on the host.

@@ -562,7 +562,7 @@ void GpuTreeSolver<Real>::walk_into(const bh::OctreeView<Real>& view, const bh::
     }
     // The longest-first launch order is the all-targets walk's (the visits
     // of the same particles a step earlier).
-    w.block_order = every && params.group_opening == 0 ? longest_first(n, order, o.previous_accelerations) : nullptr;
+    w.block_order = every ? longest_first(n, order, o.previous_accelerations) : nullptr;
     st.t_bootstrap.stop(stream);
     w.scale = st.scale.data();
     // Each target's visits (caller's order) for the next walk's launch order,
