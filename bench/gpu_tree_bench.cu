@@ -517,10 +517,10 @@ class Session {
     if (rate) add_rate(r);
     csv_.write(r);
     const double n = double(p.n);
-    std::printf("%-9s N %8lld %-6s %-9s%s theta %.2f tol %.4g cap %.2f  total %8.4g ms (%4.1f%%)  walk %8.4g  "
+    std::printf("%-9s N %8lld %-6s %-9s group %4d theta %.2f tol %.4g cap %.2f  total %8.4g ms (%4.1f%%)  walk %8.4g  "
                 "parts %5.0f + cells %5.0f  err median %.3g p99 %.3g\n",
                 model.c_str(), (long long)p.n, r.precision.c_str(), std::string(bh::to_string(c.tree.tree.opening)).c_str(),
-                c.tree.tree.group_opening != 0 ? " group" : "      ",
+                c.tree.tree.group_opening,
                 c.tree.tree.theta, relative ? c.tree.tree.tolerance : 0.0, relative ? c.tree.tree.relative_cap : 0.0,
                 r.t.total_ms, r.t.spread_pct, r.t.phase_ms["walk"], double(r.t.last.total.particle_interactions) / n,
                 double(r.t.last.total.cell_interactions) / n, r.err.median, r.err.p99);
@@ -690,30 +690,31 @@ class Session {
   /// (the `rate` table's inputs, seeds and softenings), quadrupole, leaf 32,
   /// potentials and counters on, errors on 4096 targets, the rate columns.
   /// The own walks' fastest rows of the `rate` table first, then group
-  /// opening geometric over theta and relative over tolerance at caps 0.5
-  /// and 0.6; then the cube 2^24 - 1 (cube24's input) with the own walk's
-  /// best row and group opening's.
+  /// opening geometric over theta (group cells of 32), and relative (cap
+  /// 0.5) over tolerance and the group cells' size, 32 to 512 particles; then
+  /// the cube 2^24 - 1 (cube24's input) with the own walk's best row and
+  /// group opening's.
   void group() {
     std::printf("\n== group opening against each target's own walk (quadrupole, leaf 32, errors on 4096 targets)\n");
-    const auto grouped = [](GpuTreeSolverConfig c) {
-      c.tree.tree.group_opening = bh::kOpeningGroup;
+    const auto grouped = [](GpuTreeSolverConfig c, int most = bh::kOpeningGroup) {
+      c.tree.tree.group_opening = most;
       return c;
     };
     for_each_issue21_model([&](const std::string& model, DeviceSet& p, const Reference& ref, double eps) {
       std::vector<GpuTreeSolverConfig> cs = model == "cube" ? std::vector{issue21_relative(0.004, 0.55, eps)}
                                                             : std::vector{issue21_relative(0.002, 0.5, eps)};
-      for (double theta : {0.55, 0.6, 0.65, 0.7}) cs.push_back(grouped(issue21_config(theta, eps)));
-      for (double cap : {0.5, 0.6})
-        for (double tol : {0.002, 0.003, 0.004, 0.006, 0.008, 0.016})
-          cs.push_back(grouped(issue21_relative(tol, cap, eps)));
+      for (double theta : {0.55, 0.6, 0.65}) cs.push_back(grouped(issue21_config(theta, eps)));
+      // The group cells' size (the group_opening value): 32 to 512 particles.
+      for (int most : {32, 64, 128, 256, 512})
+        for (double tol : {0.002, 0.004, 0.006, 0.008}) cs.push_back(grouped(issue21_relative(tol, 0.5, eps), most));
       for (const auto& cfg : cs) accuracy_row("group", model, p, ref, cfg, true);
     });
     constexpr double eps = 0.0675;
     DeviceSet p(distribution("cube", (std::int64_t(1) << 24) - 1), true);
     const Reference ref = reference(p, 4096, eps);
     std::vector<GpuTreeSolverConfig> cs{issue21_relative(0.004, 0.55, eps)};
-    for (double theta : {0.55, 0.6}) cs.push_back(grouped(issue21_config(theta, eps)));
-    for (double tol : {0.004, 0.008, 0.016}) cs.push_back(grouped(issue21_relative(tol, 0.5, eps)));
+    for (int most : {32, 128, 512})
+      for (double tol : {0.004, 0.008}) cs.push_back(grouped(issue21_relative(tol, 0.5, eps), most));
     for (const auto& cfg : cs) accuracy_row("group24", "cube", p, ref, cfg, true);
   }
 

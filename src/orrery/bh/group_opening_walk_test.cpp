@@ -75,30 +75,31 @@ Taken reference_group(const OctreeView<Real>& t, const Softening& soft, const Wa
 /// target by target: a new group at each block of kOpeningGroup, at each
 /// point, and where the group cell changes.
 template <class Real>
-std::vector<std::pair<std::int32_t, std::int32_t>> groups_of(const OctreeView<Real>& t, const WalkTargets<Real>& w) {
+std::vector<std::pair<std::int32_t, std::int32_t>> groups_of(const OctreeView<Real>& t, const WalkTargets<Real>& w,
+                                                             int most) {
   std::vector<std::pair<std::int32_t, std::int32_t>> runs;
   for (std::int32_t k = 0; k < w.count; ++k) {
-    const std::int32_t cell = group_cell(t, w.self(k));
-    const bool starts = k % kOpeningGroup == 0 || cell < 0 || cell != group_cell(t, w.self(k - 1));
+    const std::int32_t cell = group_cell(t, w.self(k), most);
+    const bool starts = k % kOpeningGroup == 0 || cell < 0 || cell != group_cell(t, w.self(k - 1), most);
     if (starts) runs.push_back({k, k + 1});
     else runs.back().second = k + 1;
   }
   return runs;
 }
 
-/// Every target of `w` by reference_group: in its groups, or (alone) each
-/// target a group of one.
+/// Every target of `w` by reference_group: in its groups (group cells of at
+/// most `most` particles), or (most 0) each target a group of one.
 template <Multipole M, MathMode Mode, class Criterion, class Real, class Softening>
 testing::SortedWalk<Real> reference_walk(const OctreeView<Real>& t, const Softening& soft, const WalkTargets<Real>& w,
-                                         const Real* scale, bool alone, std::vector<Taken>* taken = nullptr) {
+                                         const Real* scale, int most, std::vector<Taken>* taken = nullptr) {
   const auto n = static_cast<std::size_t>(w.count);
   testing::SortedWalk<Real> r{std::vector<Real>(n), std::vector<Real>(n), std::vector<Real>(n), std::vector<Real>(n),
                               std::vector<InteractionCounts>(n)};
   std::vector<std::pair<std::int32_t, std::int32_t>> runs;
-  if (alone)
+  if (most == 0)
     for (std::int32_t k = 0; k < w.count; ++k) runs.push_back({k, k + 1});
   else
-    runs = groups_of(t, w);
+    runs = groups_of(t, w, most);
   for (const auto& [b, e] : runs) {
     const Taken g = reference_group<true, M, Mode, Criterion>(t, soft, w, b, e - b, scale, r);
     if (taken != nullptr)
@@ -122,12 +123,12 @@ void expect_same_bits(const testing::SortedWalk<Real>& a, const testing::SortedW
 /// walk_targets with group opening (the solver's walk) for `w`.
 template <class Real>
 testing::SortedWalk<Real> group_walk_targets(const Octree<Real>& tree, const TreeSolverConfig& c,
-                                             const WalkTargets<Real>& w, const Real* scale) {
+                                             const WalkTargets<Real>& w, const Real* scale, int most = kOpeningGroup) {
   const auto n = static_cast<std::size_t>(w.count);
   testing::SortedWalk<Real> r{std::vector<Real>(n), std::vector<Real>(n), std::vector<Real>(n), std::vector<Real>(n),
                               std::vector<InteractionCounts>(n)};
   TreeSolverConfig g = c;
-  g.tree.group_opening = kOpeningGroup;
+  g.tree.group_opening = most;
   walk_targets(tree, w, g, true, r.ax.data(), r.ay.data(), r.az.data(), r.pot.data(), r.counts.data(), scale);
   return r;
 }
@@ -171,10 +172,12 @@ void expect_walk_all_equals_reference(const Particles<float>& input, const std::
                                                         auto mode, auto soft, auto criterion, const std::string& what) {
     const auto v = tree.view();
     const auto every = every_source(v);
-    const auto got = group_walk_targets(tree, c, every, s);
-    const auto want = reference_walk<decltype(multipole)::value, decltype(mode)::value, decltype(criterion)>(
-        v, soft, every, s, false);
-    expect_same_bits(got, want, what);
+    for (const int most : {kOpeningGroup, 256}) {  // group cells of at most 32 and 256 particles
+      const auto got = group_walk_targets(tree, c, every, s, most);
+      const auto want = reference_walk<decltype(multipole)::value, decltype(mode)::value, decltype(criterion)>(
+          v, soft, every, s, most);
+      expect_same_bits(got, want, what + " most " + std::to_string(most));
+    }
   });
 }
 
@@ -220,9 +223,9 @@ TEST(GroupOpening, NoTargetTakesACellItsOwnWalkWouldOpen) {
     using Criterion = decltype(criterion);
     const auto v = tree.view();
     std::vector<Taken> group;
-    const auto grouped = reference_walk<M, Mode, Criterion>(v, soft, every_source(v), s, false, &group);
+    const auto grouped = reference_walk<M, Mode, Criterion>(v, soft, every_source(v), s, kOpeningGroup, &group);
     std::vector<Taken> own;
-    const auto alone = reference_walk<M, Mode, Criterion>(v, soft, every_source(v), s, true, &own);
+    const auto alone = reference_walk<M, Mode, Criterion>(v, soft, every_source(v), s, 0, &own);
     std::uint64_t more = 0;
     for (std::size_t i = 0; i < own.size(); ++i) {
       // Both lists are in pre-order and the own walk's subtrees are
@@ -259,12 +262,12 @@ TEST(GroupOpening, SubsetsAndPointsEqualTheReference) {
     for (std::int32_t i = 0; i < v.num_particles; i += 3) subset.push_back(i);
     WalkTargets<float> sub{static_cast<std::int32_t>(subset.size()), subset.data()};
     expect_same_bits(group_walk_targets(tree, c, sub, s),
-                     reference_walk<M, Mode, decltype(criterion)>(v, soft, sub, s, false), what + " subset");
+                     reference_walk<M, Mode, decltype(criterion)>(v, soft, sub, s, kOpeningGroup), what + " subset");
     std::vector<float> x(100), y(100), z(100);
     for (int k = 0; k < 100; ++k) x[k] = 0.05f * float(k - 50), y[k] = 0.01f * float(k), z[k] = -0.02f * float(k);
     WalkTargets<float> points{100, nullptr, x.data(), y.data(), z.data()};
     expect_same_bits(group_walk_targets(tree, c, points, s),
-                     reference_walk<M, Mode, decltype(criterion)>(v, soft, points, s, false), what + " points");
+                     reference_walk<M, Mode, decltype(criterion)>(v, soft, points, s, kOpeningGroup), what + " points");
   });
 }
 
@@ -279,28 +282,30 @@ TEST(GroupOpening, GroupsAreRunsOfOneGroupCellWithinEachBlock) {
     TreeParams params{0.6, leaf};
     const auto tree = build_octree(p.sources(), params);
     const auto v = tree.view();
-    for (std::int32_t i = 0; i < v.num_particles; ++i) {
-      const std::int32_t c = group_cell(v, i);
-      ASSERT_TRUE(holds(v.first[c], v.count[c], i)) << "source " << i;
-      ASSERT_TRUE(v.count[c] <= kOpeningGroup || v.next[c] == c + 1) << "source " << i << " cell " << c;
-      // The node above c: the last node before c whose subtree holds c.
-      std::int32_t parent = -1;
-      for (std::int32_t n = 0; n < c; ++n)
-        if (v.next[n] > c) parent = n;
-      if (parent >= 0) ASSERT_GT(v.count[parent], kOpeningGroup) << "source " << i << " cell " << c;
+    for (const int most : {kOpeningGroup, 128}) {
+      for (std::int32_t i = 0; i < v.num_particles; ++i) {
+        const std::int32_t c = group_cell(v, i, most);
+        ASSERT_TRUE(holds(v.first[c], v.count[c], i)) << "source " << i;
+        ASSERT_TRUE(v.count[c] <= most || v.next[c] == c + 1) << "source " << i << " cell " << c;
+        // The node above c: the last node before c whose subtree holds c.
+        std::int32_t parent = -1;
+        for (std::int32_t n = 0; n < c; ++n)
+          if (v.next[n] > c) parent = n;
+        if (parent >= 0) ASSERT_GT(v.count[parent], most) << "source " << i << " cell " << c;
+      }
+      const auto runs = groups_of(v, every_source(v), most);
+      std::int32_t covered = 0;
+      for (const auto& [b, e] : runs) {
+        ASSERT_EQ(b, covered);
+        ASSERT_LE(e - b, kOpeningGroup);
+        ASSERT_EQ(b / kOpeningGroup, (e - 1) / kOpeningGroup) << "a group across two blocks";
+        ASSERT_EQ(group_cell(v, b, most), group_cell(v, e - 1, most));
+        covered = e;
+      }
+      EXPECT_EQ(covered, v.num_particles);
+      EXPECT_LT(runs.size(), std::size_t(v.num_particles) / 4) << "groups of a few targets only";
+      EXPECT_EQ(group_cell(v, -1, most), -1);  // a point: a group of one
     }
-    const auto runs = groups_of(v, every_source(v));
-    std::int32_t covered = 0;
-    for (const auto& [b, e] : runs) {
-      ASSERT_EQ(b, covered);
-      ASSERT_LE(e - b, kOpeningGroup);
-      ASSERT_EQ(b / kOpeningGroup, (e - 1) / kOpeningGroup) << "a group across two blocks";
-      ASSERT_EQ(group_cell(v, b), group_cell(v, e - 1));
-      covered = e;
-    }
-    EXPECT_EQ(covered, v.num_particles);
-    EXPECT_LT(runs.size(), std::size_t(v.num_particles) / 4) << "groups of a few targets only";
-    EXPECT_EQ(group_cell(v, -1), -1);  // a point: a group of one
   }
 }
 
@@ -333,14 +338,16 @@ TEST(GroupOpening, TheGroupTestOnAHandMadeGroup) {
 
 TEST(GroupOpening, ParametersItDoesNotTakeAreRefusedByName) {
   TreeParams p;
-  p.group_opening = 16;
-  try {
-    validate_tree_params(p, 100);
-    FAIL() << "no InputError";
-  } catch (const InputError& e) {
-    const std::string m = e.what();
-    EXPECT_NE(m.find("gravity.group_opening = 16"), std::string::npos) << m;
-    EXPECT_NE(m.find("accepted: 0"), std::string::npos) << m;
+  for (const int refused : {16, 48, 8192}) {
+    p.group_opening = refused;
+    try {
+      validate_tree_params(p, 100);
+      FAIL() << "no InputError for " << refused;
+    } catch (const InputError& e) {
+      const std::string m = e.what();
+      EXPECT_NE(m.find("gravity.group_opening = " + std::to_string(refused)), std::string::npos) << m;
+      EXPECT_NE(m.find("a power of two from 32 to 4096"), std::string::npos) << m;
+    }
   }
   p.group_opening = kOpeningGroup;
   p.multipole = Multipole::octupole;

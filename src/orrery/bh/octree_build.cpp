@@ -188,10 +188,10 @@ void validate_tree_params(const TreeParams& p, std::int64_t count) {
   if (p.opening == Opening::relative && !(p.relative_cap >= 0.0 && p.relative_cap <= 1.0))
     throw InputError("gravity.relative_cap = " + std::to_string(p.relative_cap) +
                      " is invalid for gravity.opening = \"relative\"; accepted: a number in [0, 1]");
-  if (p.group_opening != 0 && p.group_opening != kOpeningGroup)
+  if (!is_group_opening(p.group_opening))
     throw InputError("gravity.group_opening = " + std::to_string(p.group_opening) + " is not supported; accepted: 0 " +
-                     "(each target opens cells for itself) or " + std::to_string(kOpeningGroup) +
-                     " (groups of that many consecutive targets open together)");
+                     "(each target opens cells for itself) or a power of two from " + std::to_string(kOpeningGroup) +
+                     " to 4096 (the most particles of a group cell)");
   if (p.group_opening != 0 && multipole_order(p.multipole) > 2)
     throw InputError("gravity.group_opening = " + std::to_string(p.group_opening) + " is not supported with gravity.multipole = \"" +
                      std::string(to_string(p.multipole)) + "\"; accepted with it: monopole, quadrupole (or group_opening = 0)");

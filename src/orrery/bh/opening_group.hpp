@@ -39,18 +39,18 @@ struct TargetGroup {
 };
 
 /// The group cell of sorted source i (Bonsai's groups are tree cells): the
-/// largest node holding i with at most kOpeningGroup particles, or the leaf
-/// holding it where none is that small; -1 for a point that is no source
-/// (i < 0). A group's targets are the runs of consecutive targets of one
+/// largest node holding i with at most `most` particles
+/// (TreeParams::group_opening), or the leaf holding it where none is that
+/// small; -1 for a point that is no source (i < 0). A group's targets are the runs of consecutive targets of one
 /// group cell within each block of kOpeningGroup (group_runs), so a group is
 /// never wider than a cell of the tree: 32 consecutive targets in key order
 /// can straddle a jump of the curve (the last of one octant, the first of
 /// the next), and such a group's box would open most of the tree.
 template <class Real>
-ORRERY_HDI std::int32_t group_cell(const OctreeView<Real>& t, std::int32_t i) {
+ORRERY_HDI std::int32_t group_cell(const OctreeView<Real>& t, std::int32_t i, std::int32_t most) {
   if (i < 0) return -1;
   std::int32_t n = 0;
-  while (t.count[n] > kOpeningGroup && t.next[n] != n + 1) {
+  while (t.count[n] > most && t.next[n] != n + 1) {
     std::int32_t c = n + 1;  // the first child; its siblings follow by next
     while (!holds(t.first[c], t.count[c], i)) c = t.next[c];
     n = c;

@@ -45,8 +45,13 @@ enum class Opening : std::uint8_t { geometric, relative };
 
 constexpr std::string_view to_string(Opening o) { return o == Opening::geometric ? "geometric" : "relative"; }
 
-/// The targets of a group that opens cells together (TreeParams::group_opening).
+/// The targets of a group that opens cells together at most: a block of the
+/// walk's targets, one warp (TreeParams::group_opening).
 inline constexpr int kOpeningGroup = 32;
+
+/// Whether g is a TreeParams::group_opening: 0, or a power of two from
+/// kOpeningGroup to 4096 (the most particles of a group cell).
+constexpr bool is_group_opening(int g) { return g == 0 || (g >= kOpeningGroup && g <= 4096 && (g & (g - 1)) == 0); }
 
 struct TreeParams {
   double theta = 0.5;         // opening angle, >= 0 (0 opens every cell: direct summation)
@@ -59,9 +64,10 @@ struct TreeParams {
   // whatever the relative test says (opening_relative.hpp); 0: no cap.
   double relative_cap = 0.5;
   // Targets that decide the opening together (opening_group.hpp, docs/adr/0017):
-  // 0, each target for itself (the walk of walk.hpp); kOpeningGroup (32), the
-  // groups of 32 consecutive targets of the walk's order, each of whose cells
-  // every target of the group would accept (more interactions, none wasted).
+  // 0, each target for itself (the walk of walk.hpp); G (a power of two, 32 to
+  // 4096), the runs of targets of one group cell (the largest node of at most
+  // G particles) within each block of 32 consecutive targets, each accepting
+  // only cells every target of the group would accept.
   int group_opening = 0;
 };
 

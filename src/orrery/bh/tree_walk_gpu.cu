@@ -21,9 +21,10 @@ void walk_tree_gpu(const bh::OctreeView<Real>& tree, const WalkTargets<Real>& ta
   if (lanes > 1 && out.block_order != nullptr)
     throw InputError("a walk launch order (block_order) is for one lane per target; accepted: target_lanes = 1 with it");
   if (params.group_opening != 0) {
-    if (params.group_opening != kOpeningGroup)
+    if (!is_group_opening(params.group_opening))
       throw InputError("gravity.group_opening = " + std::to_string(params.group_opening) +
-                       " is not supported; accepted: 0 or " + std::to_string(kOpeningGroup));
+                       " is not supported; accepted: 0 or a power of two from " + std::to_string(kOpeningGroup) +
+                       " to 4096");
     if (params.traversal != Traversal::coherent || params.group_width != 32 || lanes != 1)
       throw InputError("gravity.group_opening walks one warp of 32 targets a group; accepted with it: gravity.traversal = "
                        "\"coherent\", gravity.group_width = 32 and one lane a target (got " +

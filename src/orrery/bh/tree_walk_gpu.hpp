@@ -77,8 +77,8 @@ struct GpuWalkParams {
   /// each target's walk is its own. Changes when a target is walked, never
   /// its sums. More than 1 only without out.block_order.
   int target_lanes = 1;
-  /// TreeParams::group_opening: 0, or kOpeningGroup for the group-opening
-  /// walk (opening_group.hpp): one warp a group, coherent traversal, group
+  /// TreeParams::group_opening: 0, or the group cells' most particles for
+  /// the group-opening walk (opening_group.hpp): coherent traversal, group
   /// width 32 and one lane a target; a monopole or quadrupole tree.
   int group_opening = 0;
 };

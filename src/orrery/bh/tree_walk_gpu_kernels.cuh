@@ -300,7 +300,7 @@ template <bool Pot, Multipole M, class Criterion, MathMode Mode, int W, class Re
 __global__ void __launch_bounds__(kWalkBlock)
     coherent_walk(const bh::OctreeView<Real> t, const RecordOf<Real, M, Criterion::kScaled>* __restrict__ nodes,
                   const WalkTargets<Real> targets, const Softening soft, const DeviceWalkTargets<Real> out,
-                  int lane_shift) {
+                  int lane_shift, int group_most = 0) {
   using Group = typename GroupOf<W>::type;
   __shared__ int slots[4 * (kWalkBlock / 64)];
   __shared__ StagedSource<Real> stage[kWalkBlock];
@@ -319,7 +319,7 @@ __global__ void __launch_bounds__(kWalkBlock)
   TargetGroup<Real> group{};
   if constexpr (Grouped) {
     static_assert(W == 32, "group opening walks one warp");
-    group = reduce_run(g.tile, k, group_cell(t, i), group_of_one(tx, ty, tz, scale, i));
+    group = reduce_run(g.tile, k, group_cell(t, i, group_most), group_of_one(tx, ty, tz, scale, i));
   }
   Accumulator<Real> acc;
   WalkCounts c;
@@ -406,7 +406,7 @@ void launch_coherent(const bh::OctreeView<Real>& t, const WalkTargets<Real>& w, 
   if constexpr (W == 32 && multipole_order(M) <= 2) {  // group opening: the monopole and quadrupole (validate_tree_params)
     if (p.group_opening != 0) {
       coherent_walk<Pot, M, Criterion, Mode, W, Real, Softening, true>
-          <<<walk_blocks(w, p), kWalkBlock, 0, s>>>(t, records, w, soft, out, lane_shift(p));
+          <<<walk_blocks(w, p), kWalkBlock, 0, s>>>(t, records, w, soft, out, lane_shift(p), p.group_opening);
       ORRERY_CUDA_CHECK_LAUNCH("group-opening tree walk");
       return;
     }

@@ -265,8 +265,9 @@ TEST(GpuTreeWalk, OctupoleAndHexadecapoleExactBitsEqualCpu) {
 // (the groups are the targets' own, 32 at a time), with spline softening
 // and leaves wider than a warp.
 template <class Real>
-WalkResults<Real> cpu_group_walk(const bh::Octree<Real>& tree, bh::TreeSolverConfig c, const std::vector<Real>* scale) {
-  c.tree.group_opening = kOpeningGroup;
+WalkResults<Real> cpu_group_walk(const bh::Octree<Real>& tree, bh::TreeSolverConfig c, const std::vector<Real>* scale,
+                                 int most) {
+  c.tree.group_opening = most;
   const std::size_t n = tree.x.size();
   WalkResults<Real> r(n);
   std::vector<InteractionCounts> pt(n);
@@ -280,14 +281,15 @@ WalkResults<Real> cpu_group_walk(const bh::Octree<Real>& tree, bh::TreeSolverCon
   return r;
 }
 
-GpuWalkParams group_params(const bh::TreeSolverConfig& c) {
+GpuWalkParams group_params(const bh::TreeSolverConfig& c, int most = kOpeningGroup) {
   GpuWalkParams w{Traversal::coherent, 32, c.math, c.softening_kind, c.softening, true};
-  w.group_opening = kOpeningGroup;
+  w.group_opening = most;
   return w;
 }
 
 template <class Real>
-void expect_group_same_as_cpu(const std::string& name, const Particles<Real>& p, const bh::TreeSolverConfig& c) {
+void expect_group_same_as_cpu(const std::string& name, const Particles<Real>& p, const bh::TreeSolverConfig& c,
+                              int most = kOpeningGroup) {
   const auto tree = bh::build_octree(p.sources(), c.tree);
   std::vector<Real> scale;
   if (!tree.crit_rel.empty()) {  // scales of a real evaluation, a few at 0 (the geometric test)
@@ -296,11 +298,11 @@ void expect_group_same_as_cpu(const std::string& name, const Particles<Real>& p,
       scale.push_back(i % 17 == 3 ? Real(0) : relative_scale(first.ax[i], first.ay[i], first.az[i]));
   }
   const std::vector<Real>* s = scale.empty() ? nullptr : &scale;
-  const WalkResults<Real> cpu = cpu_group_walk(tree, c, s);
+  const WalkResults<Real> cpu = cpu_group_walk(tree, c, s, most);
   DeviceTreeCopy<Real> device;
   device.upload(tree);
-  const WalkResults<Real> gpu = gpu_walk(device, group_params(c), s);
-  const std::string what = name + " group opening " + std::string(bh::to_string(c.tree.multipole)) + " " +
+  const WalkResults<Real> gpu = gpu_walk(device, group_params(c, most), s);
+  const std::string what = name + " group opening " + std::to_string(most) + " " + std::string(bh::to_string(c.tree.multipole)) + " " +
                            std::string(to_string(c.tree.opening)) + " " + std::string(to_string(c.math));
   // A warp walks the union of its groups' walks: at least each group's steps.
   for (std::size_t i = 0; i < cpu.visits.size(); ++i)
@@ -313,6 +315,15 @@ void expect_group_same_as_cpu(const std::string& name, const Particles<Real>& p,
     EXPECT_EQ(first_bit_difference(gpu.az, cpu.az), -1) << what << ": az bits differ";
     EXPECT_EQ(first_bit_difference(gpu.pot, cpu.pot), -1) << what << ": potential bits differ";
   }
+}
+
+bh::TreeSolverConfig d_float_relative() {
+  bh::TreeSolverConfig c;
+  c.tree.multipole = bh::Multipole::quadrupole;
+  c.tree.opening = bh::Opening::relative;
+  c.tree.tolerance = 0.004;
+  c.math = MathMode::exact;
+  return c;
 }
 
 TEST(GpuTreeWalk, GroupOpeningEqualsCpuOnEveryInput) {
@@ -342,6 +353,8 @@ TEST(GpuTreeWalk, GroupOpeningEqualsCpuOnEveryInput) {
   d.tree.opening = bh::Opening::relative;
   d.math = MathMode::exact;
   expect_group_same_as_cpu("plummer_3000_double", testing::to_double(testing::plummer(3000, 26)), d);
+  // Group cells of up to 256 particles: groups of whole blocks of 32 more often.
+  for (const auto& in : all_inputs()) expect_group_same_as_cpu(in.name, in.particles, d_float_relative(), 256);
 }
 
 TEST(GpuTreeWalk, GroupOpeningOnASubsetEqualsCpu) {
@@ -401,8 +414,8 @@ TEST(GpuTreeWalk, GroupOpeningRefusesOtherTraversalsWidthsAndLanes) {
   w.target_lanes = 4;
   EXPECT_NE(refused(w).find("4 lanes"), std::string::npos) << refused(w);
   w.target_lanes = 1;
-  w.group_opening = 8;
-  EXPECT_NE(refused(w).find("gravity.group_opening = 8"), std::string::npos) << refused(w);
+  w.group_opening = 48;
+  EXPECT_NE(refused(w).find("gravity.group_opening = 48"), std::string::npos) << refused(w);
 }
 
 TEST(GpuTreeWalk, RejectsAGroupWidthItIsNotBuiltFor) {

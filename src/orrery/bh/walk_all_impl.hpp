@@ -65,7 +65,8 @@ void walk_range(const OctreeView<Real>& t, const WalkNode<Real>* nodes, const So
 }
 
 // Targets [k0, k1) in the groups that open together (opening_group.hpp:
-// runs of one group cell within each block of kOpeningGroup): k0 is a
+// runs of one group cell of at most `most` particles within each block of
+// kOpeningGroup): k0 is a
 // multiple of the block, so the groups are those of the whole target list,
 // whatever the chunk. Compiled for the default ISA alone (AVX2): an AVX-512
 // copy would change no value and double the code of a walk that spends its
@@ -73,10 +74,10 @@ void walk_range(const OctreeView<Real>& t, const WalkNode<Real>* nodes, const So
 template <int H, class Criterion, bool Pot, Multipole M, MathMode Mode, class Real, class Softening>
 void walk_range_group_opening(const OctreeView<Real>& t, const WalkNode<Real>* nodes, const Softening& soft,
                               const WalkTargets<Real>& targets, std::int32_t k0, std::int32_t k1, const Real* scale,
-                              Real* ax, Real* ay, Real* az, Real* pot, InteractionCounts* counts) {
-  std::int32_t start = k0, cell = group_cell(t, targets.self(k0));
+                              Real* ax, Real* ay, Real* az, Real* pot, InteractionCounts* counts, int most) {
+  std::int32_t start = k0, cell = group_cell(t, targets.self(k0), most);
   for (std::int32_t k = k0 + 1; k <= k1; ++k) {
-    const std::int32_t next = k < k1 ? group_cell(t, targets.self(k)) : -1;
+    const std::int32_t next = k < k1 ? group_cell(t, targets.self(k), most) : -1;
     if (k == k1 || starts_group(k, next, cell)) {
       walk_group_opening<kOpeningGroup, Pot, M, Mode, Real, Softening, H, Criterion>(
           t, nodes, soft, targets, start, k - start, scale, ax, ay, az, pot, counts);
@@ -110,7 +111,7 @@ template <int W, int H, class Criterion, bool Pot, Multipole M, MathMode Mode, c
 
 template <class Criterion, bool Pot, Multipole M, MathMode Mode, class Real, class Softening>
 void walk_all_impl(const OctreeView<Real>& t, const WalkTargets<Real>& targets, const Softening& soft, const Real* scale,
-                   Real* ax, Real* ay, Real* az, Real* pot, InteractionCounts* per_target, bool group_opening) {
+                   Real* ax, Real* ay, Real* az, Real* pot, InteractionCounts* per_target, int group_opening) {
   using WalkRange = void (*)(const OctreeView<Real>&, const WalkNode<Real>*, const Softening&, const WalkTargets<Real>&,
                              std::int32_t, std::int32_t, const Real*, Real*, Real*, Real*, Real*, InteractionCounts*);
   // The instruction set is chosen once per solve; the parallel loop below is
@@ -118,13 +119,10 @@ void walk_all_impl(const OctreeView<Real>& t, const WalkTargets<Real>& targets, 
   // branch in the walk, so the geometric walk compiles to the code it had
   // before the relative opening and runs at its speed (docs/performance/
   // cpu_tree.md, "The relative opening on the CPU").
-  WalkRange walk =
+  const WalkRange walk =
       walk_isa_in_use() == WalkIsa::avx512
           ? &walk_range_avx512<kGroupLanesAvx512<Real>, kSkipLanesAvx512<Real>, Criterion, Pot, M, Mode, Real, Softening>
           : &walk_range<kGroupLanes<Real>, kSkipLanes<Real>, Criterion, Pot, M, Mode, Real, Softening>;
-  // Group opening: the monopole and quadrupole only (validate_tree_params).
-  if constexpr (multipole_order(M) <= 2)
-    if (group_opening) walk = &walk_range_group_opening<kSkipLanes<Real>, Criterion, Pot, M, Mode, Real, Softening>;
   const std::int32_t n = targets.count;
   if (n == 0) return;
   // Filled by pack_walk_nodes: no zeroing first.
@@ -141,8 +139,15 @@ void walk_all_impl(const OctreeView<Real>& t, const WalkTargets<Real>& targets, 
   const std::int32_t chunks = (n + kChunk - 1) / kChunk;
 #pragma omp parallel for schedule(dynamic, 1)
   for (std::int32_t c = 0; c < chunks; ++c) {
-    const std::int32_t k0 = c * kChunk;
-    walk(t, nodes.get(), soft, targets, k0, std::min(n, k0 + kChunk), scale, ax, ay, az, pot, per_target);
+    const std::int32_t k0 = c * kChunk, k1 = std::min(n, k0 + kChunk);
+    // Group opening: the monopole and quadrupole only (validate_tree_params).
+    if constexpr (multipole_order(M) <= 2)
+      if (group_opening != 0) {
+        walk_range_group_opening<kSkipLanes<Real>, Criterion, Pot, M, Mode>(t, nodes.get(), soft, targets, k0, k1, scale,
+                                                                            ax, ay, az, pot, per_target, group_opening);
+        continue;
+      }
+    walk(t, nodes.get(), soft, targets, k0, k1, scale, ax, ay, az, pot, per_target);
   }
 }
 
@@ -150,7 +155,7 @@ void walk_all_impl(const OctreeView<Real>& t, const WalkTargets<Real>& targets, 
 template <class Criterion, bool Pot, Multipole M, class Real, class Softening>
 void dispatch_mode(const OctreeView<Real>& t, const WalkTargets<Real>& w, const TreeSolverConfig& c, const Softening& s,
                    const Real* scale, Real* ax, Real* ay, Real* az, Real* pot, InteractionCounts* pt) {
-  const bool group = c.tree.group_opening != 0;
+  const int group = c.tree.group_opening;
   if (c.math == MathMode::exact)
     walk_all_impl<Criterion, Pot, M, MathMode::exact>(t, w, s, scale, ax, ay, az, pot, pt, group);
   else

@@ -211,14 +211,14 @@ std::vector<KeySpec> build_schema() {
   {
     KeySpec group{"gravity.group_opening", ValueType::integer, std::int64_t{0},
                   "Tree solver: targets that decide together which cells to open (docs/adr/0017). 0: each target "
-                  "for itself (its own walk). 32: the targets of one group cell (the largest tree node of at most "
-                  "32 particles) within each block of 32 consecutive targets accept a cell only where every one of "
-                  "them would, as Bonsai's groups do: no target sums a cell coarser than its own walk's, so forces "
-                  "are as accurate or more, for more interactions. A target's force depends on its group. Measured "
-                  "on the GPU at equal accuracy it is not faster than 0 (docs/performance/gpu_tree.md). Not under "
-                  "MPI, with a softening per type, or with multipole orders above 2.",
+                  "for itself (its own walk). G, a power of two from 32 to 4096: the targets of one group cell (the "
+                  "largest tree node of at most G particles) within each block of 32 consecutive targets accept a "
+                  "cell only where every one of them would, as Bonsai's groups do: no target sums a cell coarser "
+                  "than its own walk's, so forces are as accurate or more, for more interactions. A target's force "
+                  "depends on its group. Whether it is faster than 0 at equal accuracy: docs/performance/gpu_tree.md. "
+                  "Not under MPI, with a softening per type, or with multipole orders above 2.",
                   {}, 0.0, false, ORRERY_FIELD(gravity.group_opening)};
-    group.max = 32.0;
+    group.max = 4096.0;
     s.push_back(std::move(group));
   }
   s.push_back({"gravity.math", ValueType::string, std::string("fast"),

@@ -229,8 +229,8 @@ TEST(Config, RelativeOpeningKeys) {
   // The cap: a fraction of theta in [0, 1], both ends accepted.
   EXPECT_EQ(Config::from_string("[gravity]\ngroup_opening = 32\n").run_config().gravity.group_opening, 32);
   EXPECT_EQ(Config::defaults().run_config().gravity.group_opening, 0);
-  EXPECT_CONTAINS(error_of([] { Config::from_string("[gravity]\ngroup_opening = 64\n"); }),
-                  "gravity.group_opening = 64 is not accepted");
+  EXPECT_CONTAINS(error_of([] { Config::from_string("[gravity]\ngroup_opening = 8192\n"); }),
+                  "gravity.group_opening = 8192 is not accepted");
   EXPECT_EQ(Config::from_string("[gravity]\nrelative_cap = 0.0\n").run_config().gravity.relative_cap, 0.0);
   EXPECT_EQ(Config::from_string("[gravity]\nrelative_cap = 1.0\n").run_config().gravity.relative_cap, 1.0);
   EXPECT_CONTAINS(error_of([] { Config::from_string("[gravity]\nrelative_cap = 1.5\n"); }),
