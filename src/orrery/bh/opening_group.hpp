@@ -1,12 +1,13 @@
 #pragma once
-// Group opening (docs/adr/0017): the W consecutive targets of a group decide
-// together at every node, as Bonsai's walk does: a cell is accepted for all
-// of them when the criterion accepts it at the group's box (the smallest
-// distance from the box of their positions to the cell's centre of mass, the
-// largest of their scales) and no target of the group is one of the cell's
-// particles; otherwise every target opens it. All targets of a group then
-// visit the same nodes and keep every term they compute: the GPU's coherent
-// walk evaluates no term that a lane throws away, and no lane idles.
+// Group opening (docs/adr/0017): the targets of a group decide together at
+// every node, as Bonsai's walk does: a cell is accepted for all of them when
+// the criterion accepts it at the group's box (the smallest distance from the
+// box of their positions to the cell's centre of mass, the largest of their
+// scales) and no target of the group is one of the cell's particles;
+// otherwise every target opens it. All targets of a group then visit the
+// same nodes: a GPU warp's lanes disagree only between its groups (measured:
+// not faster than each target's own walk at equal accuracy,
+// docs/performance/gpu_tree.md).
 //
 // Each target still sums only cells that its own criterion accepts (the box
 // test is conservative, opening_box.hpp): the group's cells are its own walk's
@@ -16,10 +17,11 @@
 // index range of one target is holds()'s membership test).
 //
 // The result of a target depends on the other targets of its group: the
-// groups are fixed by the tree and the walk's target order (WalkTargets: the
-// runs of consecutive targets of one group cell within each block [k, k + 32),
-// k a multiple of 32; a point is a group of one), so every backend forms the
-// same groups and computes the same function of the input.
+// groups are fixed by the tree, TreeParams::group_opening (G) and the walk's
+// target order (WalkTargets: the runs of consecutive targets of one group
+// cell, the largest node of at most G particles, within each block [k, k +
+// 32), k a multiple of 32; a point is a group of one), so every backend forms
+// the same groups and computes the same function of the input.
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -41,11 +43,12 @@ struct TargetGroup {
 /// The group cell of sorted source i (Bonsai's groups are tree cells): the
 /// largest node holding i with at most `most` particles
 /// (TreeParams::group_opening), or the leaf holding it where none is that
-/// small; -1 for a point that is no source (i < 0). A group's targets are the runs of consecutive targets of one
-/// group cell within each block of kOpeningGroup (group_runs), so a group is
-/// never wider than a cell of the tree: 32 consecutive targets in key order
-/// can straddle a jump of the curve (the last of one octant, the first of
-/// the next), and such a group's box would open most of the tree.
+/// small; -1 for a point that is no source (i < 0). A group's targets are
+/// the runs of consecutive targets of one group cell within each block of
+/// kOpeningGroup (starts_group), so a group is never wider than a cell of
+/// the tree: 32 consecutive targets in key order can straddle a jump of the
+/// curve (the last of one octant, the first of the next), and such a group's
+/// box would open most of the tree.
 template <class Real>
 ORRERY_HDI std::int32_t group_cell(const OctreeView<Real>& t, std::int32_t i, std::int32_t most) {
   if (i < 0) return -1;

@@ -24,9 +24,10 @@
 //      the counters of contract 2; every element [0, num_particles) of each
 //      non-null output array is overwritten. Outputs must not alias the tree.
 //   group opening (GpuWalkParams::group_opening, docs/adr/0017): the
-//                32 targets of a warp decide together, each step one
-//                uniform branch: the sums of the CPU's walk_group_opening,
-//                not walk_target's (a different, more accurate function).
+//                coherent walk with each lane deciding by its group's box
+//                (the runs of one group cell among the warp's 32 targets):
+//                the sums of the CPU's walk_group_opening, not walk_target's
+//                (a different, more accurate function).
 //
 // Determinism: a pure function of the tree and the parameters; the two
 // traversals and every W give bit-identical accelerations and identical
