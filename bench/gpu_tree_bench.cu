@@ -517,10 +517,10 @@ class Session {
     if (rate) add_rate(r);
     csv_.write(r);
     const double n = double(p.n);
-    std::printf("%-9s N %8lld %-6s %-9s group %4d theta %.2f tol %.4g cap %.2f  total %8.4g ms (%4.1f%%)  walk %8.4g  "
-                "parts %5.0f + cells %5.0f  err median %.3g p99 %.3g\n",
+    std::printf("%-9s N %8lld %-6s %-9s group %4d leaf %3d theta %.2f tol %.4g cap %.2f  total %8.4g ms (%4.1f%%)  "
+                "walk %8.4g  parts %5.0f + cells %5.0f  err median %.3g p99 %.3g\n",
                 model.c_str(), (long long)p.n, r.precision.c_str(), std::string(bh::to_string(c.tree.tree.opening)).c_str(),
-                c.tree.tree.group_opening,
+                c.tree.tree.group_opening, c.tree.tree.leaf_capacity,
                 c.tree.tree.theta, relative ? c.tree.tree.tolerance : 0.0, relative ? c.tree.tree.relative_cap : 0.0,
                 r.t.total_ms, r.t.spread_pct, r.t.phase_ms["walk"], double(r.t.last.total.particle_interactions) / n,
                 double(r.t.last.total.cell_interactions) / n, r.err.median, r.err.p99);
@@ -716,6 +716,32 @@ class Session {
     for (int most : {32, 128, 512})
       for (double tol : {0.004, 0.008}) cs.push_back(grouped(issue21_relative(tol, 0.5, eps), most));
     for (const auto& cfg : cs) accuracy_row("group24", "cube", p, ref, cfg, true);
+  }
+
+  /// Group opening's leaf capacity (issue 21): a group sums a leaf's
+  /// particles on every lane that shares its group, so larger leaves may suit
+  /// it better than the own walk. The own walk at leaf 16, 32 and 64, and
+  /// group opening (G = 32 and 128) at leaf 16 to 128, relative at cap 0.5,
+  /// tolerances 0.004 and 0.008, on issue 21's three inputs at 2^20.
+  void group_leaf() {
+    std::printf("\n== group opening's leaf capacity (quadrupole, relative cap 0.5, errors on 4096 targets)\n");
+    for_each_issue21_model([&](const std::string& model, DeviceSet& p, const Reference& ref, double eps) {
+      std::vector<GpuTreeSolverConfig> cs;
+      for (int leaf : {16, 32, 64}) {
+        GpuTreeSolverConfig c = issue21_relative(0.002, 0.55, eps);
+        c.tree.tree.leaf_capacity = leaf;
+        cs.push_back(c);
+      }
+      for (int leaf : {16, 32, 64, 128})
+        for (int most : {32, 128})
+          for (double tol : {0.004, 0.008}) {
+            GpuTreeSolverConfig c = issue21_relative(tol, 0.5, eps);
+            c.tree.tree.leaf_capacity = leaf;
+            c.tree.tree.group_opening = most;
+            cs.push_back(c);
+          }
+      for (const auto& cfg : cs) accuracy_row("group-leaf", model, p, ref, cfg);
+    });
   }
 
   /// Issue 21's large cube: N = 2^24 - 1 uniform in [-3, 3]^3, eps 0.0675
@@ -1080,6 +1106,7 @@ tables (default: divergence,width,math,accuracy,relative,tuning,leaf,variants,sc
                    rows, errors, times, rates (issue 21)
   group            group opening (docs/adr/0017) against each target's own walk on the cube, Plummer and
                    Hernquist at 2^20 and the cube at 2^24 - 1: errors, times, rates
+  group-leaf       group opening and the own walk over the leaf capacity (16 to 128) at 2^20
   leaf             leaf capacity at 1M and 16M
   variants         potential and counters on and off at 1M and 16M
   profile          one evaluation per walk variant at 1M, for a profiler (profile-relative: the relative opening)
@@ -1087,12 +1114,12 @@ tables (default: divergence,width,math,accuracy,relative,tuning,leaf,variants,sc
   cpu              the CPU tree solver at 1M (not in quick mode)
   crossover        GPU direct vs GPU tree at 8K .. 256K
   capacity         the largest N that evaluates (skipped with --capacity 0)
-Not in the default list: relative-tuning, orders, distributions, double, cost, rate, cube24, group, profile,
-profile-relative.
+Not in the default list: relative-tuning, orders, distributions, double, cost, rate, cube24, group, group-leaf,
+profile, profile-relative.
 )";
 
 constexpr std::string_view kTables[] = {"divergence", "width", "math", "accuracy", "relative", "relative-tuning",
-                                        "tuning", "orders", "distributions", "double", "cost", "rate", "cube24", "group",
+                                        "tuning", "orders", "distributions", "double", "cost", "rate", "cube24", "group", "group-leaf",
                                         "leaf", "variants", "profile", "profile-relative", "scaling", "cpu",
                                         "crossover", "capacity"};
 
@@ -1157,6 +1184,7 @@ int main(int argc, char** argv) {
     if (want("rate")) s.rate();
     if (want("cube24")) s.cube24();
     if (want("group")) s.group();
+    if (want("group-leaf")) s.group_leaf();
     if (want("leaf")) s.leaves();
     if (want("variants")) s.variants();
     if (want("profile")) s.profile(false);  // not in the default list
