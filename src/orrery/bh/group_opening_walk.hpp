@@ -15,11 +15,11 @@
 
 namespace orrery::bh {
 
-/// Walks targets [k0, k0 + lanes) of `targets` as one group (a run of
+/// Walks targets [k0, k0 + lanes) of `targets` as one group (one of
 /// opening_group.hpp's groups), 1 <= lanes <= W, and writes their sums and
-/// counters at k0 + l, as walk_group does (the same arguments). The group is the `lanes` targets alone: padding lanes
-/// repeat the last target, which leaves the group's box, scale and index
-/// range as they are.
+/// counters at k0 + l, as walk_group does (the same arguments). The group is
+/// the `lanes` targets alone: padding lanes repeat the last target, which
+/// leaves the group's box, scale and index range as they are.
 template <int W, bool Pot, Multipole M, MathMode Mode, class Real, class Softening, int H = kSkipLanes<Real>,
           class Criterion = GeometricOpening>
 void walk_group_opening(const OctreeView<Real>& t, const WalkNode<Real>* __restrict nodes, const Softening& soft,

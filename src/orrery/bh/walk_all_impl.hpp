@@ -66,11 +66,10 @@ void walk_range(const OctreeView<Real>& t, const WalkNode<Real>* nodes, const So
 
 // Targets [k0, k1) in the groups that open together (opening_group.hpp:
 // runs of one group cell of at most `most` particles within each block of
-// kOpeningGroup): k0 is a
-// multiple of the block, so the groups are those of the whole target list,
-// whatever the chunk. Compiled for the default ISA alone (AVX2): an AVX-512
-// copy would change no value and double the code of a walk that spends its
-// time in the interactions.
+// kOpeningGroup): k0 is a multiple of the block, so the groups are those of
+// the whole target list, whatever the chunk. Compiled for the default ISA
+// alone (AVX2): an AVX-512 copy would change no value and double the code of
+// a walk that spends its time in the interactions.
 template <int H, class Criterion, bool Pot, Multipole M, MathMode Mode, class Real, class Softening>
 void walk_range_group_opening(const OctreeView<Real>& t, const WalkNode<Real>* nodes, const Softening& soft,
                               const WalkTargets<Real>& targets, std::int32_t k0, std::int32_t k1, const Real* scale,
