@@ -19,6 +19,8 @@
 #                 ORRERY_TREE_TABLES=cost,rate,cube24 (a cell term's measured cost in particle
 #                 terms and the direct kernel's rate; the walk's interaction rate against it at
 #                 the targets' configurations; the cube at 2^24 - 1): 13.5 s together on the H200
+#                 ORRERY_TREE_TABLES=rate,group,group-leaf: group opening (docs/adr/0017) beside
+#                 each target's own walk, over tolerance, group cell size and leaf capacity
 #   cpu-threads   cpu_tree_bench at N = 1M on 1, 2, 4, 8 and all host threads (the
 #                 CPU walk's parallel efficiency)
 #   profile       SASS of the float coherent walks (coherent_walk_sass.txt) and Nsight
