@@ -291,7 +291,9 @@ TEST(GroupOpening, GroupsAreRunsOfOneGroupCellWithinEachBlock) {
         std::int32_t parent = -1;
         for (std::int32_t n = 0; n < c; ++n)
           if (v.next[n] > c) parent = n;
-        if (parent >= 0) ASSERT_GT(v.count[parent], most) << "source " << i << " cell " << c;
+        if (parent >= 0) {
+          ASSERT_GT(v.count[parent], most) << "source " << i << " cell " << c;
+        }
       }
       const auto runs = groups_of(v, every_source(v), most);
       std::int32_t covered = 0;
