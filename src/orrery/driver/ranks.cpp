@@ -68,8 +68,8 @@ std::unique_ptr<gravity::ForceSolver<Real>> Ranks::solver(const gravity::Gravity
 }
 
 void Ranks::refuse_group_opening(const gravity::GravityConfig& gravity) {
-  // Group opening makes a target's force depend on the targets of its group
-  // of 32 (docs/adr/0017); ranks that split the targets would group them
+  // Group opening makes a target's force depend on the other targets of its
+  // group (docs/adr/0017); ranks that split the targets would group them
   // differently for each K.
   if (gravity.group_opening != 0)
     throw InputError("gravity.group_opening = " + std::to_string(gravity.group_opening) +
