@@ -13,6 +13,7 @@
 //
 // usage: cpu_tree_bench OUT_PREFIX [--min-n N] [--max-n N] [--trials T] [--budget-s S] [--isa I]
 //                       [--accuracy-only 1] [--thetas T,T,..] [--orders O,O,..] [--precision P]
+//                       [--group-openings G,G,..]
 //   writes OUT_PREFIX_scaling.csv, OUT_PREFIX_crossover.csv, OUT_PREFIX_accuracy.csv
 //   --min-n     smallest N of the scaling table (default 1024; a thread sweep
 //               at one N passes --min-n N --max-n N --scaling-only 1)
@@ -23,6 +24,8 @@
 //   --thetas    the accuracy table's opening angles (default 0.3,0.4,...,0.8)
 //   --orders    its multipole orders, 1 (monopole) to 4 (hexadecapole) (default 1,2)
 //   --precision its precision: single, double or both (default single)
+//   --group-openings  its gravity.group_opening values, e.g. 0,32,128 (default 0;
+//               docs/adr/0017)
 //   --isa       the walk's instruction set: avx2, avx512 or auto (default auto:
 //               AVX-512 where the processor has it; tree/walk_isa.hpp). Both
 //               give the same bits; the header line says which one ran.
@@ -231,6 +234,7 @@ struct AccuracyRows {
   std::vector<double> thetas = {0.3, 0.4, 0.5, 0.6, 0.7, 0.8};
   std::vector<bh::Multipole> orders = {bh::Multipole::monopole, bh::Multipole::quadrupole};
   std::vector<std::string> precisions = {"single"};
+  std::vector<int> group_openings = {0};  // TreeParams::group_opening values (docs/adr/0017)
 };
 
 template <class Real>
@@ -240,7 +244,8 @@ void accuracy_rows(std::ofstream& csv, const Particles<float>& p, const std::vec
 
 void accuracy(const std::string& prefix, std::int64_t n, int trials, const AccuracyRows& rows) {
   std::ofstream csv(prefix + "_accuracy.csv");
-  csv << "n,precision,theta,multipole,rms,max,median,p99,median_s,spread,cells_per_particle,particles_per_particle\n";
+  csv << "n,precision,theta,multipole,rms,max,median,p99,median_s,spread,cells_per_particle,particles_per_particle,"
+         "group_opening\n";
   const auto p = plummer(n);
   std::vector<std::int64_t> targets;
   const std::int64_t count = std::min<std::int64_t>(n, 4096);
@@ -250,8 +255,8 @@ void accuracy(const std::string& prefix, std::int64_t n, int trials, const Accur
                                       rz.data());
   std::printf("\n== accuracy at N = %lld against the double compensated reference on %lld targets\n",
               static_cast<long long>(n), static_cast<long long>(count));
-  std::printf("%6s %5s %12s %10s %10s %10s %10s %10s %8s\n", "real", "theta", "multipole", "rms", "worst", "median",
-              "p99", "time", "cells");
+  std::printf("%6s %5s %12s %5s %10s %10s %10s %10s %10s %8s %8s\n", "real", "theta", "multipole", "group", "rms",
+              "worst", "median", "p99", "time", "cells", "parts");
   for (const auto& precision : rows.precisions) {
     if (precision == "double")
       accuracy_rows<double>(csv, p, targets, rx, ry, rz, rows, trials);
@@ -276,9 +281,12 @@ void accuracy_rows(std::ofstream& csv, const Particles<float>& input, const std:
   }
   for (double theta : rows.thetas) {
     for (auto mp : rows.orders) {
+     for (const int group : rows.group_openings) {
       rest();
       Accelerations<Real> a(static_cast<std::size_t>(n));
-      const Timing t = time_tree(p, config(theta, mp), trials, &a);
+      bh::TreeSolverConfig c = config(theta, mp);
+      c.tree.group_opening = group;
+      const Timing t = time_tree(p, c, trials, &a);
       std::vector<double> e;
       double sum2 = 0;
       for (std::size_t k = 0; k < targets.size(); ++k) {
@@ -293,11 +301,12 @@ void accuracy_rows(std::ofstream& csv, const Particles<float>& input, const std:
       const auto& tot = t.report.total;
       csv << n << "," << real << "," << theta << "," << bh::to_string(mp) << "," << rms << "," << worst << "," << med << "," << p99
           << "," << t.wall.median << "," << t.wall.spread() << "," << double(tot.cell_interactions) / double(n) << ","
-          << double(tot.particle_interactions) / double(n) << "\n";
-      std::printf("%6s %5.2f %12s %10.3e %10.3e %10.3e %10.3e %8.4g s %8.0f\n", real, theta,
-                  std::string(bh::to_string(mp)).c_str(), rms, worst, med, p99, t.wall.median,
-                  double(tot.cell_interactions) / double(n));
+          << double(tot.particle_interactions) / double(n) << "," << group << "\n";
+      std::printf("%6s %5.2f %12s %5d %10.3e %10.3e %10.3e %10.3e %8.4g s %8.0f %8.0f\n", real, theta,
+                  std::string(bh::to_string(mp)).c_str(), group, rms, worst, med, p99, t.wall.median,
+                  double(tot.cell_interactions) / double(n), double(tot.particle_interactions) / double(n));
       std::fflush(stdout);
+     }
     }
   }
 }
@@ -357,6 +366,9 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "cpu_tree_bench: --orders: %s\n", e.what());
         return 2;
       }
+    } else if (!std::strcmp(argv[i], "--group-openings")) {
+      rows.group_openings.clear();
+      for (const auto& g : list(argv[i + 1])) rows.group_openings.push_back(std::atoi(g.c_str()));
     } else if (!std::strcmp(argv[i], "--precision")) {
       const std::string v = argv[i + 1];
       if (v != "single" && v != "double" && v != "both") {
