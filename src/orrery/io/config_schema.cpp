@@ -216,8 +216,9 @@ std::vector<KeySpec> build_schema() {
                   "cell only where every one of them would, as Bonsai's groups do: no target sums a cell coarser "
                   "than its own walk's, so forces are as accurate or more, for more interactions. A target's force "
                   "depends on its group. At equal accuracy it is not faster than 0 on the GPU (1.0 to 1.26 times its "
-                  "time, docs/performance/gpu_tree.md); on the CPU G = 512 took 0.65 to 0.85 of it (one 2-core "
-                  "run, docs/performance/cpu_tree.md). "
+                  "time, docs/performance/gpu_tree.md); on the CPU, G = 512 took 0.65 to 0.85 of its time where "
+                  "both walks are AVX2 and 1.05 to 1.11 times where the own walk runs AVX-512 "
+                  "(docs/performance/cpu_tree.md). "
                   "Not under MPI, with a softening per type, or with multipole orders above 2.",
                   {}, 0.0, false, ORRERY_FIELD(gravity.group_opening)};
     group.max = 4096.0;
