@@ -281,32 +281,32 @@ void accuracy_rows(std::ofstream& csv, const Particles<float>& input, const std:
   }
   for (double theta : rows.thetas) {
     for (auto mp : rows.orders) {
-     for (const int group : rows.group_openings) {
-      rest();
-      Accelerations<Real> a(static_cast<std::size_t>(n));
-      bh::TreeSolverConfig c = config(theta, mp);
-      c.tree.group_opening = group;
-      const Timing t = time_tree(p, c, trials, &a);
-      std::vector<double> e;
-      double sum2 = 0;
-      for (std::size_t k = 0; k < targets.size(); ++k) {
-        const auto i = targets[k];
-        const double dx = a.ax[i] - rx[k], dy = a.ay[i] - ry[k], dz = a.az[i] - rz[k];
-        const double e2 = (dx * dx + dy * dy + dz * dz) / (rx[k] * rx[k] + ry[k] * ry[k] + rz[k] * rz[k]);
-        sum2 += e2;
-        e.push_back(std::sqrt(e2));
+      for (const int group : rows.group_openings) {
+        rest();
+        Accelerations<Real> a(static_cast<std::size_t>(n));
+        bh::TreeSolverConfig c = config(theta, mp);
+        c.tree.group_opening = group;
+        const Timing t = time_tree(p, c, trials, &a);
+        std::vector<double> e;
+        double sum2 = 0;
+        for (std::size_t k = 0; k < targets.size(); ++k) {
+          const auto i = targets[k];
+          const double dx = a.ax[i] - rx[k], dy = a.ay[i] - ry[k], dz = a.az[i] - rz[k];
+          const double e2 = (dx * dx + dy * dy + dz * dz) / (rx[k] * rx[k] + ry[k] * ry[k] + rz[k] * rz[k]);
+          sum2 += e2;
+          e.push_back(std::sqrt(e2));
+        }
+        const double rms = std::sqrt(sum2 / double(e.size())), worst = quantile(e, 1.0), med = quantile(e, 0.5),
+                     p99 = quantile(e, 0.99);
+        const auto& tot = t.report.total;
+        csv << n << "," << real << "," << theta << "," << bh::to_string(mp) << "," << rms << "," << worst << "," << med << "," << p99
+            << "," << t.wall.median << "," << t.wall.spread() << "," << double(tot.cell_interactions) / double(n) << ","
+            << double(tot.particle_interactions) / double(n) << "," << group << "\n";
+        std::printf("%6s %5.2f %12s %5d %10.3e %10.3e %10.3e %10.3e %8.4g s %8.0f %8.0f\n", real, theta,
+                    std::string(bh::to_string(mp)).c_str(), group, rms, worst, med, p99, t.wall.median,
+                    double(tot.cell_interactions) / double(n), double(tot.particle_interactions) / double(n));
+        std::fflush(stdout);
       }
-      const double rms = std::sqrt(sum2 / double(e.size())), worst = quantile(e, 1.0), med = quantile(e, 0.5),
-                   p99 = quantile(e, 0.99);
-      const auto& tot = t.report.total;
-      csv << n << "," << real << "," << theta << "," << bh::to_string(mp) << "," << rms << "," << worst << "," << med << "," << p99
-          << "," << t.wall.median << "," << t.wall.spread() << "," << double(tot.cell_interactions) / double(n) << ","
-          << double(tot.particle_interactions) / double(n) << "," << group << "\n";
-      std::printf("%6s %5.2f %12s %5d %10.3e %10.3e %10.3e %10.3e %8.4g s %8.0f %8.0f\n", real, theta,
-                  std::string(bh::to_string(mp)).c_str(), group, rms, worst, med, p99, t.wall.median,
-                  double(tot.cell_interactions) / double(n), double(tot.particle_interactions) / double(n));
-      std::fflush(stdout);
-     }
     }
   }
 }

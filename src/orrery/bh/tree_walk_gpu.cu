@@ -8,6 +8,19 @@
 
 namespace orrery::bh {
 
+void check_group_opening_walk(int group_opening, Traversal traversal, int group_width, int target_lanes) {
+  if (group_opening == 0) return;
+  if (!is_group_opening(group_opening))
+    throw InputError("gravity.group_opening = " + std::to_string(group_opening) +
+                     " is not supported; accepted: 0 or a power of two from " + std::to_string(kOpeningGroup) +
+                     " to 4096");
+  if (traversal != Traversal::coherent || group_width != 32 || target_lanes != 1)
+    throw InputError("gravity.group_opening walks one warp of 32 targets at a time; accepted with it: "
+                     "gravity.traversal = \"coherent\", gravity.group_width = 32 and one lane a target (got " +
+                     std::string(to_string(traversal)) + ", width " + std::to_string(group_width) + ", " +
+                     std::to_string(target_lanes) + " lanes)");
+}
+
 template <class Real>
 void walk_tree_gpu(const bh::OctreeView<Real>& tree, const WalkTargets<Real>& targets, const GpuWalkParams& params,
                    const DeviceWalkTargets<Real>& out, cuda::StreamHandle stream) {
@@ -20,20 +33,10 @@ void walk_tree_gpu(const bh::OctreeView<Real>& tree, const WalkTargets<Real>& ta
     throw InputError("target_lanes = " + std::to_string(lanes) + " is not supported; accepted: 1, 2, 4, 8, 16, 32");
   if (lanes > 1 && out.block_order != nullptr)
     throw InputError("a walk launch order (block_order) is for one lane per target; accepted: target_lanes = 1 with it");
-  if (params.group_opening != 0) {
-    if (!is_group_opening(params.group_opening))
-      throw InputError("gravity.group_opening = " + std::to_string(params.group_opening) +
-                       " is not supported; accepted: 0 or a power of two from " + std::to_string(kOpeningGroup) +
-                       " to 4096");
-    if (params.traversal != Traversal::coherent || params.group_width != 32 || lanes != 1)
-      throw InputError("gravity.group_opening walks one warp of 32 targets a group; accepted with it: gravity.traversal = "
-                       "\"coherent\", gravity.group_width = 32 and one lane a target (got " +
-                       std::string(to_string(params.traversal)) + ", width " + std::to_string(params.group_width) +
-                       ", " + std::to_string(lanes) + " lanes)");
-    if (multipole_order(tree.multipole) > 2)
-      throw InputError("gravity.group_opening is not supported with gravity.multipole = \"" +
-                       std::string(to_string(tree.multipole)) + "\"; accepted with it: monopole, quadrupole");
-  }
+  check_group_opening_walk(params.group_opening, params.traversal, params.group_width, lanes);
+  if (params.group_opening != 0 && multipole_order(tree.multipole) > 2)
+    throw InputError("gravity.group_opening is not supported with gravity.multipole = \"" +
+                     std::string(to_string(tree.multipole)) + "\"; accepted with it: monopole, quadrupole");
   if (tree.num_particles == 0 || targets.count == 0) return;
   with_math_mode(params.math, [&](auto mode) {
     constexpr MathMode kMode = decltype(mode)::value;

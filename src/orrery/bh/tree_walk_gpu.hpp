@@ -84,6 +84,11 @@ struct GpuWalkParams {
   int group_opening = 0;
 };
 
+/// InputError unless a walk with group opening (group_opening != 0) can run:
+/// a value TreeParams accepts (is_group_opening), the coherent traversal,
+/// group width 32 and one lane a target. Nothing to check for 0.
+void check_group_opening_walk(int group_opening, Traversal traversal, int group_width, int target_lanes);
+
 /// Threads of the walk kernel one multiprocessor holds at once: half of
 /// Hopper's 2048, the walk's registers allowing no more. Measured on the H200
 /// (docs/performance/bh_restructuring.md): the fastest target_lanes of every

@@ -198,12 +198,8 @@ GpuTreeSolver<Real>::GpuTreeSolver(const GpuTreeSolverConfig& config) : config_(
                      " is not supported; accepted: 8, 16, 32, 64");
   validated_softening(config.tree.softening);
   if (config.tree.per_type && !config.tree.per_type->uniform()) refuse_per_type_softening("tree/cuda");
-  if (config.tree.tree.group_opening != 0 &&
-      (config.traversal != bh::Traversal::coherent || config.group_width != 32))
-    throw InputError("gravity.group_opening = " + std::to_string(config.tree.tree.group_opening) +
-                     " walks one warp of 32 targets a group; accepted with it: gravity.traversal = \"coherent\" and "
-                     "gravity.group_width = 32 (got \"" + std::string(to_string(config.traversal)) + "\", " +
-                     std::to_string(config.group_width) + ")");
+  // At construction rather than at the first walk; subsets then walk one lane a target (walk_into).
+  bh::check_group_opening_walk(config.tree.tree.group_opening, config.traversal, config.group_width, 1);
   device_ = cuda::current_device();
   state_ = std::make_unique<State>();
 }

@@ -221,8 +221,8 @@ TEST(TreeSolver, RelativeCapMustBeInZeroToOne) {
   }
 }
 
-// Group opening (docs/adr/0017): 0 or 32 alone, the monopole and the
-// quadrupole, one softening; refused by name otherwise. With it the solver
+// Group opening (docs/adr/0017): 0 or a power of two from 32 to 4096, the
+// monopole and the quadrupole, one softening; refused by name otherwise. With it the solver
 // gives walk_targets' group-opening sums (the walk's own tests), and more
 // particle terms than each target's own walk.
 TEST(TreeSolver, GroupOpeningIsRefusedWhereItDoesNotApply) {
