@@ -58,6 +58,7 @@ namespace {
 
 using gravity::GpuTreeSolver;
 using gravity::GpuTreeSolverConfig;
+using gravity::WarpOrder;
 using bh::Traversal;
 
 constexpr double kSoftening = 0.05;
@@ -278,7 +279,7 @@ class Csv {
           "box_ms,keys_ms,sort_ms,levels_ms,order_ms,moments_ms,nodes,depth,visits_pp,cells_pp,particles_pp,"
           "ms_per_nlogn,exponent,err_median,err_p99,err_max,bytes_pp,cpu_ms,canary_drift_pct,potential,counters,"
           "opening,tolerance,previous,bootstrap_ms,model,precision,relative_cap,cell_cost,particle_term_rate,cell_term_rate,"
-          "direct_rate,interaction_rate,rate_ratio,group_opening\n";
+          "direct_rate,interaction_rate,rate_ratio,group_opening,warp_order,warp_order_ms\n";
   }
   struct Row {
     std::string table;
@@ -320,7 +321,7 @@ class Csv {
     char buf[2048];
     std::snprintf(buf, sizeof buf,
                   "%s,%lld,%s,%d,%s,%s,%.2f,%d,%.3g,%d,%.5g,%.3g,%.5g,%.5g,%.4g,%.4g,%.4g,%.4g,%.4g,%.4g,%d,%d,%.6g,%.6g,"
-                  "%.6g,%.4g,%.3g,%.4g,%.4g,%.4g,%.4g,%.5g,%.3g,%d,%d,%s,%.4g,%d,%.5g,%s,%s,%.3g,%.4g,%.4g,%.4g,%.4g,%.4g,%.4g,%d\n",
+                  "%.6g,%.4g,%.3g,%.4g,%.4g,%.4g,%.4g,%.5g,%.3g,%d,%d,%s,%.4g,%d,%.5g,%s,%s,%.3g,%.4g,%.4g,%.4g,%.4g,%.4g,%.4g,%d,%s,%.4g\n",
                   r.table.c_str(), (long long)r.n, std::string(to_string(r.c.traversal)).c_str(), r.c.group_width,
                   std::string(bh::to_string(r.c.tree.tree.multipole)).c_str(),
                   std::string(to_string(r.c.tree.math)).c_str(), r.c.tree.tree.theta, r.c.tree.tree.leaf_capacity, r.c.tree.softening, r.t.trials, r.t.total_ms,
@@ -332,7 +333,8 @@ class Csv {
                   std::string(bh::to_string(r.c.tree.tree.opening)).c_str(), r.c.tree.tree.tolerance, int(r.previous),
                   ph("bootstrap walk") + ph("relative scales"), r.model.c_str(), r.precision.c_str(),
                   r.c.tree.tree.relative_cap, r.cell_cost, r.particle_term_rate, r.cell_term_rate, r.direct_rate,
-                  r.interaction_rate, r.rate_ratio, r.c.tree.tree.group_opening);
+                  r.interaction_rate, r.rate_ratio, r.c.tree.tree.group_opening,
+                  r.c.warp_order == WarpOrder::hilbert ? "hilbert" : "tree", ph("warp order"));
     f_ << buf;
     f_.flush();
   }
@@ -744,6 +746,40 @@ class Session {
     });
   }
 
+  /// The warps' order (GpuTreeSolverConfig::warp_order, bh/leaf_order_gpu.hpp):
+  /// the tree's key order against its leaves in Hilbert order, at the `rate`
+  /// table's configurations and the cube 2^24 - 1's best, each pair run
+  /// twice, alternately (tree, Hilbert, tree, Hilbert), so that a drift of
+  /// the clock shows as a difference between the rounds. Every row's bits are
+  /// the same function of the input; node visits are the groups'.
+  void warp_order() {
+    std::printf("\n== the warps' order: tree (key) order against Hilbert order of the leaves (quadrupole, leaf 32)\n");
+    const auto rows = [&](const char* table, const std::string& model, DeviceSet& p, const Reference& ref,
+                          const std::vector<GpuTreeSolverConfig>& cs) {
+      for (const auto& cfg : cs)
+        for (int round = 0; round < 2; ++round)
+          for (const WarpOrder o : {WarpOrder::tree, WarpOrder::hilbert}) {
+            GpuTreeSolverConfig c = cfg;
+            c.warp_order = o;
+            const Csv::Row r = accuracy_row(table, model, p, ref, c);
+            std::printf("%9s %-7s round %d: visits %6.1f per target, warp order %.4g ms\n", "",
+                        o == WarpOrder::hilbert ? "hilbert" : "tree", round,
+                        double(r.t.last.total.node_visits) / double(p.n), r.t.phase_ms.count("warp order") != 0
+                                                                                 ? r.t.phase_ms.at("warp order")
+                                                                                 : 0.0);
+          }
+    };
+    for_each_issue21_model([&](const std::string& model, DeviceSet& p, const Reference& ref, double eps) {
+      rows("warp-order", model, p, ref,
+           model == "cube" ? std::vector{issue21_config(0.55, eps), issue21_relative(0.004, 0.55, eps)}
+                           : std::vector{issue21_relative(0.002, 0.5, eps), issue21_relative(0.002, 0.55, eps)});
+    });
+    constexpr double eps = 0.0675;
+    DeviceSet p(distribution("cube", (std::int64_t(1) << 24) - 1), true);
+    const Reference ref = reference(p, 4096, eps);
+    rows("warp-order24", "cube", p, ref, {issue21_relative(0.004, 0.55, eps)});
+  }
+
   /// Issue 21's large cube: N = 2^24 - 1 uniform in [-3, 3]^3, eps 0.0675
   /// (the 2^20 cube's 0.17 scaled by N^(-1/3)); quadrupole, leaf 32,
   /// geometric theta 0.55 and relative tolerance 0.002 and 0.004 at caps 0.5
@@ -1107,6 +1143,8 @@ tables (default: divergence,width,math,accuracy,relative,tuning,leaf,variants,sc
   group            group opening (docs/adr/0017) against each target's own walk on the cube, Plummer and
                    Hernquist at 2^20 and the cube at 2^24 - 1: errors, times, rates
   group-leaf       group opening and the own walk over the leaf capacity (16 to 128) at 2^20
+  warp-order       the warps' order, tree (key) order against the leaves' Hilbert order, at the rate
+                   table's configurations and the cube 2^24 - 1 (issue 21)
   leaf             leaf capacity at 1M and 16M
   variants         potential and counters on and off at 1M and 16M
   profile          one evaluation per walk variant at 1M, for a profiler (profile-relative: the relative opening)
@@ -1115,11 +1153,11 @@ tables (default: divergence,width,math,accuracy,relative,tuning,leaf,variants,sc
   crossover        GPU direct vs GPU tree at 8K .. 256K
   capacity         the largest N that evaluates (skipped with --capacity 0)
 Not in the default list: relative-tuning, orders, distributions, double, cost, rate, cube24, group, group-leaf,
-profile, profile-relative.
+warp-order, profile, profile-relative.
 )";
 
 constexpr std::string_view kTables[] = {"divergence", "width", "math", "accuracy", "relative", "relative-tuning",
-                                        "tuning", "orders", "distributions", "double", "cost", "rate", "cube24", "group", "group-leaf",
+                                        "tuning", "orders", "distributions", "double", "cost", "rate", "cube24", "group", "group-leaf", "warp-order",
                                         "leaf", "variants", "profile", "profile-relative", "scaling", "cpu",
                                         "crossover", "capacity"};
 
@@ -1185,6 +1223,7 @@ int main(int argc, char** argv) {
     if (want("cube24")) s.cube24();
     if (want("group")) s.group();
     if (want("group-leaf")) s.group_leaf();
+    if (want("warp-order")) s.warp_order();
     if (want("leaf")) s.leaves();
     if (want("variants")) s.variants();
     if (want("profile")) s.profile(false);  // not in the default list

@@ -16,6 +16,7 @@
 #include <cstdint>
 
 #include "orrery/cuda/check_cuda.cuh"
+#include "orrery/cuda/stream_scratch.cuh"
 #include "orrery/bh/opening_group.hpp"
 #include "orrery/bh/tree_walk_gpu_modes.hpp"
 #include "orrery/bh/walk.hpp"
@@ -371,25 +372,6 @@ unsigned walk_blocks(const WalkTargets<Real>& w, const GpuWalkParams& p) {
   return static_cast<unsigned>((std::int64_t(w.count) + per_block - 1) / per_block);
 }
 
-/// Stream-ordered scratch (cudaMallocAsync), freed in stream order on scope exit.
-template <class T>
-class StreamScratch {
- public:
-  StreamScratch(std::size_t count, cuda::StreamHandle s) : s_(s) {
-    if (count > 0) ORRERY_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&p_), count * sizeof(T), s));
-  }
-  ~StreamScratch() {
-    if (p_ != nullptr) (void)cudaFreeAsync(p_, s_);
-  }
-  StreamScratch(const StreamScratch&) = delete;
-  StreamScratch& operator=(const StreamScratch&) = delete;
-  T* get() const { return p_; }
-
- private:
-  T* p_ = nullptr;
-  cuda::StreamHandle s_;
-};
-
 template <bool Pot, Multipole M, class Criterion, MathMode Mode, int W, class Real, class Softening>
 void launch_coherent(const bh::OctreeView<Real>& t, const WalkTargets<Real>& w, const GpuWalkParams& p, const Softening& soft,
                      const DeviceWalkTargets<Real>& out, cuda::StreamHandle s) {
@@ -399,7 +381,7 @@ void launch_coherent(const bh::OctreeView<Real>& t, const WalkTargets<Real>& w, 
   // aligned for them); otherwise stream-ordered memory of our own.
   const bool borrowed = p.scratch.size() >= nodes * sizeof(Record) &&
                         reinterpret_cast<std::uintptr_t>(p.scratch.data()) % alignof(Record) == 0;
-  const StreamScratch<Record> own(borrowed ? 0 : nodes, s);
+  const cuda::StreamScratch<Record> own(borrowed ? 0 : nodes, s);
   Record* const records = borrowed ? reinterpret_cast<Record*>(p.scratch.data()) : own.get();
   pack_nodes<<<static_cast<unsigned>((nodes + kWalkBlock - 1) / kWalkBlock), kWalkBlock, 0, s>>>(t, records);
   ORRERY_CUDA_CHECK_LAUNCH("pack_nodes");

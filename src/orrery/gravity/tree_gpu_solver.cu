@@ -17,6 +17,7 @@
 #include "orrery/cuda/event_timer.hpp"
 #include "orrery/cuda/memory.hpp"
 #include "orrery/bh/device_tree_copy.hpp"
+#include "orrery/bh/leaf_order_gpu.hpp"
 #include "orrery/bh/walk.hpp"
 #include "orrery/bh/octree_build.hpp"
 #include "orrery/bh/octree_gpu.hpp"
@@ -168,6 +169,7 @@ struct GpuTreeSolver<Real>::State {
   bh::DeviceOctree<Real> device_tree;  // TreeBuild::device
   bh::Octree<Real> host_tree;          // TreeBuild::host, copied to tree_copy
   bh::DeviceTreeCopy<Real> tree_copy;
+  bh::HilbertLeafOrder leaf_order;  // WarpOrder::hilbert: every source's walk order
   cuda::DeviceBuffer<Real> sources[4];  // solve() with a device build: x, y, z, mass uploaded
   cuda::DeviceBuffer<Real> sorted[3];  // the relative bootstrap: ax, ay, az in sorted order
   cuda::DeviceBuffer<Real> result[4];  // solve(): ax, ay, az, pot in the caller's order, before download
@@ -187,7 +189,7 @@ struct GpuTreeSolver<Real>::State {
   // solve() given host targets: their indices or points, uploaded.
   cuda::DeviceBuffer<std::int64_t> target_index;
   cuda::DeviceBuffer<Real> target_point[3];
-  cuda::EventTimer t_upload, t_bootstrap, t_walk, t_download;
+  cuda::EventTimer t_upload, t_order, t_bootstrap, t_walk, t_download;
   std::vector<Real> staging[4];  // solve_device() with a host build: sources on the host
 };
 
@@ -224,7 +226,8 @@ std::size_t GpuTreeSolver<Real>::device_bytes() const {
   for (const auto& buf : st.counts) b += buf.bytes();
   for (const auto& buf : st.block_cost) b += buf.bytes();
   for (const auto& buf : st.block_ids) b += buf.bytes();
-  return b + st.scale.bytes() + st.largest.bytes() + st.cost.bytes() + st.sort_temp.bytes();
+  return b + st.scale.bytes() + st.largest.bytes() + st.cost.bytes() + st.sort_temp.bytes() +
+         st.leaf_order.device_bytes();
 }
 
 namespace {
@@ -368,7 +371,7 @@ SolverReport GpuTreeSolver<Real>::solve(const SourcesView<Real>& s, const Accele
   } else {
     build_on_device(upload_sources(s, report), o, report);
   }
-  walk_into(tree_view(), bh::every_source(tree_view()), tree_order(), result_buffers(out, o), o, report);
+  walk_every_source(result_buffers(out, o), o, report);
   download_results(out, o, report);
   return report;
 }
@@ -396,7 +399,7 @@ SolverReport GpuTreeSolver<Real>::solve_device(const SourcesView<Real>& s, const
     build_on_host({s.count, st.staging[0].data(), st.staging[1].data(), st.staging[2].data(), st.staging[3].data()},
                   o, report);
   }
-  walk_into(tree_view(), bh::every_source(tree_view()), tree_order(), out, o, report);
+  walk_every_source(out, o, report);
   return report;
 }
 
@@ -418,7 +421,8 @@ SolverReport GpuTreeSolver<Real>::solve_device(const SourcesView<Real>& s, const
   const auto view = tree_view();
   const std::int64_t n = s.count, k = targets.count;
   if (targets.index == nullptr) {  // points, walked in the order given
-    walk_into(view, {static_cast<std::int32_t>(k), nullptr, targets.x, targets.y, targets.z}, nullptr, out, o, report);
+    walk_into(view, {static_cast<std::int32_t>(k), nullptr, targets.x, targets.y, targets.z}, nullptr, false, out, o,
+              report);
     return report;
   }
   // The subset in the tree's key order: every source's rank, the targets
@@ -457,7 +461,8 @@ SolverReport GpuTreeSolver<Real>::solve_device(const SourcesView<Real>& s, const
   compact_targets<<<blocks_for(n), kBlock, 0, stream>>>(n, st.slot.data(), st.position.data(),
                                                         st.subset_source.data(), st.subset_place.data());
   ORRERY_CUDA_CHECK_LAUNCH("compact_targets");
-  walk_into(view, {static_cast<std::int32_t>(k), st.subset_source.data()}, st.subset_place.data(), out, o, report);
+  walk_into(view, {static_cast<std::int32_t>(k), st.subset_source.data()}, st.subset_place.data(), false, out, o,
+            report);
   return report;
 }
 
@@ -499,14 +504,30 @@ const std::uint32_t* GpuTreeSolver<Real>::longest_first(std::int64_t n, const st
 }
 
 template <class Real>
+void GpuTreeSolver<Real>::walk_every_source(const AccelerationsView<Real>& out, const SolveOptions& o,
+                                            SolverReport& report) {
+  State& st = *state_;
+  const bh::OctreeView<Real> view = tree_view();
+  // Group opening's groups are runs within blocks of 32 targets of the key
+  // order (docs/adr/0017): it keeps that order.
+  if (config_.warp_order == WarpOrder::tree || config_.tree.tree.group_opening != 0)
+    return walk_into(view, bh::every_source(view), tree_order(), true, out, o, report);
+  st.t_order.start(st.stream.get());
+  st.leaf_order.compute(view, tree_order(), st.stream.get());
+  st.t_order.stop(st.stream.get());
+  report.add_phase("warp order", st.t_order.seconds());
+  walk_into(view, {static_cast<std::int32_t>(view.num_particles), st.leaf_order.source()}, st.leaf_order.place(), true,
+            out, o, report);
+}
+
+template <class Real>
 void GpuTreeSolver<Real>::walk_into(const bh::OctreeView<Real>& view, const bh::WalkTargets<Real>& targets,
-                                    const std::int32_t* order, const AccelerationsView<Real>& out,
+                                    const std::int32_t* order, bool every, const AccelerationsView<Real>& out,
                                     const SolveOptions& o, SolverReport& report) {
   State& st = *state_;
   const GpuTreeSolverConfig& cfg = config_;
   const auto stream = st.stream.get();
   const std::int64_t n = targets.count;
-  const bool every = targets.source == nullptr && targets.x == nullptr;
   const bool pot = o.potential && out.potential != nullptr;
   // Every solve passes here: refuse what this solver does not do rather than ignore it.
   if (o.per_target_counts && !cfg.counters)
@@ -544,14 +565,16 @@ void GpuTreeSolver<Real>::walk_into(const bh::OctreeView<Real>& view, const bh::
       enqueue_relative_scales(n, order, out.ax, out.ay, out.az, st.largest, st.scale.data(), stream);
     } else {
       // The bootstrap walk: of the points themselves, or of every source (a
-      // subset's floor is the whole set's largest |a_old|), sorted order.
+      // subset's floor is the whole set's largest |a_old|), results in sorted
+      // order (every source in its walk order: scattered to its sorted index).
       const bool points = targets.x != nullptr;
       const std::int64_t m = points ? n : view.num_particles;
       for (int k = 0; k < 3; ++k) ensure(st.sorted[k], m);
       bh::GpuWalkParams first = params;
       first.potential = false;
-      const bh::DeviceWalkTargets<Real> b{st.sorted[0].data(), st.sorted[1].data(), st.sorted[2].data()};
-      bh::walk_tree_gpu(view, points ? targets : bh::every_source(view), first, b, stream);
+      bh::DeviceWalkTargets<Real> b{st.sorted[0].data(), st.sorted[1].data(), st.sorted[2].data()};
+      b.order = every ? targets.source : nullptr;
+      bh::walk_tree_gpu(view, points || every ? targets : bh::every_source(view), first, b, stream);
       enqueue_largest<Real>(m, b.ax, b.ay, b.az, given, st.largest, stream);
       enqueue_relative_scales<Real>(n, points ? nullptr : targets.source, b.ax, b.ay, b.az, st.largest,
                                     st.scale.data(), stream);
@@ -570,7 +593,7 @@ void GpuTreeSolver<Real>::walk_into(const bh::OctreeView<Real>& view, const bh::
   }
   st.cost_count = w.cost != nullptr ? n : 0;
   bh::GpuWalkParams walk = params;
-  if (targets.source != nullptr && params.group_opening == 0)  // a subset (group opening: a lane a target)
+  if (!every && targets.source != nullptr && params.group_opening == 0)  // a subset (group opening: a lane a target)
     walk.target_lanes = cfg.subset_target_lanes > 0 ? cfg.subset_target_lanes
                                                     : bh::subset_target_lanes(n, st.multiprocessors);
   st.t_walk.start(stream);

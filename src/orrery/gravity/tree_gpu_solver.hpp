@@ -33,11 +33,20 @@ namespace orrery::gravity {
 
 enum class TreeBuild : std::uint8_t { device, host };
 
+/// The order in which a solve of every source groups its targets into the
+/// coherent walk's warps (bh/leaf_order_gpu.hpp): the tree's leaves in
+/// Hilbert order, or the tree's own key order. Neither changes a target's
+/// results or its particle-cell and particle-particle counts; the Hilbert
+/// order's warps visit fewer nodes. Subsets walk in key order; group
+/// opening (defined over the key order's blocks of 32) always does.
+enum class WarpOrder : std::uint8_t { hilbert, tree };
+
 struct GpuTreeSolverConfig {
   bh::TreeSolverConfig tree;  // theta, leaf capacity, multipole, softening, math: as the CPU solver
   bh::Traversal traversal = bh::Traversal::coherent;
   int group_width = 32;  // coherent walk: 8, 16, 32 or 64
   TreeBuild build = TreeBuild::device;  // host: the CPU build, copied (tests, cross-checks)
+  WarpOrder warp_order = WarpOrder::hilbert;  // every source as a target: the coherent walk's warps
   bool counters = true;  // per-target counters (contract 2); off saves 12 bytes per particle
   // Lanes per target in the walk of a subset (bh::GpuWalkParams::target_lanes):
   // 0 chooses from the subset's size and the device's SMs (bh::subset_target_lanes).
@@ -104,10 +113,12 @@ class GpuTreeSolver final : public ForceSolver<Real>, public DeviceForceSolver<R
   bh::OctreeView<Real> tree_view() const;
   const std::int32_t* tree_order() const;
   // The walk over `view` into `out` (device, the caller's order) and the
-  // counters: the part both ways in share.
+  // counters: the part both ways in share. every: the targets are every
+  // source (in any order).
   void walk_into(const bh::OctreeView<Real>& view, const bh::WalkTargets<Real>& targets, const std::int32_t* order,
-                 const AccelerationsView<Real>& out,
-                 const SolveOptions& options, SolverReport& report);
+                 bool every, const AccelerationsView<Real>& out, const SolveOptions& options, SolverReport& report);
+  // walk_into with every source as a target, in the order config_.warp_order asks for.
+  void walk_every_source(const AccelerationsView<Real>& out, const SolveOptions& options, SolverReport& report);
   // The relative walk's launch order, longest blocks first, from the previous
   // walk's visits of the same particles; null when there is none.
   const std::uint32_t* longest_first(std::int64_t n, const std::int32_t* order, bool previous);

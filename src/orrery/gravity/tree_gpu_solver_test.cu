@@ -134,6 +134,45 @@ TEST(GpuTreeSolver, RelativeOpeningEqualsCpuTreeSolverWithAndWithoutPreviousAcce
   }
 }
 
+// The warps' order (WarpOrder) changes when a target is walked and its
+// group's visits, never its results or its interaction counts: fast mode
+// (where only the order could show), both criteria, the relative one through
+// its bootstrap and steady state.
+TEST(GpuTreeSolver, WarpOrdersGiveTheSameBitsAndCounts) {
+  SKIP_WITHOUT_GPU();
+  const auto p = testing::plummer(20000, 37);
+  for (const bh::Opening opening : {bh::Opening::geometric, bh::Opening::relative}) {
+    bh::TreeSolverConfig c;
+    c.tree.multipole = bh::Multipole::quadrupole;
+    c.tree.opening = opening;
+    c.tree.theta = opening == bh::Opening::relative ? 1.0 : 0.6;
+    c.tree.leaf_capacity = 32;
+    GpuTreeSolverConfig key_order = gpu_config(c, bh::Traversal::coherent, 32);
+    key_order.warp_order = WarpOrder::tree;
+    GpuTreeSolverConfig hilbert = key_order;
+    hilbert.warp_order = WarpOrder::hilbert;
+    GpuTreeSolver<float> a(key_order), b(hilbert);
+    Accelerations<float> ra(p.size()), rb(p.size());
+    for (const bool previous : {false, true}) {
+      const SolveOptions o{.potential = true, .per_target_counts = true, .previous_accelerations = previous};
+      const SolverReport sa = a.solve(p.sources(), ra.view(), o);
+      const SolverReport sb = b.solve(p.sources(), rb.view(), o);
+      const std::string what = std::string(bh::to_string(opening)) + (previous ? ", steady" : ", first evaluation");
+      EXPECT_EQ(first_bit_difference(rb.ax, ra.ax), -1) << what;
+      EXPECT_EQ(first_bit_difference(rb.ay, ra.ay), -1) << what;
+      EXPECT_EQ(first_bit_difference(rb.az, ra.az), -1) << what;
+      EXPECT_EQ(first_bit_difference(rb.potential, ra.potential), -1) << what;
+      ASSERT_EQ(sb.per_target.size(), sa.per_target.size()) << what;
+      for (std::size_t i = 0; i < sa.per_target.size(); ++i) {
+        ASSERT_EQ(sb.per_target[i].cell_interactions, sa.per_target[i].cell_interactions) << what << " target " << i;
+        ASSERT_EQ(sb.per_target[i].particle_interactions, sa.per_target[i].particle_interactions) << what << " " << i;
+      }
+      EXPECT_TRUE(has_phase(sb, "warp order")) << what;
+      EXPECT_FALSE(has_phase(sa, "warp order")) << what;
+    }
+  }
+}
+
 TEST(GpuTreeSolver, DevicePointerApiGivesTheSameBits) {
   SKIP_WITHOUT_GPU();
   const auto p = testing::plummer(5000, 32);

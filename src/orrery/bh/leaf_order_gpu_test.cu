@@ -1,0 +1,81 @@
+// The GPU walk's order of every source (leaf_order_gpu.hpp), checked against
+// the host tree it was computed from: a permutation that takes the leaves in
+// ascending Hilbert key of their cells, each leaf's particles together and
+// in sorted order, with each target's place in the caller's order. Skipped
+// without a CUDA device.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "orrery/cuda/device.hpp"
+#include "orrery/bh/device_tree_copy.hpp"
+#include "orrery/bh/hilbert.hpp"
+#include "orrery/bh/leaf_order_gpu.hpp"
+#include "orrery/bh/octree_build.hpp"
+#include "support/test_inputs.hpp"
+#include "support/tree_gpu_test_support.hpp"
+
+namespace orrery::bh {
+namespace {
+
+#define SKIP_WITHOUT_GPU() \
+  if (!cuda::device_available()) GTEST_SKIP() << "no CUDA device"
+
+void expect_hilbert_leaf_order(const Particles<float>& p, int leaf_capacity, const std::string& what) {
+  TreeParams params;
+  params.leaf_capacity = leaf_capacity;
+  const Octree<float> tree = build_octree(p.sources(), params);
+  DeviceTreeCopy<float> d;
+  d.upload(tree);
+  HilbertLeafOrder order;
+  order.compute(d.view(), d.order(), nullptr);
+  const auto n = tree.x.size();
+  std::vector<std::int32_t> source(n), place(n);
+  cuda::copy_device_to_host(source.data(), order.source(), n * sizeof(std::int32_t), nullptr);
+  cuda::copy_device_to_host(place.data(), order.place(), n * sizeof(std::int32_t), nullptr);
+  cuda::synchronize(nullptr);
+
+  // The expected order, from the host tree: leaves by their cells' Hilbert keys.
+  std::vector<std::int32_t> leaves;
+  for (std::int32_t k = 0; k < tree.num_nodes(); ++k)
+    if (tree.next[k] == k + 1) leaves.push_back(k);
+  const auto hkey = [&](std::int32_t k) { return cell_hilbert_key(tree.key[k], tree.level[k]); };
+  std::sort(leaves.begin(), leaves.end(), [&](std::int32_t a, std::int32_t b) { return hkey(a) < hkey(b); });
+  std::vector<std::int32_t> want;
+  want.reserve(n);
+  for (std::int32_t k : leaves)
+    for (std::int32_t j = tree.first[k]; j < tree.first[k] + tree.count[k]; ++j) want.push_back(j);
+  ASSERT_EQ(want.size(), n) << what << ": the leaves do not hold every particle once";
+  for (std::size_t w = 0; w < n; ++w) {
+    ASSERT_EQ(source[w], want[w]) << what << ": walk position " << w;
+    ASSERT_EQ(place[w], tree.order[static_cast<std::size_t>(source[w])]) << what << ": walk position " << w;
+  }
+  // Distinct cells enter the curve at distinct points, so the order is unique.
+  for (std::size_t l = 1; l < leaves.size(); ++l)
+    ASSERT_LT(hkey(leaves[l - 1]), hkey(leaves[l])) << what << ": two leaves share a Hilbert key";
+}
+
+TEST(HilbertLeafOrder, TakesLeavesAlongTheCurveOnEveryInput) {
+  SKIP_WITHOUT_GPU();
+  for (int capacity : {1, 8, 32})
+    expect_hilbert_leaf_order(testing::plummer(20000, 3), capacity, "plummer, leaf capacity " + std::to_string(capacity));
+  for (const auto& in : testing::structured_inputs()) expect_hilbert_leaf_order(in.particles, 16, in.name);
+}
+
+TEST(HilbertLeafOrder, DiffersFromTheKeyOrder) {
+  SKIP_WITHOUT_GPU();
+  const Octree<float> tree = build_octree(testing::plummer(5000, 4).sources(), TreeParams{});
+  DeviceTreeCopy<float> d;
+  d.upload(tree);
+  HilbertLeafOrder order;
+  order.compute(d.view(), d.order(), nullptr);
+  std::vector<std::int32_t> source(tree.x.size());
+  cuda::copy_device_to_host(source.data(), order.source(), source.size() * sizeof(std::int32_t), nullptr);
+  cuda::synchronize(nullptr);
+  EXPECT_FALSE(std::is_sorted(source.begin(), source.end())) << "the Hilbert order is the key order";
+}
+
+}  // namespace
+}  // namespace orrery::bh
