@@ -12,7 +12,7 @@
 // estimate of warp instructions per warp from per-step costs read off the
 // walk's SASS (docs/performance/gpu_tree.md, "Warps in Hilbert order").
 //
-// usage: coherent_walk_model [--models cube,plummer,hernquist] [--stride 64] [--out coherent_walk_model.csv]
+// usage: coherent_walk_model [--models cube,plummer,hernquist] [--stride 64] [--leaf 32] [--out coherent_walk_model.csv]
 //   --stride S   model every S-th warp (1: all; the counts are per warp, so a sample suffices)
 #include <algorithm>
 #include <cstdio>
@@ -106,11 +106,11 @@ Particles<double> distribution(const std::string& model) {
 }
 
 /// Issue 21's fastest own-walk configuration of each input that meets its
-/// accuracy (gpu_tree.md's `rate` table): quadrupole, leaf 32, relative.
-bh::TreeSolverConfig issue21_config(const std::string& model) {
+/// accuracy (gpu_tree.md's `rate` table): quadrupole, leaf 32 (or `leaf`), relative.
+bh::TreeSolverConfig issue21_config(const std::string& model, int leaf) {
   bh::TreeSolverConfig c;
   c.tree.multipole = bh::Multipole::quadrupole;
-  c.tree.leaf_capacity = 32;
+  c.tree.leaf_capacity = leaf;
   c.tree.opening = bh::Opening::relative;
   c.tree.theta = 1.0;
   c.softening = model == "cube" ? 0.17 : 0.05;
@@ -119,7 +119,7 @@ bh::TreeSolverConfig issue21_config(const std::string& model) {
   return c;
 }
 
-void run(const std::string& model, std::int64_t stride, std::ofstream& csv) {
+void run(const std::string& model, std::int64_t stride, int leaf, std::ofstream& csv) {
   const Particles<double> pd = distribution(model);
   const std::int64_t n = pd.size();
   Particles<Real> p(static_cast<std::size_t>(n));
@@ -129,7 +129,7 @@ void run(const std::string& model, std::int64_t stride, std::ofstream& csv) {
     p.z[i] = Real(pd.z[i]);
     p.mass[i] = Real(pd.mass[i]);
   }
-  const bh::TreeSolverConfig c = issue21_config(model);
+  const bh::TreeSolverConfig c = issue21_config(model, leaf);
   gravity::TreeSolver<Real> solver(c);
   Accelerations<Real> a(static_cast<std::size_t>(n));
   gravity::SolveOptions first;
@@ -155,7 +155,7 @@ void run(const std::string& model, std::int64_t stride, std::ofstream& csv) {
                 model.c_str(), name, w.warps, w.per_warp(w.steps), w.per_warp(w.accept_steps),
                 w.per_warp(w.leaf_steps), w.per_target(w.own_nodes), w.per_target(w.cells),
                 w.per_warp(w.leaf_particles), w.per_target(w.kept_particles), w.instructions());
-    csv << model << ',' << n << ',' << c.tree.tolerance << ',' << c.tree.relative_cap << ',' << name << ',' << stride
+    csv << model << ',' << n << ',' << leaf << ',' << c.tree.tolerance << ',' << c.tree.relative_cap << ',' << name << ',' << stride
         << ',' << w.warps << ',' << w.per_warp(w.steps) << ',' << w.per_warp(w.accept_steps) << ','
         << w.per_warp(w.leaf_steps) << ',' << w.per_warp(w.leaf_particles) << ',' << w.per_target(w.own_nodes) << ','
         << w.per_target(w.cells) << ',' << w.per_target(w.kept_particles) << ',' << w.instructions() << '\n';
@@ -167,15 +167,21 @@ void run(const std::string& model, std::int64_t stride, std::ofstream& csv) {
 int main(int argc, char** argv) {
   std::string models = "cube,plummer,hernquist", out = "coherent_walk_model.csv";
   std::int64_t stride = 64;
+  int leaf = 32;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i], v = argv[i + 1];
     if (k == "--models") models = v;
     else if (k == "--stride") stride = std::stoll(v);
     else if (k == "--out") out = v;
+    else if (k == "--leaf") leaf = std::stoi(v);
     else {
-      std::fprintf(stderr, "coherent_walk_model: unknown option %s; accepted: --models, --stride, --out\n", k.c_str());
+      std::fprintf(stderr, "coherent_walk_model: unknown option %s; accepted: --models, --stride, --leaf, --out\n", k.c_str());
       return 2;
     }
+  }
+  if (leaf < 1) {
+    std::fprintf(stderr, "coherent_walk_model: --leaf %d; accepted: 1 or more\n", leaf);
+    return 2;
   }
   if (stride < 1) {
     std::fprintf(stderr, "coherent_walk_model: --stride %lld; accepted: 1 or more\n", (long long)stride);
@@ -183,11 +189,11 @@ int main(int argc, char** argv) {
   }
   try {
     std::ofstream csv(out);
-    csv << "model,n,tolerance,relative_cap,order,stride,warps,steps_pw,accept_steps_pw,leaf_steps_pw,"
+    csv << "model,n,leaf_capacity,tolerance,relative_cap,order,stride,warps,steps_pw,accept_steps_pw,leaf_steps_pw,"
            "leaf_particles_pw,own_nodes_pt,cells_pt,kept_particles_pt,est_instructions_pw\n";
     for (std::size_t at = 0; at <= models.size();) {
       const std::size_t end = std::min(models.find(',', at), models.size());
-      if (end > at) run(models.substr(at, end - at), stride, csv);
+      if (end > at) run(models.substr(at, end - at), stride, leaf, csv);
       at = end + 1;
     }
   } catch (const std::exception& e) {
