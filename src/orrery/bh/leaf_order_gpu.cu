@@ -4,43 +4,43 @@
 #include <cub/device/device_scan.cuh>
 
 #include "orrery/cuda/check_cuda.cuh"
-#include "orrery/cuda/stream_scratch.cuh"
 #include "orrery/bh/hilbert.hpp"
 
 namespace orrery::bh {
 namespace {
 
 constexpr int kBlock = 256;
-constexpr std::uint64_t kNotALeaf = ~0ull;  // above every cell_hilbert_key (< 2^63): internal nodes sort last
 
 unsigned blocks_for(std::int64_t n) { return static_cast<unsigned>((n + kBlock - 1) / kBlock); }
 
-/// key[n] = the Hilbert key of node n's cell if it is a leaf, kNotALeaf otherwise; node[n] = n.
+/// key[n] = the Hilbert key of node n's cell if it is a leaf, shifted right
+/// by `shift` (the zero bits below the deepest level present), `not_a_leaf`
+/// (above every leaf's) otherwise; node[n] = n.
 __global__ void __launch_bounds__(kBlock)
     leaf_keys(std::int32_t nodes, const std::uint64_t* cell_key, const std::int32_t* level, const std::int32_t* next,
-              std::uint64_t* key, std::int32_t* node) {
+              int shift, std::uint64_t not_a_leaf, std::uint64_t* key, std::int32_t* node) {
   const std::int32_t n = static_cast<std::int32_t>(blockIdx.x) * kBlock + static_cast<std::int32_t>(threadIdx.x);
   if (n >= nodes) return;
-  key[n] = next[n] == n + 1 ? cell_hilbert_key(cell_key[n], level[n]) : kNotALeaf;
+  key[n] = next[n] == n + 1 ? cell_hilbert_key(cell_key[n], level[n]) >> shift : not_a_leaf;
   node[n] = n;
 }
 
 /// size[p] = the particles of the p-th node in Hilbert order (0 past the leaves).
 __global__ void __launch_bounds__(kBlock)
     leaf_sizes(std::int32_t nodes, const std::uint64_t* key, const std::int32_t* node, const std::int32_t* count,
-               std::int32_t* size) {
+               std::uint64_t not_a_leaf, std::int32_t* size) {
   const std::int32_t p = static_cast<std::int32_t>(blockIdx.x) * kBlock + static_cast<std::int32_t>(threadIdx.x);
-  if (p < nodes) size[p] = key[p] != kNotALeaf ? count[node[p]] : 0;
+  if (p < nodes) size[p] = key[p] != not_a_leaf ? count[node[p]] : 0;
 }
 
 /// One warp a leaf: its particles' sorted indices and the caller's indices
 /// from offset[p] on (a leaf at the deepest level may hold many).
 __global__ void __launch_bounds__(kBlock)
     place_leaves(std::int32_t nodes, const std::uint64_t* key, const std::int32_t* node, const std::int32_t* first,
-                 const std::int32_t* count, const std::int32_t* offset, const std::int32_t* order, std::int32_t* source,
-                 std::int32_t* place) {
+                 const std::int32_t* count, const std::int32_t* offset, std::uint64_t not_a_leaf,
+                 const std::int32_t* order, std::int32_t* source, std::int32_t* place) {
   const std::int64_t p = (std::int64_t(blockIdx.x) * kBlock + threadIdx.x) / 32;
-  if (p >= nodes || key[p] == kNotALeaf) return;
+  if (p >= nodes || key[p] == not_a_leaf) return;
   const std::int32_t n = node[p], f = first[n], c = count[n], o = offset[p];
   for (std::int32_t j = static_cast<std::int32_t>(threadIdx.x % 32); j < c; j += 32) {
     source[o + j] = f + j;
@@ -48,41 +48,74 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
+/// Carves aligned arrays out of one allocation (CUB's temporaries want 256-byte alignment).
+class Carve {
+ public:
+  explicit Carve(std::byte* base) : at_(base) {}
+  template <class T>
+  T* take(std::size_t count) {
+    T* p = reinterpret_cast<T*>(at_);
+    at_ += round_up(count * sizeof(T));
+    return p;
+  }
+  static std::size_t round_up(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
+
+ private:
+  std::byte* at_;
+};
+
 }  // namespace
 
 template <class Real>
-void HilbertLeafOrder::compute(const OctreeView<Real>& t, const std::int32_t* order, cuda::StreamHandle s) {
+void HilbertLeafOrder::compute(const OctreeView<Real>& t, const std::int32_t* order, int depth,
+                               std::span<std::byte> scratch, cuda::StreamHandle s) {
   const std::int32_t nodes = t.num_nodes;
   source_.resize(static_cast<std::size_t>(t.num_particles));
   place_.resize(static_cast<std::size_t>(t.num_particles));
   if (nodes == 0) return;
+  // Keys of 3 depth bits (a leaf at level L <= depth has zeros below bit
+  // 3 (kMaxLevel - L)) and one above them for the internal nodes: the sort
+  // reads 3 depth + 1 bits, not 64.
+  const int shift = 3 * (kMaxLevel - depth);
+  const std::uint64_t not_a_leaf = std::uint64_t(1) << (3 * depth);
+  const int end_bit = 3 * depth + 1;
   const auto un = static_cast<std::size_t>(nodes);
-  const cuda::StreamScratch<std::uint64_t> key(2 * un, s);
-  const cuda::StreamScratch<std::int32_t> node(3 * un, s);  // unsorted, sorted, and the scan's input
-  std::uint64_t* const key_in = key.get();
-  std::uint64_t* const key_out = key.get() + un;
-  std::int32_t* const node_in = node.get();
-  std::int32_t* const node_out = node.get() + un;
-  std::int32_t* const size = node.get() + 2 * un;
-  leaf_keys<<<blocks_for(nodes), kBlock, 0, s>>>(nodes, t.key, t.level, t.next, key_in, node_in);
-  ORRERY_CUDA_CHECK_LAUNCH("leaf_keys");
+  cub::DoubleBuffer<std::uint64_t> keys(nullptr, nullptr);
+  cub::DoubleBuffer<std::int32_t> ids(nullptr, nullptr);
   std::size_t sort_bytes = 0, scan_bytes = 0;
-  ORRERY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, key_in, key_out, node_in, node_out, nodes, 0,
-                                                    64, s));
-  ORRERY_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, size, node_in, nodes, s));
-  const cuda::StreamScratch<std::byte> temp(sort_bytes > scan_bytes ? sort_bytes : scan_bytes, s);
-  ORRERY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp.get(), sort_bytes, key_in, key_out, node_in, node_out, nodes,
-                                                    0, 64, s));
-  leaf_sizes<<<blocks_for(nodes), kBlock, 0, s>>>(nodes, key_out, node_out, t.count, size);
+  std::int32_t* none = nullptr;
+  ORRERY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, keys, ids, nodes, 0, end_bit, s));
+  ORRERY_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, none, none, nodes, s));
+  const std::size_t temp = sort_bytes > scan_bytes ? sort_bytes : scan_bytes;
+  const std::size_t bytes = 2 * Carve::round_up(un * sizeof(std::uint64_t)) +
+                            4 * Carve::round_up(un * sizeof(std::int32_t)) + Carve::round_up(temp) + 256;
+  // The caller's scratch when it is large enough, else memory of our own kept across calls.
+  if (scratch.size() < bytes) {
+    if (own_.size() < bytes) own_.resize(bytes);
+    scratch = {own_.data(), own_.size()};
+  }
+  const auto base = reinterpret_cast<std::uintptr_t>(scratch.data());
+  Carve c(scratch.data() + ((base + 255) / 256 * 256 - base));
+  keys = cub::DoubleBuffer<std::uint64_t>(c.take<std::uint64_t>(un), c.take<std::uint64_t>(un));
+  ids = cub::DoubleBuffer<std::int32_t>(c.take<std::int32_t>(un), c.take<std::int32_t>(un));
+  std::int32_t* const size = c.take<std::int32_t>(un);
+  std::int32_t* const offset = c.take<std::int32_t>(un);
+  void* const cub_temp = c.take<std::byte>(temp);
+  leaf_keys<<<blocks_for(nodes), kBlock, 0, s>>>(nodes, t.key, t.level, t.next, shift, not_a_leaf, keys.Current(),
+                                                 ids.Current());
+  ORRERY_CUDA_CHECK_LAUNCH("leaf_keys");
+  ORRERY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(cub_temp, sort_bytes, keys, ids, nodes, 0, end_bit, s));
+  leaf_sizes<<<blocks_for(nodes), kBlock, 0, s>>>(nodes, keys.Current(), ids.Current(), t.count, not_a_leaf, size);
   ORRERY_CUDA_CHECK_LAUNCH("leaf_sizes");
-  // The offsets overwrite the unsorted nodes, no longer needed.
-  ORRERY_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.get(), scan_bytes, size, node_in, nodes, s));
-  place_leaves<<<blocks_for(std::int64_t(nodes) * 32), kBlock, 0, s>>>(nodes, key_out, node_out, t.first, t.count,
-                                                                      node_in, order, source_.data(), place_.data());
+  ORRERY_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(cub_temp, scan_bytes, size, offset, nodes, s));
+  place_leaves<<<blocks_for(std::int64_t(nodes) * 32), kBlock, 0, s>>>(
+      nodes, keys.Current(), ids.Current(), t.first, t.count, offset, not_a_leaf, order, source_.data(), place_.data());
   ORRERY_CUDA_CHECK_LAUNCH("place_leaves");
 }
 
-template void HilbertLeafOrder::compute(const OctreeView<float>&, const std::int32_t*, cuda::StreamHandle);
-template void HilbertLeafOrder::compute(const OctreeView<double>&, const std::int32_t*, cuda::StreamHandle);
+template void HilbertLeafOrder::compute(const OctreeView<float>&, const std::int32_t*, int, std::span<std::byte>,
+                                        cuda::StreamHandle);
+template void HilbertLeafOrder::compute(const OctreeView<double>&, const std::int32_t*, int, std::span<std::byte>,
+                                        cuda::StreamHandle);
 
 }  // namespace orrery::bh

@@ -18,6 +18,7 @@
 // No CUDA header.
 #include <cstddef>
 #include <cstdint>
+#include <span>
 
 #include "orrery/cuda/memory.hpp"
 #include "orrery/cuda/stream.hpp"
@@ -27,17 +28,22 @@ namespace orrery::bh {
 
 class HilbertLeafOrder {
  public:
-  /// Enqueues the order of every source of `tree` on `stream` (asynchronous;
-  /// its sorting scratch is stream-ordered memory, freed before it returns
-  /// in stream order).
+  /// Enqueues the order of every source of `tree` (of deepest level `depth`)
+  /// on `stream` (asynchronous). Its sort works in `scratch` (device memory
+  /// nothing else uses until the stream has passed this call, such as
+  /// DeviceOctree::scratch_between_builds(); 32 bytes a node and the sort's
+  /// temporaries) when that is large enough, else in memory of its own, kept
+  /// for the next call, so that a solve allocates nothing.
   template <class Real>
-  void compute(const OctreeView<Real>& tree, const std::int32_t* order, cuda::StreamHandle stream);
+  void compute(const OctreeView<Real>& tree, const std::int32_t* order, int depth, std::span<std::byte> scratch,
+               cuda::StreamHandle stream);
   const std::int32_t* source() const { return source_.data(); }
   const std::int32_t* place() const { return place_.data(); }
-  std::size_t device_bytes() const { return source_.bytes() + place_.bytes(); }
+  std::size_t device_bytes() const { return source_.bytes() + place_.bytes() + own_.bytes(); }
 
  private:
   cuda::DeviceBuffer<std::int32_t> source_, place_;
+  cuda::DeviceBuffer<std::byte> own_;
 };
 
 }  // namespace orrery::bh

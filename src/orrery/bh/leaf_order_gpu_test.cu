@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -28,19 +29,25 @@ void expect_hilbert_leaf_order(const Particles<float>& p, int leaf_capacity, con
   const Octree<float> tree = build_octree(p.sources(), params);
   DeviceTreeCopy<float> d;
   d.upload(tree);
-  HilbertLeafOrder order;
-  order.compute(d.view(), d.order(), nullptr);
-  const auto n = tree.x.size();
-  std::vector<std::int32_t> source(n), place(n);
-  cuda::copy_device_to_host(source.data(), order.source(), n * sizeof(std::int32_t), nullptr);
-  cuda::copy_device_to_host(place.data(), order.place(), n * sizeof(std::int32_t), nullptr);
-  cuda::synchronize(nullptr);
-
   const std::vector<std::int32_t> want = hilbert_leaf_order(tree.view());
+  const auto n = tree.x.size();
   ASSERT_EQ(want.size(), n) << what << ": the leaves do not hold every particle once";
-  for (std::size_t w = 0; w < n; ++w) {
-    ASSERT_EQ(source[w], want[w]) << what << ": walk position " << w;
-    ASSERT_EQ(place[w], tree.order[static_cast<std::size_t>(source[w])]) << what << ": walk position " << w;
+  // In memory of its own, then in a caller's scratch (offset by 4 bytes from
+  // an allocation: its alignment is the order's to mend), then too small a one.
+  cuda::DeviceBuffer<std::byte> scratch(64 * static_cast<std::size_t>(tree.num_nodes()) + 8192);
+  const std::span<std::byte> given{scratch.data() + 4, scratch.size() - 4};
+  HilbertLeafOrder order;
+  for (const auto& [where, memory] : {std::pair{"own memory", std::span<std::byte>{}}, std::pair{"scratch", given},
+                                      std::pair{"too small a scratch", given.first(64)}}) {
+    order.compute(d.view(), d.order(), tree.depth, memory, nullptr);
+    std::vector<std::int32_t> source(n), place(n);
+    cuda::copy_device_to_host(source.data(), order.source(), n * sizeof(std::int32_t), nullptr);
+    cuda::copy_device_to_host(place.data(), order.place(), n * sizeof(std::int32_t), nullptr);
+    cuda::synchronize(nullptr);
+    for (std::size_t w = 0; w < n; ++w) {
+      ASSERT_EQ(source[w], want[w]) << what << ", " << where << ": walk position " << w;
+      ASSERT_EQ(place[w], tree.order[static_cast<std::size_t>(source[w])]) << what << ", " << where << ": " << w;
+    }
   }
 }
 
@@ -57,7 +64,7 @@ TEST(HilbertLeafOrder, DiffersFromTheKeyOrder) {
   DeviceTreeCopy<float> d;
   d.upload(tree);
   HilbertLeafOrder order;
-  order.compute(d.view(), d.order(), nullptr);
+  order.compute(d.view(), d.order(), tree.depth, {}, nullptr);
   std::vector<std::int32_t> source(tree.x.size());
   cuda::copy_device_to_host(source.data(), order.source(), source.size() * sizeof(std::int32_t), nullptr);
   cuda::synchronize(nullptr);

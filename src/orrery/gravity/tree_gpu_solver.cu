@@ -513,7 +513,10 @@ void GpuTreeSolver<Real>::walk_every_source(const AccelerationsView<Real>& out, 
   if (config_.warp_order == WarpOrder::tree || config_.tree.tree.group_opening != 0)
     return walk_into(view, bh::every_source(view), tree_order(), true, out, o, report);
   st.t_order.start(st.stream.get());
-  st.leaf_order.compute(view, tree_order(), st.stream.get());
+  // The build's scratch is free until the walk packs its records there, after the order.
+  const std::span<std::byte> scratch =
+      config_.build == TreeBuild::device ? st.device_tree.scratch_between_builds() : std::span<std::byte>{};
+  st.leaf_order.compute(view, tree_order(), depth(), scratch, st.stream.get());
   st.t_order.stop(st.stream.get());
   report.add_phase("warp order", st.t_order.seconds());
   walk_into(view, {static_cast<std::int32_t>(view.num_particles), st.leaf_order.source()}, st.leaf_order.place(), true,
