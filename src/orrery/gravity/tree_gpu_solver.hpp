@@ -34,19 +34,22 @@ namespace orrery::gravity {
 enum class TreeBuild : std::uint8_t { device, host };
 
 /// The order in which a solve of every source groups its targets into the
-/// coherent walk's warps (bh/leaf_order_gpu.hpp): the tree's leaves in
-/// Hilbert order, or the tree's own key order. Neither changes a target's
-/// results or its particle-cell and particle-particle counts; the Hilbert
-/// order's warps visit fewer nodes. Subsets walk in key order; group
-/// opening (defined over the key order's blocks of 32) always does.
-enum class WarpOrder : std::uint8_t { hilbert, tree };
+/// coherent walk's warps (docs/adr/0018): the tree's own key order, or its
+/// leaves in Hilbert order (bh/leaf_order_gpu.hpp), whose warps visit fewer
+/// nodes but which costs a sort each solve. Neither changes a target's
+/// results or its particle-cell and particle-particle counts. Subsets walk
+/// in key order; group opening (defined over the key order's blocks of 32)
+/// always does.
+enum class WarpOrder : std::uint8_t { tree, hilbert };
 
 struct GpuTreeSolverConfig {
   bh::TreeSolverConfig tree;  // theta, leaf capacity, multipole, softening, math: as the CPU solver
   bh::Traversal traversal = bh::Traversal::coherent;
   int group_width = 32;  // coherent walk: 8, 16, 32 or 64
   TreeBuild build = TreeBuild::device;  // host: the CPU build, copied (tests, cross-checks)
-  WarpOrder warp_order = WarpOrder::hilbert;  // every source as a target: the coherent walk's warps
+  // Every source as a target: the coherent walk's warps. The key order until
+  // the Hilbert order's cost is measured below its gain (docs/adr/0018).
+  WarpOrder warp_order = WarpOrder::tree;
   bool counters = true;  // per-target counters (contract 2); off saves 12 bytes per particle
   // Lanes per target in the walk of a subset (bh::GpuWalkParams::target_lanes):
   // 0 chooses from the subset's size and the device's SMs (bh::subset_target_lanes).

@@ -135,14 +135,17 @@ TEST(GpuTreeSolver, RelativeOpeningEqualsCpuTreeSolverWithAndWithoutPreviousAcce
 }
 
 // The warps' order (WarpOrder) changes when a target is walked and its
-// group's visits, never its results or its interaction counts: fast mode
-// (where only the order could show), both criteria, the relative one through
-// its bootstrap and steady state.
+// group's visits, never its results or its interaction counts: both math
+// modes (the key order's exact bits are the CPU's, tested above), both
+// criteria, the relative one through its bootstrap and steady state.
 TEST(GpuTreeSolver, WarpOrdersGiveTheSameBitsAndCounts) {
   SKIP_WITHOUT_GPU();
   const auto p = testing::plummer(20000, 37);
-  for (const bh::Opening opening : {bh::Opening::geometric, bh::Opening::relative}) {
+  for (const auto [opening, math] : {std::pair{bh::Opening::geometric, MathMode::fast},
+                                     std::pair{bh::Opening::relative, MathMode::fast},
+                                     std::pair{bh::Opening::relative, MathMode::exact}}) {
     bh::TreeSolverConfig c;
+    c.math = math;
     c.tree.multipole = bh::Multipole::quadrupole;
     c.tree.opening = opening;
     c.tree.theta = opening == bh::Opening::relative ? 1.0 : 0.6;
@@ -157,7 +160,8 @@ TEST(GpuTreeSolver, WarpOrdersGiveTheSameBitsAndCounts) {
       const SolveOptions o{.potential = true, .per_target_counts = true, .previous_accelerations = previous};
       const SolverReport sa = a.solve(p.sources(), ra.view(), o);
       const SolverReport sb = b.solve(p.sources(), rb.view(), o);
-      const std::string what = std::string(bh::to_string(opening)) + (previous ? ", steady" : ", first evaluation");
+      const std::string what = std::string(bh::to_string(opening)) + (math == MathMode::exact ? ", exact" : ", fast") +
+                               (previous ? ", steady" : ", first evaluation");
       EXPECT_EQ(first_bit_difference(rb.ax, ra.ax), -1) << what;
       EXPECT_EQ(first_bit_difference(rb.ay, ra.ay), -1) << what;
       EXPECT_EQ(first_bit_difference(rb.az, ra.az), -1) << what;
