@@ -42,18 +42,6 @@ TEST(Hilbert, IsABijectionWhoseConsecutiveCellsShareAFace) {
   }
 }
 
-// The Morton curve, for contrast: it jumps (the property the walk's order avoids).
-TEST(Hilbert, TheMortonCurveJumps) {
-  int jumps = 0;
-  for (std::uint64_t k = 1; k < 64; ++k) {
-    const int d = std::abs(int(compact_bits(k >> 2)) - int(compact_bits((k - 1) >> 2))) +
-                  std::abs(int(compact_bits(k >> 1)) - int(compact_bits((k - 1) >> 1))) +
-                  std::abs(int(compact_bits(k)) - int(compact_bits(k - 1)));
-    jumps += d > 1;
-  }
-  EXPECT_GT(jumps, 0);
-}
-
 TEST(Hilbert, ACellsKeyIsWhereTheCurveEntersItAtEveryLevel) {
   Rng r(7);
   for (int trial = 0; trial < 2000; ++trial) {
