@@ -8,7 +8,7 @@
 // Issue 21's inputs and configurations (gpu_tree_bench's `rate` table: the
 // same generators and seeds), the tree and the relative scales from the CPU
 // solver (the GPU's bits). Compares the tree's key order with the leaves'
-// Hilbert order (bh/leaf_order.hpp, the GPU solver's default), and writes an
+// Hilbert order (bh/leaf_order.hpp; GpuTreeSolverConfig::warp_order), and writes an
 // estimate of warp instructions per warp from per-step costs read off the
 // walk's SASS (docs/performance/gpu_tree.md, "Warps in Hilbert order").
 //

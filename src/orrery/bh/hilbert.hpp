@@ -1,7 +1,7 @@
 #pragma once
 // The Hilbert curve over the key grid (morton.hpp): an order of cells in
 // which consecutive cells share a face, unlike the Morton curve, whose
-// consecutive cells can lie across the cube. The GPU walk takes its targets
+// consecutive cells can lie across the cube. The GPU walk can take its targets
 // in the Hilbert order of their leaves (leaf_order_gpu.hpp), so that the 32
 // targets of a warp lie close together and the union of their walks is small
 // (docs/performance/gpu_tree.md, "Warps in Hilbert order"). Integer

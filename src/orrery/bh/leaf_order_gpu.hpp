@@ -1,5 +1,6 @@
 #pragma once
-// The order in which the GPU walk takes every source as a target: the tree's
+// An order in which the GPU walk can take every source as a target
+// (GpuTreeSolverConfig::warp_order, docs/adr/0018): the tree's
 // leaves in the Hilbert order of their cells (hilbert.hpp), each leaf's
 // particles in sorted order. The coherent walk's group of 32 consecutive
 // targets walks the union of their walks; in the tree's own (Morton) order a
