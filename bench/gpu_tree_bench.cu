@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "device_timing.hpp"
+#include "issue21_inputs.hpp"
 #include "orrery/core/error.hpp"
 #include "orrery/cuda/check_cuda.cuh"
 #include "orrery/cuda/device.hpp"
@@ -343,20 +344,7 @@ class Csv {
   std::ofstream f_;
 };
 
-// ---------------------------------------------------------------- issue 21's inputs
-
-/// The distributions of issue 21, made on the host by ic/ with the seeds of
-/// bench/opening_sweep_bench.cpp: "cube" (uniform in [-3, 3]^3, masses
-/// U(0, 1) / N), "plummer", "hernquist" (truncated at 100 scale radii).
-Particles<double> distribution(const std::string& model, std::int64_t n) {
-  if (model == "cube") return ic::uniform_cube(n, 20261221, 3.0);
-  if (model == "hernquist") return ic::hernquist_sphere(n, 20261223);
-  if (model == "plummer") return ic::plummer_sphere(n, 20261222);
-  throw InputError("gpu_tree_bench: unknown distribution '" + model + "'; accepted: cube, plummer, hernquist");
-}
-
-/// Issue 21's softening: the cube's eps 0.17 at 2^20 (kept at 2^18), the halos' 0.05.
-double distribution_softening(const std::string& model) { return model == "cube" ? 0.17 : kSoftening; }
+// Issue 21's inputs: issue21_inputs.hpp.
 
 /// The quadrupole, leaf 32 configurations of issue 21: geometric at theta,
 /// or relative (theta 1) at tolerance and cap.
@@ -680,8 +668,8 @@ class Session {
   void for_each_issue21_model(F&& f) {
     for (const std::string model : {"cube", "plummer", "hernquist"}) {
       const std::int64_t n = model == "cube" ? (std::int64_t(1) << 20) - 1 : std::int64_t(1) << 20;
-      const double eps = distribution_softening(model);
-      DeviceSet p(distribution(model, n), true);
+      const double eps = issue21_softening(model);
+      DeviceSet p(issue21_distribution(model, n), true);
       const Reference ref = reference(p, 4096, eps);
       f(model, p, ref, eps);
     }
@@ -712,7 +700,7 @@ class Session {
       for (const auto& cfg : cs) accuracy_row("group", model, p, ref, cfg, true);
     });
     constexpr double eps = 0.0675;
-    DeviceSet p(distribution("cube", (std::int64_t(1) << 24) - 1), true);
+    DeviceSet p(issue21_distribution("cube", (std::int64_t(1) << 24) - 1), true);
     const Reference ref = reference(p, 4096, eps);
     std::vector<GpuTreeSolverConfig> cs{issue21_relative(0.004, 0.55, eps)};
     for (int most : {32, 128, 512})
@@ -775,7 +763,7 @@ class Session {
                            : std::vector{issue21_relative(0.002, 0.5, eps), issue21_relative(0.002, 0.55, eps)});
     });
     constexpr double eps = 0.0675;
-    DeviceSet p(distribution("cube", (std::int64_t(1) << 24) - 1), true);
+    DeviceSet p(issue21_distribution("cube", (std::int64_t(1) << 24) - 1), true);
     const Reference ref = reference(p, 4096, eps);
     rows("warp-order24", "cube", p, ref, {issue21_relative(0.004, 0.55, eps)});
   }
@@ -789,7 +777,7 @@ class Session {
   void cube24() {
     std::printf("\n== uniform cube N = 2^24 - 1, eps 0.0675 (quadrupole, leaf 32, errors on 4096 targets)\n");
     constexpr double eps = 0.0675;
-    DeviceSet p(distribution("cube", (std::int64_t(1) << 24) - 1), true);
+    DeviceSet p(issue21_distribution("cube", (std::int64_t(1) << 24) - 1), true);
     const Reference ref = reference(p, 4096, eps);
     std::vector<GpuTreeSolverConfig> cs{issue21_config(0.55, eps)};
     for (double cap : {0.5, 0.55})
@@ -817,8 +805,8 @@ class Session {
     std::printf("\n== criteria x distributions (quadrupole, leaf 32, errors on 4096 targets)\n");
     for (const std::int64_t n : {std::int64_t(1) << 18, std::int64_t(1) << 20}) {
       for (const std::string model : {"cube", "plummer", "hernquist"}) {
-        const double eps = distribution_softening(model);
-        DeviceSet p(distribution(model, model == "cube" && n == (std::int64_t(1) << 20) ? n - 1 : n), true);
+        const double eps = issue21_softening(model);
+        DeviceSet p(issue21_distribution(model, model == "cube" && n == (std::int64_t(1) << 20) ? n - 1 : n), true);
         const Reference ref = reference(p, 4096, eps);
         for (double theta : {0.45, 0.5, 0.55, 0.6, 0.7, 0.8})
           accuracy_row("distributions", model, p, ref, issue21_config(theta, eps));

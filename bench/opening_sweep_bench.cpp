@@ -28,13 +28,11 @@
 #include <string>
 #include <vector>
 
+#include "issue21_inputs.hpp"
 #include "orrery/core/error.hpp"
 #include "orrery/gravity/reference_solver.hpp"
 #include "orrery/gravity/tree_solver.hpp"
-#include "orrery/ic/hernquist.hpp"
 #include "orrery/ic/initial_conditions.hpp"
-#include "orrery/ic/plummer.hpp"
-#include "orrery/ic/uniform_cube.hpp"
 
 namespace {
 
@@ -88,10 +86,7 @@ struct Model {
 };
 
 Model make_model(const std::string& name, std::int64_t n) {
-  if (name == "cube") return {ic::to_precision<float>(ic::uniform_cube(n, 20261221, 3.0)), 0.17};
-  if (name == "plummer") return {ic::to_precision<float>(ic::plummer_sphere(n, 20261222)), 0.05};
-  if (name == "hernquist") return {ic::to_precision<float>(ic::hernquist_sphere(n, 20261223)), 0.05};
-  throw InputError("opening_sweep_bench: model " + name + "; accepted: cube, plummer, hernquist");
+  return {ic::to_precision<float>(bench::issue21_distribution(name, n)), bench::issue21_softening(name)};
 }
 
 /// The reference accelerations at a spread sample of targets.

@@ -48,21 +48,33 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
-/// Carves aligned arrays out of one allocation (CUB's temporaries want 256-byte alignment).
-class Carve {
- public:
-  explicit Carve(std::byte* base) : at_(base) {}
-  template <class T>
-  T* take(std::size_t count) {
-    T* p = reinterpret_cast<T*>(at_);
-    at_ += round_up(count * sizeof(T));
-    return p;
-  }
-  static std::size_t round_up(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
-
- private:
-  std::byte* at_;
+/// The order's arrays in one piece of memory from `base` (256-byte aligned:
+/// CUB's temporaries want it): two key and two node buffers for the sort,
+/// the leaves' sizes, their offsets, then `temp` bytes for CUB. `bytes`
+/// gets the span they take; with a null base only that is of use.
+struct Scratch {
+  std::uint64_t* key[2];
+  std::int32_t* node[2];
+  std::int32_t* size;
+  std::int32_t* offset;
+  void* temp;
 };
+Scratch lay_out(std::byte* base, std::size_t nodes, std::size_t temp, std::size_t& bytes) {
+  std::size_t at = 0;
+  const auto take = [&](std::size_t b) {
+    const auto p = reinterpret_cast<std::byte*>(reinterpret_cast<std::uintptr_t>(base) + at);
+    at += (b + 255) / 256 * 256;
+    return p;
+  };
+  Scratch r{};
+  for (auto*& k : r.key) k = reinterpret_cast<std::uint64_t*>(take(nodes * sizeof(std::uint64_t)));
+  for (auto*& n : r.node) n = reinterpret_cast<std::int32_t*>(take(nodes * sizeof(std::int32_t)));
+  r.size = reinterpret_cast<std::int32_t*>(take(nodes * sizeof(std::int32_t)));
+  r.offset = reinterpret_cast<std::int32_t*>(take(nodes * sizeof(std::int32_t)));
+  r.temp = take(temp);
+  bytes = at;
+  return r;
+}
 
 }  // namespace
 
@@ -87,29 +99,27 @@ void HilbertLeafOrder::compute(const OctreeView<Real>& t, const std::int32_t* or
   ORRERY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, keys, ids, nodes, 0, end_bit, s));
   ORRERY_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, none, none, nodes, s));
   const std::size_t temp = sort_bytes > scan_bytes ? sort_bytes : scan_bytes;
-  const std::size_t bytes = 2 * Carve::round_up(un * sizeof(std::uint64_t)) +
-                            4 * Carve::round_up(un * sizeof(std::int32_t)) + Carve::round_up(temp) + 256;
+  std::size_t bytes = 0;
+  lay_out(nullptr, un, temp, bytes);
+  bytes += 255;  // room to align the base
   // The caller's scratch when it is large enough, else memory of our own kept across calls.
   if (scratch.size() < bytes) {
     if (own_.size() < bytes) own_.resize(bytes);
     scratch = {own_.data(), own_.size()};
   }
   const auto base = reinterpret_cast<std::uintptr_t>(scratch.data());
-  Carve c(scratch.data() + ((base + 255) / 256 * 256 - base));
-  keys = cub::DoubleBuffer<std::uint64_t>(c.take<std::uint64_t>(un), c.take<std::uint64_t>(un));
-  ids = cub::DoubleBuffer<std::int32_t>(c.take<std::int32_t>(un), c.take<std::int32_t>(un));
-  std::int32_t* const size = c.take<std::int32_t>(un);
-  std::int32_t* const offset = c.take<std::int32_t>(un);
-  void* const cub_temp = c.take<std::byte>(temp);
+  const Scratch m = lay_out(scratch.data() + ((base + 255) / 256 * 256 - base), un, temp, bytes);
+  keys = cub::DoubleBuffer<std::uint64_t>(m.key[0], m.key[1]);
+  ids = cub::DoubleBuffer<std::int32_t>(m.node[0], m.node[1]);
   leaf_keys<<<blocks_for(nodes), kBlock, 0, s>>>(nodes, t.key, t.level, t.next, shift, not_a_leaf, keys.Current(),
                                                  ids.Current());
   ORRERY_CUDA_CHECK_LAUNCH("leaf_keys");
-  ORRERY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(cub_temp, sort_bytes, keys, ids, nodes, 0, end_bit, s));
-  leaf_sizes<<<blocks_for(nodes), kBlock, 0, s>>>(nodes, keys.Current(), ids.Current(), t.count, not_a_leaf, size);
+  ORRERY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(m.temp, sort_bytes, keys, ids, nodes, 0, end_bit, s));
+  leaf_sizes<<<blocks_for(nodes), kBlock, 0, s>>>(nodes, keys.Current(), ids.Current(), t.count, not_a_leaf, m.size);
   ORRERY_CUDA_CHECK_LAUNCH("leaf_sizes");
-  ORRERY_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(cub_temp, scan_bytes, size, offset, nodes, s));
+  ORRERY_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(m.temp, scan_bytes, m.size, m.offset, nodes, s));
   place_leaves<<<blocks_for(std::int64_t(nodes) * 32), kBlock, 0, s>>>(
-      nodes, keys.Current(), ids.Current(), t.first, t.count, offset, not_a_leaf, order, source_.data(), place_.data());
+      nodes, keys.Current(), ids.Current(), t.first, t.count, m.offset, not_a_leaf, order, source_.data(), place_.data());
   ORRERY_CUDA_CHECK_LAUNCH("place_leaves");
 }
 

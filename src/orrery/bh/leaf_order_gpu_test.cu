@@ -4,7 +4,6 @@
 // a CUDA device.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <span>
 #include <string>
 #include <vector>
@@ -56,19 +55,6 @@ TEST(HilbertLeafOrder, TakesLeavesAlongTheCurveOnEveryInput) {
   for (int capacity : {1, 8, 32})
     expect_hilbert_leaf_order(testing::plummer(20000, 3), capacity, "plummer, leaf capacity " + std::to_string(capacity));
   for (const auto& in : testing::structured_inputs()) expect_hilbert_leaf_order(in.particles, 16, in.name);
-}
-
-TEST(HilbertLeafOrder, DiffersFromTheKeyOrder) {
-  SKIP_WITHOUT_GPU();
-  const Octree<float> tree = build_octree(testing::plummer(5000, 4).sources(), TreeParams{});
-  DeviceTreeCopy<float> d;
-  d.upload(tree);
-  HilbertLeafOrder order;
-  order.compute(d.view(), d.order(), tree.depth, {}, nullptr);
-  std::vector<std::int32_t> source(tree.x.size());
-  cuda::copy_device_to_host(source.data(), order.source(), source.size() * sizeof(std::int32_t), nullptr);
-  cuda::synchronize(nullptr);
-  EXPECT_FALSE(std::is_sorted(source.begin(), source.end())) << "the Hilbert order is the key order";
 }
 
 }  // namespace

@@ -281,6 +281,11 @@ bh::OctreeView<Real> GpuTreeSolver<Real>::tree_view() const {
 }
 
 template <class Real>
+std::span<std::byte> GpuTreeSolver<Real>::scratch_between_builds() const {
+  return config_.build == TreeBuild::device ? state_->device_tree.scratch_between_builds() : std::span<std::byte>{};
+}
+
+template <class Real>
 const std::int32_t* GpuTreeSolver<Real>::tree_order() const {
   return config_.build == TreeBuild::device ? state_->device_tree.order() : state_->tree_copy.order();
 }
@@ -513,10 +518,8 @@ void GpuTreeSolver<Real>::walk_every_source(const AccelerationsView<Real>& out, 
   if (config_.warp_order == WarpOrder::tree || config_.tree.tree.group_opening != 0)
     return walk_into(view, bh::every_source(view), tree_order(), true, out, o, report);
   st.t_order.start(st.stream.get());
-  // The build's scratch is free until the walk packs its records there, after the order.
-  const std::span<std::byte> scratch =
-      config_.build == TreeBuild::device ? st.device_tree.scratch_between_builds() : std::span<std::byte>{};
-  st.leaf_order.compute(view, tree_order(), depth(), scratch, st.stream.get());
+  // The order's sort, then the walk's records, use the build's free scratch in turn (stream order).
+  st.leaf_order.compute(view, tree_order(), depth(), scratch_between_builds(), st.stream.get());
   st.t_order.stop(st.stream.get());
   report.add_phase("warp order", st.t_order.seconds());
   walk_into(view, {static_cast<std::int32_t>(view.num_particles), st.leaf_order.source()}, st.leaf_order.place(), true,
@@ -550,8 +553,7 @@ void GpuTreeSolver<Real>::walk_into(const bh::OctreeView<Real>& view, const bh::
     w.totals = st.totals.data();
   }
   // A device-built tree lends the walk the memory its build needs only while it runs.
-  const std::span<std::byte> scratch =
-      cfg.build == TreeBuild::device ? st.device_tree.scratch_between_builds() : std::span<std::byte>{};
+  const std::span<std::byte> scratch = scratch_between_builds();
   bh::GpuWalkParams params{cfg.traversal, cfg.group_width, cfg.tree.math, cfg.tree.softening_kind,
                            cfg.tree.softening, pot, scratch};
   params.group_opening = cfg.tree.tree.group_opening;

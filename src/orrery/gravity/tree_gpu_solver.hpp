@@ -20,6 +20,7 @@
 // Not thread-safe: one solver per host thread.
 #include <cstddef>
 #include <memory>
+#include <span>
 #include <string>
 
 #include "orrery/gravity/device_force_solver.hpp"
@@ -115,6 +116,9 @@ class GpuTreeSolver final : public ForceSolver<Real>, public DeviceForceSolver<R
   void download_results(const AccelerationsView<Real>& out, const SolveOptions& options, SolverReport& report);
   bh::OctreeView<Real> tree_view() const;
   const std::int32_t* tree_order() const;
+  // Device memory free from the end of a device build to the next (the warp
+  // order's sort, the walk's records); empty for a host build.
+  std::span<std::byte> scratch_between_builds() const;
   // The walk over `view` into `out` (device, the caller's order) and the
   // counters: the part both ways in share. every: the targets are every
   // source (in any order).
