@@ -280,7 +280,7 @@ class Csv {
           "box_ms,keys_ms,sort_ms,levels_ms,order_ms,moments_ms,nodes,depth,visits_pp,cells_pp,particles_pp,"
           "ms_per_nlogn,exponent,err_median,err_p99,err_max,bytes_pp,cpu_ms,canary_drift_pct,potential,counters,"
           "opening,tolerance,previous,bootstrap_ms,model,precision,relative_cap,cell_cost,particle_term_rate,cell_term_rate,"
-          "direct_rate,interaction_rate,rate_ratio,group_opening,warp_order,warp_order_ms\n";
+          "direct_rate,interaction_rate,rate_ratio,group_opening,warp_order,warp_order_ms,list_walk\n";
   }
   struct Row {
     std::string table;
@@ -322,7 +322,7 @@ class Csv {
     char buf[2048];
     std::snprintf(buf, sizeof buf,
                   "%s,%lld,%s,%d,%s,%s,%.2f,%d,%.3g,%d,%.5g,%.3g,%.5g,%.5g,%.4g,%.4g,%.4g,%.4g,%.4g,%.4g,%d,%d,%.6g,%.6g,"
-                  "%.6g,%.4g,%.3g,%.4g,%.4g,%.4g,%.4g,%.5g,%.3g,%d,%d,%s,%.4g,%d,%.5g,%s,%s,%.3g,%.4g,%.4g,%.4g,%.4g,%.4g,%.4g,%d,%s,%.4g\n",
+                  "%.6g,%.4g,%.3g,%.4g,%.4g,%.4g,%.4g,%.5g,%.3g,%d,%d,%s,%.4g,%d,%.5g,%s,%s,%.3g,%.4g,%.4g,%.4g,%.4g,%.4g,%.4g,%d,%s,%.4g,%d\n",
                   r.table.c_str(), (long long)r.n, std::string(to_string(r.c.traversal)).c_str(), r.c.group_width,
                   std::string(bh::to_string(r.c.tree.tree.multipole)).c_str(),
                   std::string(to_string(r.c.tree.math)).c_str(), r.c.tree.tree.theta, r.c.tree.tree.leaf_capacity, r.c.tree.softening, r.t.trials, r.t.total_ms,
@@ -335,7 +335,8 @@ class Csv {
                   ph("bootstrap walk") + ph("relative scales"), r.model.c_str(), r.precision.c_str(),
                   r.c.tree.tree.relative_cap, r.cell_cost, r.particle_term_rate, r.cell_term_rate, r.direct_rate,
                   r.interaction_rate, r.rate_ratio, r.c.tree.tree.group_opening,
-                  r.c.warp_order == WarpOrder::hilbert ? "hilbert" : "tree", ph("warp order"));
+                  r.c.warp_order == WarpOrder::hilbert ? "hilbert" : "tree", ph("warp order"),
+                  int(r.c.tree.tree.list_walk));
     f_ << buf;
     f_.flush();
   }
@@ -507,10 +508,10 @@ class Session {
     if (rate) add_rate(r);
     csv_.write(r);
     const double n = double(p.n);
-    std::printf("%-9s N %8lld %-6s %-9s group %4d leaf %3d theta %.2f tol %.4g cap %.2f  total %8.4g ms (%4.1f%%)  "
+    std::printf("%-9s N %8lld %-6s %-9s group %4d%s leaf %3d theta %.2f tol %.4g cap %.2f  total %8.4g ms (%4.1f%%)  "
                 "walk %8.4g  parts %5.0f + cells %5.0f  err median %.3g p99 %.3g\n",
                 model.c_str(), (long long)p.n, r.precision.c_str(), std::string(bh::to_string(c.tree.tree.opening)).c_str(),
-                c.tree.tree.group_opening, c.tree.tree.leaf_capacity,
+                c.tree.tree.group_opening, c.tree.tree.list_walk ? " lists" : "", c.tree.tree.leaf_capacity,
                 c.tree.tree.theta, relative ? c.tree.tree.tolerance : 0.0, relative ? c.tree.tree.relative_cap : 0.0,
                 r.t.total_ms, r.t.spread_pct, r.t.phase_ms["walk"], double(r.t.last.total.particle_interactions) / n,
                 double(r.t.last.total.cell_interactions) / n, r.err.median, r.err.p99);
@@ -766,6 +767,43 @@ class Session {
     DeviceSet p(issue21_distribution("cube", (std::int64_t(1) << 24) - 1), true);
     const Reference ref = reference(p, 4096, eps);
     rows("warp-order24", "cube", p, ref, {issue21_relative(0.004, 0.55, eps)});
+  }
+
+  /// The list walk (docs/adr/0019) against each target's own walk, at issue
+  /// 21's accuracy (median <= 2.8e-4, p99 <= 1.3e-3): the `rate` table's
+  /// inputs, quadrupole, potentials and counters on, errors on 4096 targets,
+  /// the rate columns. Per input the own walk's fastest rows (key and Hilbert
+  /// warp order), then the list walk over geometric theta, over the relative
+  /// tolerance at caps 0.55 and 0.75, and two leaf capacities; then the cube
+  /// 2^24 - 1 with the own walk's best row and the list walk's.
+  void list_walk() {
+    std::printf("\n== the list walk against each target's own walk (quadrupole, errors on 4096 targets)\n");
+    const auto listed = [](GpuTreeSolverConfig c, int leaf = 32) {
+      c.tree.tree.list_walk = true;
+      c.tree.tree.leaf_capacity = leaf;
+      return c;
+    };
+    const auto hilbert = [](GpuTreeSolverConfig c) {
+      c.warp_order = WarpOrder::hilbert;
+      return c;
+    };
+    for_each_issue21_model([&](const std::string& model, DeviceSet& p, const Reference& ref, double eps) {
+      const GpuTreeSolverConfig own =
+          model == "cube" ? issue21_relative(0.004, 0.55, eps) : issue21_relative(0.002, 0.55, eps);
+      std::vector<GpuTreeSolverConfig> cs{own, hilbert(own)};
+      for (double theta : {0.6, 0.7, 0.8, 0.9, 1.0}) cs.push_back(listed(issue21_config(theta, eps)));
+      for (double cap : {0.55, 0.75})
+        for (double tol : {0.004, 0.008, 0.016, 0.032}) cs.push_back(listed(issue21_relative(tol, cap, eps)));
+      for (int leaf : {16, 64}) cs.push_back(listed(issue21_relative(0.008, 0.75, eps), leaf));
+      for (const auto& cfg : cs) accuracy_row("list", model, p, ref, cfg, true);
+    });
+    constexpr double eps = 0.0675;
+    DeviceSet p(issue21_distribution("cube", (std::int64_t(1) << 24) - 1), true);
+    const Reference ref = reference(p, 4096, eps);
+    std::vector<GpuTreeSolverConfig> cs{issue21_relative(0.004, 0.55, eps)};
+    for (double theta : {0.7, 0.8, 0.9}) cs.push_back(listed(issue21_config(theta, eps)));
+    for (double tol : {0.008, 0.016}) cs.push_back(listed(issue21_relative(tol, 0.75, eps)));
+    for (const auto& cfg : cs) accuracy_row("list24", "cube", p, ref, cfg, true);
   }
 
   /// Issue 21's large cube: N = 2^24 - 1 uniform in [-3, 3]^3, eps 0.0675
@@ -1133,6 +1171,8 @@ tables (default: divergence,width,math,accuracy,relative,tuning,leaf,variants,sc
   group-leaf       group opening and the own walk over the leaf capacity (16 to 128) at 2^20
   warp-order       the warps' order, tree (key) order against the leaves' Hilbert order, at the rate
                    table's configurations and the cube 2^24 - 1 (issue 21)
+  list             the list walk (docs/adr/0019) against the own walk at issue 21's accuracy on the cube,
+                   Plummer and Hernquist at 2^20 and the cube at 2^24 - 1
   leaf             leaf capacity at 1M and 16M
   variants         potential and counters on and off at 1M and 16M
   profile          one evaluation per walk variant at 1M, for a profiler (profile-relative: the relative opening)
@@ -1141,11 +1181,11 @@ tables (default: divergence,width,math,accuracy,relative,tuning,leaf,variants,sc
   crossover        GPU direct vs GPU tree at 8K .. 256K
   capacity         the largest N that evaluates (skipped with --capacity 0)
 Not in the default list: relative-tuning, orders, distributions, double, cost, rate, cube24, group, group-leaf,
-warp-order, profile, profile-relative.
+warp-order, list, profile, profile-relative.
 )";
 
 constexpr std::string_view kTables[] = {"divergence", "width", "math", "accuracy", "relative", "relative-tuning",
-                                        "tuning", "orders", "distributions", "double", "cost", "rate", "cube24", "group", "group-leaf", "warp-order",
+                                        "tuning", "orders", "distributions", "double", "cost", "rate", "cube24", "group", "group-leaf", "warp-order", "list",
                                         "leaf", "variants", "profile", "profile-relative", "scaling", "cpu",
                                         "crossover", "capacity"};
 
@@ -1212,6 +1252,7 @@ int main(int argc, char** argv) {
     if (want("group")) s.group();
     if (want("group-leaf")) s.group_leaf();
     if (want("warp-order")) s.warp_order();
+    if (want("list")) s.list_walk();
     if (want("leaf")) s.leaves();
     if (want("variants")) s.variants();
     if (want("profile")) s.profile(false);  // not in the default list

@@ -21,6 +21,8 @@
 #                 the targets' configurations; the cube at 2^24 - 1): 13.5 s together on the H200
 #                 ORRERY_TREE_TABLES=rate,group,group-leaf: group opening (docs/adr/0017) beside
 #                 each target's own walk, over tolerance, group cell size and leaf capacity
+#                 ORRERY_TREE_TABLES=list: the list walk (docs/adr/0019) against the own walk
+#                 at issue 21's accuracy
 #                 ORRERY_TREE_TABLES=warp-order: the warps in the tree's key order against the
 #                 leaves' Hilbert order (GpuTreeSolverConfig::warp_order), alternately, at issue
 #                 21's configurations
@@ -202,7 +204,7 @@ task_tree() {
   done
   for tool in memcheck racecheck; do
     for exe in build/cuda/src/orrery/bh/orrery_bh_gpu_test build/cuda/src/orrery/gravity/orrery_gravity_gpu_test; do
-      filter='GpuTreeWalk.Spline*:GpuTreeWalk.GroupOpeningOnASubset*:HilbertLeafOrder.*:GpuTreeSolver.ExactMode*:GpuTreeSolver.DevicePointer*:GpuTreeSolver.WarpOrders*'
+      filter='GpuTreeWalk.Spline*:GpuTreeWalk.GroupOpeningOnASubset*:HilbertLeafOrder.*:GpuTreeSolver.ExactMode*:GpuTreeSolver.DevicePointer*:GpuTreeSolver.WarpOrders*:GpuTreeSolver.ListWalkFast*'
       if compute-sanitizer --tool $tool --error-exitcode 3 --print-limit 20 "$exe" --gtest_filter="$filter" \
         >"$logs/${tool}_tree.log" 2>&1; then
         say "$tool $(basename $exe) ($filter): clean, $(grep -c '^\[       OK \]' "$logs/${tool}_tree.log") tests ok, $(grep -m1 'ERROR SUMMARY\|RACECHECK SUMMARY' "$logs/${tool}_tree.log")"

@@ -17,8 +17,8 @@ class Forces(NamedTuple):
 
 
 def forces(positions, masses, *, solver=None, backend=None, precision=None, theta=None, leaf_capacity=None,
-           multipole=None, opening=None, tolerance=None, relative_cap=None, group_opening=None, softening=None,
-           softening_kernel=None, math=None,
+           multipole=None, opening=None, tolerance=None, relative_cap=None, group_opening=None, list_walk=None,
+           softening=None, softening_kernel=None, math=None,
            traversal=None, group_width=None, potential=True, per_target=False, units=None, softening_per_type=None,
            types=None):
     """Accelerations and potentials of N particles on each other (self excluded).
@@ -37,8 +37,10 @@ def forces(positions, masses, *, solver=None, backend=None, precision=None, thet
     theta, leaf_capacity, multipole ("monopole" or 1, "quadrupole" or 2, "octupole" or 3, "hexadecapole" or 4),
     opening ("geometric" or "relative"), tolerance (the relative
     criterion's alpha) and relative_cap (its cap's angle as a fraction of
-    theta, 0..1; 1: the geometric walk at theta) and group_opening (0, or 32: groups
-    of 32 consecutive targets decide together which cells to open, docs/adr/0017):
+    theta, 0..1; 1: the geometric walk at theta), group_opening (0, or 32: groups
+    of 32 consecutive targets decide together which cells to open, docs/adr/0017) and
+    list_walk (True: groups of 32 targets in Hilbert order walk breadth first and sum
+    interaction lists, Bonsai's walk, docs/adr/0019; single precision on the GPU):
     tree settings. A one-shot call has no previous
     accelerations, so opening="relative" costs a bootstrap evaluation (a
     geometric walk at theta) before the relative one. softening (Plummer-equivalent eps, default 0.05),
@@ -87,6 +89,7 @@ def forces(positions, masses, *, solver=None, backend=None, precision=None, thet
     config = _gravity.config(solver=solver, backend=backend, precision=precision, theta=theta,
                              leaf_capacity=leaf_capacity, multipole=multipole, opening=opening,
                              tolerance=tolerance, relative_cap=relative_cap, group_opening=group_opening,
+                             list_walk=list_walk,
                              softening=softening,
                              softening_kernel=softening_kernel, math=math, traversal=traversal,
                              group_width=group_width, softening_per_type=softening_per_type)

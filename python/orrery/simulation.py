@@ -36,7 +36,7 @@ class Simulation:
     ``Simulation.from_snapshot(path)``, ``Simulation.load_checkpoint(path)``.
     Gravity settings are keywords, as for orrery.forces: solver, backend,
     precision, theta, leaf_capacity, multipole, opening, tolerance,
-    relative_cap, group_opening, softening, softening_kernel, math. They are fixed for the life of the
+    relative_cap, group_opening, list_walk, softening, softening_kernel, math. They are fixed for the life of the
     simulation. With opening="relative" each force evaluation reads the
     previous one's accelerations: the first (at the first step or after a
     load) is a bootstrap, and checkpoints carry them so that a loaded run

@@ -102,6 +102,7 @@ void bind_config(nb::module_& m) {
       .def_ro("tolerance", &GravityConfig::tolerance)
       .def_ro("relative_cap", &GravityConfig::relative_cap)
       .def_ro("group_opening", &GravityConfig::group_opening)
+      .def_ro("list_walk", &GravityConfig::list_walk)
       .def_ro("traversal", &GravityConfig::traversal)
       .def_ro("group_width", &GravityConfig::group_width)
       .def_prop_ro("softening_per_type", &softening_per_type)

@@ -195,6 +195,12 @@ void validate_tree_params(const TreeParams& p, std::int64_t count) {
   if (p.group_opening != 0 && multipole_order(p.multipole) > 2)
     throw InputError("gravity.group_opening = " + std::to_string(p.group_opening) + " is not supported with gravity.multipole = \"" +
                      std::string(to_string(p.multipole)) + "\"; accepted with it: monopole, quadrupole (or group_opening = 0)");
+  if (p.list_walk && multipole_order(p.multipole) > 2)
+    throw InputError("gravity.list_walk = true is not supported with gravity.multipole = \"" +
+                     std::string(to_string(p.multipole)) + "\"; accepted with it: monopole, quadrupole (or list_walk = false)");
+  if (p.list_walk && p.group_opening != 0)
+    throw InputError("gravity.list_walk = true and gravity.group_opening = " + std::to_string(p.group_opening) +
+                     " are two ways of grouping the targets; accepted: one of them (group_opening = 0 with list_walk)");
   if (p.leaf_capacity < 1)
     throw InputError("gravity.leaf_capacity = " + std::to_string(p.leaf_capacity) +
                      " is invalid; accepted: an integer >= 1");

@@ -69,6 +69,10 @@ struct TreeParams {
   // G particles) within each block of 32 consecutive targets, each accepting
   // only cells every target of the group would accept.
   int group_opening = 0;
+  // The list walk (list_walk.hpp, docs/adr/0019): groups of 32 consecutive
+  // targets (every source: in the Hilbert order of their leaves) decide
+  // together, breadth first, and sum interaction lists. Excludes group_opening.
+  bool list_walk = false;
 };
 
 }  // namespace orrery::bh

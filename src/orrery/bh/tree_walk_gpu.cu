@@ -1,6 +1,7 @@
 // Host dispatch of the GPU walks: math mode to the translation unit compiled
 // for it (tree_walk_gpu_modes.hpp).
 #include <string>
+#include <type_traits>
 
 #include "orrery/core/error.hpp"
 #include "orrery/bh/tree_walk_gpu.hpp"
@@ -21,6 +22,30 @@ void check_group_opening_walk(int group_opening, Traversal traversal, int group_
                      std::to_string(target_lanes) + " lanes)");
 }
 
+namespace {
+
+/// InputError unless the list walk can run on `tree` with `params`.
+template <class Real>
+void check_list_walk(const bh::OctreeView<Real>& tree, const GpuWalkParams& params) {
+  if (!std::is_same_v<Real, float>)
+    throw InputError("gravity.list_walk = true is compiled for single precision on the GPU; accepted: "
+                     "precision = \"single\" (or the CPU backend) with it");
+  if (multipole_order(tree.multipole) > 2)
+    throw InputError("gravity.list_walk = true is not supported with gravity.multipole = \"" +
+                     std::string(to_string(tree.multipole)) + "\"; accepted with it: monopole, quadrupole");
+  if (params.group_opening != 0)
+    throw InputError("gravity.list_walk = true and gravity.group_opening = " + std::to_string(params.group_opening) +
+                     "; accepted: one of them");
+  if (params.target_lanes != 1)
+    throw InputError("the list walk takes one lane a target; accepted: target_lanes = 1 (got " +
+                     std::to_string(params.target_lanes) + ")");
+  const int q = params.list_queue;
+  if (q < 32 || (q & (q - 1)) != 0)
+    throw InputError("list_queue = " + std::to_string(q) + " is not supported; accepted: a power of two >= 32");
+}
+
+}  // namespace
+
 template <class Real>
 void walk_tree_gpu(const bh::OctreeView<Real>& tree, const WalkTargets<Real>& targets, const GpuWalkParams& params,
                    const DeviceWalkTargets<Real>& out, cuda::StreamHandle stream) {
@@ -37,7 +62,13 @@ void walk_tree_gpu(const bh::OctreeView<Real>& tree, const WalkTargets<Real>& ta
   if (params.group_opening != 0 && multipole_order(tree.multipole) > 2)
     throw InputError("gravity.group_opening is not supported with gravity.multipole = \"" +
                      std::string(to_string(tree.multipole)) + "\"; accepted with it: monopole, quadrupole");
+  if (params.list_walk) check_list_walk<Real>(tree, params);
   if (tree.num_particles == 0 || targets.count == 0) return;
+  if constexpr (std::is_same_v<Real, float>)
+    if (params.list_walk)
+      return with_math_mode(params.math, [&](auto mode) {
+        detail::list_walk_gpu_mode<decltype(mode)::value>(tree, targets, params, out, stream);
+      });
   with_math_mode(params.math, [&](auto mode) {
     constexpr MathMode kMode = decltype(mode)::value;
     if (tree.multipole == Multipole::octupole)

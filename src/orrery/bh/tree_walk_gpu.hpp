@@ -28,6 +28,9 @@
 //                (the runs of one group cell among the warp's 32 targets):
 //                the sums of the CPU's walk_group_opening, not walk_target's
 //                (a different, more accurate function).
+//   list walk (GpuWalkParams::list_walk, docs/adr/0019): one warp a group
+//                of 32 consecutive targets, breadth first, interaction
+//                lists: the sums of the CPU's walk_list_group.
 //
 // Determinism: a pure function of the tree and the parameters; the two
 // traversals and every W give bit-identical accelerations and identical
@@ -82,6 +85,15 @@ struct GpuWalkParams {
   /// the group-opening walk (opening_group.hpp): coherent traversal, group
   /// width 32 and one lane a target; a monopole or quadrupole tree.
   int group_opening = 0;
+  /// TreeParams::list_walk (list_walk.hpp, docs/adr/0019): warps of 32
+  /// consecutive targets, breadth first, interaction lists; single precision,
+  /// a monopole or quadrupole tree, one lane a target. The walk synchronises
+  /// the stream (to read whether a group's queue overflowed).
+  bool list_walk = false;
+  /// The list walk's first queue ring, entries a warp (a power of two >= 32):
+  /// a queue that outgrows it is walked again with twice as many. Changes no
+  /// result (tests set it small to walk that path).
+  int list_queue = 4096;
 };
 
 /// InputError unless a walk with group opening (group_opening != 0) can run:

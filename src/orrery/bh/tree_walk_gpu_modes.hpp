@@ -20,4 +20,10 @@ void walk_tree_gpu_mode(const bh::OctreeView<Real>& tree, const WalkTargets<Real
                         const GpuWalkParams& params,
                         const DeviceWalkTargets<Real>& out, cuda::StreamHandle stream);
 
+/// The list walk (docs/adr/0019) of a monopole or quadrupole tree, single
+/// precision (list_walk_gpu_{exact,fast}.cu).
+template <MathMode Mode, class Real>
+void list_walk_gpu_mode(const bh::OctreeView<Real>& tree, const WalkTargets<Real>& targets,
+                        const GpuWalkParams& params, const DeviceWalkTargets<Real>& out, cuda::StreamHandle stream);
+
 }  // namespace orrery::bh::detail

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "orrery/bh/group_opening_walk.hpp"
+#include "orrery/bh/list_walk.hpp"
 #include "orrery/bh/group_walk.hpp"
 #include "orrery/bh/walk_all.hpp"
 #include "orrery/bh/walk_isa.hpp"
@@ -86,6 +87,19 @@ void walk_range_group_opening(const OctreeView<Real>& t, const WalkNode<Real>* n
   }
 }
 
+// Targets [k0, k1) in the list walk's groups (list_walk.hpp): kListGroup
+// consecutive targets each, k0 a multiple of kListGroup. Default ISA alone,
+// as group opening's.
+template <class Criterion, bool Pot, Multipole M, MathMode Mode, class Real, class Softening>
+void walk_range_lists(const OctreeView<Real>& t, const WalkNode<Real>* nodes, const Softening& soft,
+                      const WalkTargets<Real>& targets, std::int32_t k0, std::int32_t k1, const Real* scale, Real* ax,
+                      Real* ay, Real* az, Real* pot, InteractionCounts* counts) {
+  GroupLists lists;
+  for (std::int32_t k = k0; k < k1; k += kListGroup)
+    walk_list_group<Pot, M, Mode, Real, Softening, Criterion>(t, nodes, soft, targets, k, std::min(kListGroup, k1 - k),
+                                                              scale, ax, ay, az, pot, counts, lists);
+}
+
 // The same walk compiled for AVX-512 (docs/adr/0006): `flatten` inlines
 // walk_group and everything it calls (all plain `inline` templates) into this
 // function, so its lane loops are vectorised for the target below, while the
@@ -110,7 +124,8 @@ template <int W, int H, class Criterion, bool Pot, Multipole M, MathMode Mode, c
 
 template <class Criterion, bool Pot, Multipole M, MathMode Mode, class Real, class Softening>
 void walk_all_impl(const OctreeView<Real>& t, const WalkTargets<Real>& targets, const Softening& soft, const Real* scale,
-                   Real* ax, Real* ay, Real* az, Real* pot, InteractionCounts* per_target, int group_opening) {
+                   Real* ax, Real* ay, Real* az, Real* pot, InteractionCounts* per_target, int group_opening,
+                   bool list_walk) {
   using WalkRange = void (*)(const OctreeView<Real>&, const WalkNode<Real>*, const Softening&, const WalkTargets<Real>&,
                              std::int32_t, std::int32_t, const Real*, Real*, Real*, Real*, Real*, InteractionCounts*);
   // The instruction set is chosen once per solve; the parallel loop below is
@@ -134,18 +149,24 @@ void walk_all_impl(const OctreeView<Real>& t, const WalkTargets<Real>& targets, 
   // which then stay in the core's L2; at N = 1M on 16 threads that is still
   // 64 chunks a thread, a short tail.
   constexpr std::int32_t kChunk = 64 * kGroupLanes<Real>;
-  static_assert(kChunk % kOpeningGroup == 0);
+  static_assert(kChunk % kOpeningGroup == 0 && kChunk % kListGroup == 0);
   const std::int32_t chunks = (n + kChunk - 1) / kChunk;
 #pragma omp parallel for schedule(dynamic, 1)
   for (std::int32_t c = 0; c < chunks; ++c) {
     const std::int32_t k0 = c * kChunk, k1 = std::min(n, k0 + kChunk);
-    // Group opening: the monopole and quadrupole only (validate_tree_params).
-    if constexpr (multipole_order(M) <= 2)
+    // The list walk and group opening: the monopole and quadrupole only (validate_tree_params).
+    if constexpr (multipole_order(M) <= 2) {
+      if (list_walk) {
+        walk_range_lists<Criterion, Pot, M, Mode>(t, nodes.get(), soft, targets, k0, k1, scale, ax, ay, az, pot,
+                                                  per_target);
+        continue;
+      }
       if (group_opening != 0) {
         walk_range_group_opening<kSkipLanes<Real>, Criterion, Pot, M, Mode>(t, nodes.get(), soft, targets, k0, k1, scale,
                                                                             ax, ay, az, pot, per_target, group_opening);
         continue;
       }
+    }
     walk(t, nodes.get(), soft, targets, k0, k1, scale, ax, ay, az, pot, per_target);
   }
 }
@@ -155,10 +176,11 @@ template <class Criterion, bool Pot, Multipole M, class Real, class Softening>
 void dispatch_mode(const OctreeView<Real>& t, const WalkTargets<Real>& w, const TreeSolverConfig& c, const Softening& s,
                    const Real* scale, Real* ax, Real* ay, Real* az, Real* pot, InteractionCounts* pt) {
   const int group = c.tree.group_opening;
+  const bool lists = c.tree.list_walk;
   if (c.math == MathMode::exact)
-    walk_all_impl<Criterion, Pot, M, MathMode::exact>(t, w, s, scale, ax, ay, az, pot, pt, group);
+    walk_all_impl<Criterion, Pot, M, MathMode::exact>(t, w, s, scale, ax, ay, az, pot, pt, group, lists);
   else
-    walk_all_impl<Criterion, Pot, M, MathMode::fast>(t, w, s, scale, ax, ay, az, pot, pt, group);
+    walk_all_impl<Criterion, Pot, M, MathMode::fast>(t, w, s, scale, ax, ay, az, pot, pt, group, lists);
 }
 
 template <class Criterion, bool Pot, Multipole M, class Real>

@@ -75,6 +75,10 @@ void Ranks::refuse_group_opening(const gravity::GravityConfig& gravity) {
     throw InputError("gravity.group_opening = " + std::to_string(gravity.group_opening) +
                      " under MPI: a target's force depends on its group, which the ranks' split would change with "
                      "the number of ranks; accepted under MPI: gravity.group_opening = 0");
+  if (gravity.list_walk)
+    throw InputError("gravity.list_walk = true under MPI: a target's force depends on its group (docs/adr/0019), "
+                     "which the ranks' split would change with the number of ranks; accepted under MPI: "
+                     "gravity.list_walk = false");
 }
 
 void Ranks::require_distributed(const gravity::GravityConfig& gravity) {

@@ -56,6 +56,7 @@ struct GravityConfig {
   double tolerance = 0.002;    // relative opening: alpha (GADGET's ErrTolForceAcc, unit-free), > 0; docs/adr/0015
   double relative_cap = 0.5;   // relative opening: the cap's angle as a fraction of theta, in [0, 1]
   int group_opening = 0;       // 0, or G (a power of two, 32..4096): groups of targets open cells together (bh::TreeParams, docs/adr/0017)
+  bool list_walk = false;      // groups of 32 targets in Hilbert order, breadth first, interaction lists (bh::TreeParams, docs/adr/0019)
   // GPU tree walk (backend cuda, solver tree): tree_walk_gpu.hpp.
   std::string traversal = "coherent";  // coherent | independent
   int group_width = 32;                // coherent walk: lanes sharing a node index, 8 | 16 | 32 | 64

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "orrery/core/error.hpp"
@@ -202,6 +203,9 @@ GpuTreeSolver<Real>::GpuTreeSolver(const GpuTreeSolverConfig& config) : config_(
   if (config.tree.per_type && !config.tree.per_type->uniform()) refuse_per_type_softening("tree/cuda");
   // At construction rather than at the first walk; subsets then walk one lane a target (walk_into).
   bh::check_group_opening_walk(config.tree.tree.group_opening, config.traversal, config.group_width, 1);
+  if (config.tree.tree.list_walk && !std::is_same_v<Real, float>)
+    throw InputError("gravity.list_walk = true is compiled for single precision on the GPU; accepted: "
+                     "precision = \"single\" (or the CPU backend) with it");
   device_ = cuda::current_device();
   state_ = std::make_unique<State>();
 }
@@ -514,8 +518,10 @@ void GpuTreeSolver<Real>::walk_every_source(const AccelerationsView<Real>& out, 
   State& st = *state_;
   const bh::OctreeView<Real> view = tree_view();
   // Group opening's groups are runs within blocks of 32 targets of the key
-  // order (docs/adr/0017): it keeps that order.
-  if (config_.warp_order == WarpOrder::tree || config_.tree.tree.group_opening != 0)
+  // order (docs/adr/0017): it keeps that order. The list walk's groups are
+  // 32 targets of the Hilbert order (docs/adr/0019), whatever warp_order.
+  const bool lists = config_.tree.tree.list_walk;
+  if (!lists && (config_.warp_order == WarpOrder::tree || config_.tree.tree.group_opening != 0))
     return walk_into(view, bh::every_source(view), tree_order(), true, out, o, report);
   st.t_order.start(st.stream.get());
   // The order's sort, then the walk's records, use the build's free scratch in turn (stream order).
@@ -557,6 +563,8 @@ void GpuTreeSolver<Real>::walk_into(const bh::OctreeView<Real>& view, const bh::
   bh::GpuWalkParams params{cfg.traversal, cfg.group_width, cfg.tree.math, cfg.tree.softening_kind,
                            cfg.tree.softening, pot, scratch};
   params.group_opening = cfg.tree.tree.group_opening;
+  params.list_walk = cfg.tree.tree.list_walk;
+  params.list_queue = cfg.list_queue;
   if (view.crit_rel != nullptr) {
     // The relative opening reads each target's previous acceleration: the
     // caller's (out, before the walk overwrites it), or the bootstrap's
@@ -598,7 +606,8 @@ void GpuTreeSolver<Real>::walk_into(const bh::OctreeView<Real>& view, const bh::
   }
   st.cost_count = w.cost != nullptr ? n : 0;
   bh::GpuWalkParams walk = params;
-  if (!every && targets.source != nullptr && params.group_opening == 0)  // a subset (group opening: a lane a target)
+  // A subset (group opening and the list walk: a lane a target).
+  if (!every && targets.source != nullptr && params.group_opening == 0 && !params.list_walk)
     walk.target_lanes = cfg.subset_target_lanes > 0 ? cfg.subset_target_lanes
                                                     : bh::subset_target_lanes(n, st.multiprocessors);
   st.t_walk.start(stream);

@@ -177,6 +177,121 @@ TEST(GpuTreeSolver, WarpOrdersGiveTheSameBitsAndCounts) {
   }
 }
 
+// The list walk (docs/adr/0019): exact mode gives the CPU TreeSolver's bits
+// and all three counters for every target (node visits too: both count the
+// nodes a group tested), in the caller's order, through the relative
+// opening's bootstrap and steady state, monopole and quadrupole, Plummer and
+// spline softening, the device and the host build; a queue ring of 32
+// entries (every group overflows and is walked again) changes nothing; a
+// subset equals the CPU's too.
+TEST(GpuTreeSolver, ListWalkEqualsCpuTreeSolver) {
+  SKIP_WITHOUT_GPU();
+  const auto p = testing::plummer(9001, 41);
+  struct Case {
+    bh::Multipole multipole;
+    bh::Opening opening;
+    SofteningKind kernel;
+    int leaf;
+  };
+  for (const Case k : {Case{bh::Multipole::quadrupole, bh::Opening::relative, SofteningKind::plummer, 32},
+                       Case{bh::Multipole::quadrupole, bh::Opening::geometric, SofteningKind::spline, 16},
+                       Case{bh::Multipole::monopole, bh::Opening::geometric, SofteningKind::plummer, 8},
+                       Case{bh::Multipole::monopole, bh::Opening::relative, SofteningKind::plummer, 64}}) {
+    bh::TreeSolverConfig c;
+    c.math = MathMode::exact;
+    c.tree.multipole = k.multipole;
+    c.tree.opening = k.opening;
+    c.tree.theta = k.opening == bh::Opening::relative ? 1.0 : 0.6;
+    c.tree.tolerance = 0.004;
+    c.tree.leaf_capacity = k.leaf;
+    c.tree.list_walk = true;
+    c.softening_kind = k.kernel;
+    gravity::TreeSolver<float> cpu(c);
+    for (const TreeBuild build : {TreeBuild::device, TreeBuild::host}) {
+      GpuTreeSolverConfig g = gpu_config(c, bh::Traversal::coherent, 32, build);
+      GpuTreeSolverConfig small = g;
+      small.list_queue = 32;
+      GpuTreeSolver<float> gpu(g), overflowing(small);
+      Accelerations<float> want(p.size()), got(p.size()), again(p.size());
+      for (const bool previous : {false, true, true}) {
+        const SolveOptions o{.potential = true, .per_target_counts = true, .previous_accelerations = previous};
+        if (previous) again = got;  // the overflowing solver reads the same previous accelerations
+        const SolverReport rc = cpu.solve(p.sources(), want.view(), o);
+        const SolverReport rg = gpu.solve(p.sources(), got.view(), o);
+        const SolverReport rs = overflowing.solve(p.sources(), again.view(), o);
+        const std::string what = gpu.name() + " " + std::string(bh::to_string(k.multipole)) + " " +
+                                 std::string(bh::to_string(k.opening)) + " leaf " + std::to_string(k.leaf) +
+                                 (previous ? " steady" : " first") + (build == TreeBuild::host ? " host build" : "");
+        EXPECT_EQ(first_bit_difference(got.ax, want.ax), -1) << what;
+        EXPECT_EQ(first_bit_difference(got.ay, want.ay), -1) << what;
+        EXPECT_EQ(first_bit_difference(got.az, want.az), -1) << what;
+        EXPECT_EQ(first_bit_difference(got.potential, want.potential), -1) << what;
+        EXPECT_EQ(first_bit_difference(again.ax, got.ax), -1) << what << ", queue ring 32";
+        EXPECT_EQ(first_bit_difference(again.potential, got.potential), -1) << what << ", queue ring 32";
+        ASSERT_EQ(rg.per_target.size(), rc.per_target.size()) << what;
+        for (std::size_t i = 0; i < rc.per_target.size(); ++i) ASSERT_EQ(rg.per_target[i], rc.per_target[i]) << what << " " << i;
+        EXPECT_EQ(rg.total, rc.total) << what;
+        EXPECT_EQ(rs.total, rc.total) << what << ", queue ring 32: totals counted once";
+      }
+    }
+  }
+  // A subset: the groups are its targets in key order, 32 at a time.
+  bh::TreeSolverConfig c;
+  c.math = MathMode::exact;
+  c.tree.multipole = bh::Multipole::quadrupole;
+  c.tree.theta = 0.6;
+  c.tree.list_walk = true;
+  gravity::TreeSolver<float> cpu(c);
+  GpuTreeSolver<float> gpu(gpu_config(c, bh::Traversal::coherent, 32));
+  std::vector<std::int64_t> index;
+  for (std::int64_t i = 5; i < std::int64_t(p.size()); i += 7) index.push_back(i);
+  const auto subset = TargetSet<float>::of_sources(std::int64_t(index.size()), index.data());
+  Accelerations<float> want(index.size()), got(index.size());
+  const SolveOptions o{.potential = true, .per_target_counts = true};
+  const SolverReport rc = cpu.solve(p.sources(), subset, want.view(), o);
+  const SolverReport rg = gpu.solve(p.sources(), subset, got.view(), o);
+  EXPECT_EQ(first_bit_difference(got.ax, want.ax), -1) << "subset";
+  EXPECT_EQ(first_bit_difference(got.potential, want.potential), -1) << "subset";
+  EXPECT_EQ(rg.total, rc.total) << "subset";
+}
+
+// In fast mode the list walk's forces are the exact mode's to float rounding
+// (rsqrt; the exact solver's queue ring of 64 entries overflows and walks
+// again, under the sanitizers too), and the GPU solver refuses it in double
+// precision by name.
+TEST(GpuTreeSolver, ListWalkFastModeAndDoubleRefusal) {
+  SKIP_WITHOUT_GPU();
+  const auto p = testing::plummer(20000, 43);
+  bh::TreeSolverConfig c;
+  c.tree.multipole = bh::Multipole::quadrupole;
+  c.tree.theta = 0.6;
+  c.tree.leaf_capacity = 32;
+  c.tree.list_walk = true;
+  c.math = MathMode::exact;
+  GpuTreeSolverConfig small_ring = gpu_config(c, bh::Traversal::coherent, 32);
+  small_ring.list_queue = 64;
+  GpuTreeSolver<float> exact(small_ring);
+  c.math = MathMode::fast;
+  GpuTreeSolver<float> fast(gpu_config(c, bh::Traversal::coherent, 32));
+  Accelerations<float> a(p.size()), b(p.size());
+  const SolveOptions o{.potential = true, .per_target_counts = true};
+  const SolverReport ra = exact.solve(p.sources(), a.view(), o);
+  const SolverReport rb = fast.solve(p.sources(), b.view(), o);
+  EXPECT_EQ(ra.total, rb.total) << "the math mode changes no decision";
+  double worst = 0;
+  for (std::size_t i = 0; i < p.size(); ++i)
+    worst = std::max(worst, double(std::hypot(a.ax[i] - b.ax[i], a.ay[i] - b.ay[i], a.az[i] - b.az[i]) /
+                                       std::hypot(a.ax[i], a.ay[i], a.az[i])));
+  EXPECT_LT(worst, 1e-4);
+  try {
+    GpuTreeSolver<double> d(gpu_config(c, bh::Traversal::coherent, 32));
+    ADD_FAILURE() << "a double GPU solver with the list walk was built";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("gravity.list_walk = true is compiled for single precision"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(GpuTreeSolver, DevicePointerApiGivesTheSameBits) {
   SKIP_WITHOUT_GPU();
   const auto p = testing::plummer(5000, 32);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "orrery/core/error.hpp"
+#include "orrery/bh/leaf_order.hpp"
 #include "orrery/bh/octree_build.hpp"
 #include "orrery/bh/walk.hpp"
 #include "orrery/bh/walk_all.hpp"
@@ -101,6 +102,7 @@ bh::TreeSolverConfig tree_solver_config(const GravityConfig& g) {
   c.tree.tolerance = g.tolerance;
   c.tree.relative_cap = g.relative_cap;
   c.tree.group_opening = g.group_opening;
+  c.tree.list_walk = g.list_walk;
   c.softening = g.softening;
   c.softening_kind = g.softening_kernel;
   c.math = g.math;
@@ -116,6 +118,9 @@ TreeSolver<Real>::TreeSolver(const bh::TreeSolverConfig& config) : config_(confi
   if (config_.per_type && config_.tree.group_opening != 0)
     throw InputError("gravity.group_opening = " + std::to_string(config_.tree.group_opening) +
                      " is not supported with a softening per particle type; accepted with one: group_opening = 0");
+  if (config_.per_type && config_.tree.list_walk)
+    throw InputError("gravity.list_walk = true is not supported with a softening per particle type; accepted with "
+                     "one: list_walk = false");
 }
 
 template <class Real>
@@ -154,6 +159,14 @@ SolverReport TreeSolver<Real>::solve(const SourcesView<Real>& s, const TargetSet
     check_target_points(targets);
     walk = {static_cast<std::int32_t>(n), nullptr, targets.x, targets.y, targets.z};
     place = nullptr;
+  } else if (config_.tree.list_walk) {
+    // The list walk's groups: every source in the Hilbert order of its leaf
+    // (docs/adr/0019), as the GPU solver walks them.
+    w.source = bh::hilbert_leaf_order(tree_.view());
+    w.place.resize(w.source.size());
+    for (std::size_t k = 0; k < w.source.size(); ++k) w.place[k] = tree_.order[w.source[k]];
+    walk = {static_cast<std::int32_t>(n), w.source.data()};
+    place = w.place.data();
   }
   const auto size = static_cast<std::size_t>(n);
   for (auto* v : {&w.ax, &w.ay, &w.az}) {
@@ -195,8 +208,16 @@ SolverReport TreeSolver<Real>::solve(const SourcesView<Real>& s, const TargetSet
       const std::int64_t m = points ? n : s.count;
       std::vector<Real> bx(m), by(m), bz(m);
       std::vector<InteractionCounts> bc(m);
-      walk_set(points ? walk : bh::every_source(tree_.view()), false, bx.data(), by.data(), bz.data(), nullptr, bc.data(),
-               nullptr);
+      if (targets.all() && walk.source != nullptr) {
+        // Every source in the list walk's order: its groups, as the GPU
+        // solver's bootstrap walks them; the results back in sorted order.
+        std::vector<Real> wx(m), wy(m), wz(m);
+        walk_set(walk, false, wx.data(), wy.data(), wz.data(), nullptr, bc.data(), nullptr);
+        for (std::int64_t k = 0; k < m; ++k) bx[walk.source[k]] = wx[k], by[walk.source[k]] = wy[k], bz[walk.source[k]] = wz[k];
+      } else {
+        walk_set(points ? walk : bh::every_source(tree_.view()), false, bx.data(), by.data(), bz.data(), nullptr,
+                 bc.data(), nullptr);
+      }
       const double largest = given >= 0 ? given : largest_magnitude(m, bx.data(), by.data(), bz.data());
       relative_scales(n, points ? nullptr : walk.source, bx.data(), by.data(), bz.data(), largest, scale);
       report.add_phase("bootstrap walk", seconds_since(tb));

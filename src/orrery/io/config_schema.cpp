@@ -224,6 +224,15 @@ std::vector<KeySpec> build_schema() {
     group.max = 4096.0;
     s.push_back(std::move(group));
   }
+  s.push_back({"gravity.list_walk", ValueType::boolean, false,
+               "Tree solver: Bonsai's walk (docs/adr/0019). The targets decide together in groups of 32 (every "
+               "particle: in the Hilbert order of the tree's leaves), breadth first, and every target of a group "
+               "sums the group's lists of cells and particles: on the GPU no lane computes a term it drops. A cell "
+               "is used only where every target of the group would accept it, so forces are as accurate or more "
+               "than with false, for more interactions; a target's force depends on its group. Single precision on "
+               "the GPU; monopole and quadrupole; not with group_opening, under MPI, or with a softening per type. "
+               "Timings at equal accuracy: docs/performance/gpu_tree.md, \"The list walk\".",
+               {}, 0.0, false, ORRERY_FIELD(gravity.list_walk)});
   s.push_back({"gravity.math", ValueType::string, std::string("fast"),
                "Force-kernel arithmetic. exact: IEEE division and square root, explicit fma, no contraction: the "
                "GPU's accelerations equal the CPU's bit for bit. fast: the GPU may use rsqrt and flush denormals "

@@ -109,6 +109,9 @@ DistributedTree<Real>::DistributedTree(const bh::TreeSolverConfig& config, Commu
     throw InputError("gravity.group_opening = " + std::to_string(config.tree.group_opening) +
                      " is not supported by the distributed (MPI) tree, whose ranks group their targets apart; "
                      "accepted: 0");
+  if (config.tree.list_walk)
+    throw InputError("gravity.list_walk = true is not supported by the distributed (MPI) tree, whose ranks group "
+                     "their targets apart; accepted: false");
 }
 
 template <class Real>
