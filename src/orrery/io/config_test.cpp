@@ -78,6 +78,7 @@ max_particles_per_rank = 100000
 tolerance = 0.005
 relative_cap = 0.6
 group_opening = 32
+list_walk = true
 math = "exact"
 traversal = "independent"
 group_width = 16
