@@ -18,6 +18,8 @@
 //                        uniform cube (2^20 - 1, eps 0.17) geometric theta 0.55 and relative
 //                        (tolerance 0.004, cap 0.55), the Plummer sphere and the Hernquist halo
 //                        (eps 0.05) relative at tolerance 0.002, cap 0.5; the total and the walk
+//   list21               (not by default) the list walk (docs/adr/0019) on issue 21's inputs,
+//                        relative cap 0.55, tolerance 0.008 (cube, Hernquist) and 0.006 (Plummer)
 // GPU rows are device-resident (solve_device), timed on the host around the
 // call and a device synchronisation. Protocol: 3 warm-up evaluations, then
 // --trials timed ones (5 at 16M and on the CPU); median, min, max and the
@@ -253,6 +255,21 @@ int main(int argc, char** argv) {
       rows21("cube", ic::uniform_cube(n - 1, 20261221, 3.0), 0.17, true);
       rows21("plummer", ic::plummer_sphere(n, 20261222), 0.05, false);
       rows21("hernquist", ic::hernquist_sphere(n, 20261223), 0.05, false);
+    }
+    if (want("list21")) {
+      // The list walk (docs/adr/0019) on issue 21's inputs, relative at cap 0.55.
+      const std::int64_t n = std::int64_t(1) << 20;
+      const auto list_row = [&](const char* model, const Particles<double>& p, double eps, double tolerance) {
+        bench::HostSet h(p);
+        bench::DeviceSet d(h);
+        gravity::GravityConfig g = bench::issue21_tree(eps, 1.0, tolerance, 0.55);
+        g.list_walk = true;
+        s.gpu(std::string(model) + "_list", g, d, true, true, s.trials());
+        s.gpu_phases(std::string(model) + "_list", g, d, true, true, s.trials());
+      };
+      list_row("cube", ic::uniform_cube(n - 1, 20261221, 3.0), 0.17, 0.008);
+      list_row("plummer", ic::plummer_sphere(n, 20261222), 0.05, 0.006);
+      list_row("hernquist", ic::hernquist_sphere(n, 20261223), 0.05, 0.008);
     }
     const bool plummer_rows = want("gpu_tree_geometric") || want("gpu_tree_relative") || want("gpu_tree_phases") ||
                               want("gpu_direct") || want("cpu_tree");

@@ -35,7 +35,8 @@
 #                 cube geometric and relative, Plummer and Hernquist relative, 2^20, one timed
 #                 evaluation each after the warm-ups): the usual sections plus the active-lane
 #                 fraction (thread instructions per warp instruction) and the instructions per
-#                 pipe -> ncu_issue21.txt
+#                 pipe -> ncu_issue21.txt (ORRERY_PROFILE_ROWS=list21 ORRERY_PROFILE_KERNEL=list_walk:
+#                 the list walk's rows and kernel -> ncu_list21.txt)
 #   python        the Python package's tests (scripts/python_test.sh on the cuda build:
 #                 the CUDA tests of tests/python run instead of skipping)
 #   bench-build   bench/gpu_tree_build_bench (the tree build alone, 1M and 16M) -> gpu_tree_build.csv
@@ -246,17 +247,19 @@ PY
 }
 
 task_profile21() {
-  say "== profile21: ncu on issue 21's coherent walks (bh_regression_bench --rows issue21)"
+  # ORRERY_PROFILE_ROWS / ORRERY_PROFILE_KERNEL: other rows and kernels, e.g. list21 and list_walk.
+  local rows=${ORRERY_PROFILE_ROWS:-issue21} kernel=${ORRERY_PROFILE_KERNEL:-coherent_walk}
+  say "== profile21: ncu on the $kernel kernels of bh_regression_bench --rows $rows"
   # Per row: 3 warm-ups, 1 timed solve, 3 + 1 phase solves; the relative rows'
   # first evaluation bootstraps (a second, geometric walk). Every walk is
   # profiled; the table below keeps one line per kernel launch.
-  ncu --clock-control none -k regex:coherent_walk --section SpeedOfLight --section WarpStateStats \
+  ncu --clock-control none -k regex:$kernel --section SpeedOfLight --section WarpStateStats \
     --section InstructionStats --section SchedulerStats --section Occupancy --section MemoryWorkloadAnalysis \
     --metrics smsp__thread_inst_executed_per_inst_executed.ratio,smsp__inst_executed.sum,smsp__inst_executed_pipe_fma.sum,smsp__inst_executed_pipe_alu.sum,smsp__inst_executed_pipe_lsu.sum,smsp__inst_executed_pipe_xu.sum,smsp__inst_executed_pipe_uniform.sum,smsp__inst_executed_op_shared_ld.sum,smsp__inst_executed_op_global_ld.sum \
-    build/cuda/bench/bh_regression_bench --rows issue21 --trials 1 --out "$logs/profile21.csv" \
-    >"$out/ncu_issue21.txt" 2>&1 || fail "ncu (see ncu_issue21.txt)"
-  grep -E "^  *(old|new|run)|coherent_walk|Duration|Issue Slots Busy|Executed Ipc A|Achieved Occupancy|Registers Per|L1/TEX Hit|thread_inst_executed_per|inst_executed" \
-    "$out/ncu_issue21.txt" | cut -c1-150 | tee -a "$summary"
+    build/cuda/bench/bh_regression_bench --rows "$rows" --trials 1 --out "$logs/profile21.csv" \
+    >"$out/ncu_$rows.txt" 2>&1 || fail "ncu (see ncu_$rows.txt)"
+  grep -E "^  *(old|new|run)|$kernel|Duration|Issue Slots Busy|Executed Ipc A|Achieved Occupancy|Registers Per|L1/TEX Hit|thread_inst_executed_per|inst_executed" \
+    "$out/ncu_$rows.txt" | cut -c1-150 | tee -a "$summary"
 }
 
 task_cpu-threads() {

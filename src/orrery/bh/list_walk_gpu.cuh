@@ -10,12 +10,15 @@
 // list (cells and particles apart, as list_walk.hpp says why), so every term
 // computed is kept and each list is summed in order.
 //
-// The queue lives in global memory, a ring of `capacity` entries a warp
-// (the warps are persistent: as many as the device holds, each taking every
-// warps-th group). A group whose queue would outgrow its ring stops; the
-// launcher then walks again with rings twice as large (at most the tree's
-// node count, which no queue can exceed). Nothing a stopped group computed is
-// written. Included by list_walk_gpu_{fast,exact}.cu alone.
+// The queue is a ring of GpuWalkParams::list_queue entries a warp in shared
+// memory (the warps are persistent: as many as the device holds, each taking
+// every warps-th group). A group whose queue would outgrow its ring stops and
+// joins a spill list, nothing of it written; the launcher then walks the
+// spilled groups alone with rings in global memory, larger each time (at most
+// the tree's node count, which no queue can exceed). An opened node's children
+// come from a table made before the walk (up to 8 a node, one 32-byte load),
+// not from the chain of next pointers, whose dependent loads a step waited on.
+// Included by list_walk_gpu_{fast,exact}.cu alone.
 #include <cooperative_groups/scan.h>
 
 #include <algorithm>
@@ -45,6 +48,37 @@ struct alignas(4 * sizeof(Real)) StagedCell<Real, true> {
   Real trace, pad;
 };
 
+/// The children of a node in order, -1 after the last (a leaf: none).
+struct alignas(32) NodeChildren {
+  std::int32_t c[8];
+};
+
+/// Where the groups' queues live and which groups a launch walks.
+struct ListQueues {
+  std::int32_t* global = nullptr;  // each warp's ring at global + warp * capacity; null: in shared memory
+  std::int32_t capacity = 0;       // entries a ring (a power of two)
+  const std::int32_t* groups = nullptr;  // the groups to walk; null: 0 .. group_count - 1
+  std::int64_t group_count = 0;
+  std::int32_t* spilled = nullptr;  // the groups whose queue outgrew the ring, appended
+  int* spilled_count = nullptr;
+};
+
+template <class Real>
+__global__ void __launch_bounds__(kListBlock) pack_children(const bh::OctreeView<Real> t, NodeChildren* __restrict__ children) {
+  const std::int64_t n = std::int64_t(blockIdx.x) * kListBlock + threadIdx.x;
+  if (n >= t.num_nodes) return;  // the tail of the last block
+  const std::int32_t* const next = t.next;
+  NodeChildren k;
+  std::int32_t c = static_cast<std::int32_t>(n) + 1;
+  const std::int32_t end = next[n];
+  for (int j = 0; j < 8; ++j) {  // a leaf's first "child" is its next: none
+    const bool child = c != end;
+    k.c[j] = child ? c : -1;
+    c = child ? next[c] : c;
+  }
+  children[n] = k;
+}
+
 /// One warp's lists, index runs and staging.
 template <class Real, bool Quad>
 struct ListWarp {
@@ -59,21 +93,23 @@ struct ListWarp {
 template <bool Pot, Multipole M, class Criterion, MathMode Mode, class Real, class Softening>
 __global__ void __launch_bounds__(kListBlock)
     list_walk(const bh::OctreeView<Real> t, const RecordOf<Real, M, Criterion::kScaled>* __restrict__ nodes,
-              const WalkTargets<Real> targets, const Softening soft, const DeviceWalkTargets<Real> out,
-              std::int32_t* __restrict__ queues, std::int32_t capacity, int* overflow) {
+              const NodeChildren* __restrict__ kids, const WalkTargets<Real> targets, const Softening soft,
+              const DeviceWalkTargets<Real> out, const ListQueues q) {
   static_assert(multipole_order(M) <= 2, "the list walk stages monopole and quadrupole cells");
   constexpr bool Quad = M == Multipole::quadrupole;
   __shared__ ListWarp<Real, Quad> shared[kListWarps];
+  extern __shared__ std::int32_t shared_rings[];  // kListWarps rings of q.capacity, when q.global is null
   const cg::thread_block_tile<32> warp = cg::tiled_partition<32>(cg::this_thread_block());
   const int lane = static_cast<int>(warp.thread_rank());
   const unsigned below = (1u << lane) - 1u;  // the lanes before this one
   ListWarp<Real, Quad>& sh = shared[threadIdx.x / 32];
   const std::int64_t warp_id = (std::int64_t(blockIdx.x) * kListBlock + threadIdx.x) / 32;
   const std::int64_t warps = std::int64_t(gridDim.x) * kListWarps;
-  std::int32_t* const queue = queues + warp_id * capacity;
-  const std::int32_t mask = capacity - 1;
-  const std::int64_t groups = (std::int64_t(targets.count) + kListGroup - 1) / kListGroup;
-  for (std::int64_t grp = warp_id; grp < groups; grp += warps) {
+  const std::int32_t capacity = q.capacity, mask = capacity - 1;
+  std::int32_t* const queue =
+      q.global != nullptr ? q.global + warp_id * capacity : shared_rings + (threadIdx.x / 32) * capacity;
+  for (std::int64_t g = warp_id; g < q.group_count; g += warps) {
+    const std::int64_t grp = q.groups != nullptr ? q.groups[g] : g;
     // Lanes past the last target repeat it: the box, scale and runs stay the group's.
     const std::int64_t kk = grp * kListGroup + lane;
     const bool real = kk < targets.count;
@@ -165,19 +201,20 @@ __global__ void __launch_bounds__(kListBlock)
       const bool open = has && !accept && !leaf;
       const bool sum = has && !accept && leaf;
       // The opened nodes' children join the queue in lane order.
+      NodeChildren kid;
       std::int32_t children = 0;
-      if (open)
-        for (std::int32_t ch = n + 1; ch != sp.next; ch = nodes[ch].span.next) ++children;
+      if (open) {
+        kid = kids[n];
+        for (int j = 0; j < 8; ++j) children += kid.c[j] >= 0;
+      }
       const std::int32_t offset = cg::exclusive_scan(warp, children);
       const std::int32_t joining = warp.shfl(offset + children, 31);
       if (tail + joining - head > capacity) {  // uniform: the ring would overwrite waiting nodes
         overflowed = true;
         break;
       }
-      if (open) {
-        std::int32_t slot = tail + offset;
-        for (std::int32_t ch = n + 1; ch != sp.next; ch = nodes[ch].span.next) queue[(slot++) & mask] = ch;
-      }
+      for (int j = 0; j < 8; ++j)
+        if (j < children) queue[(tail + offset + j) & mask] = kid.c[j];
       tail += joining;
       const unsigned accepting = warp.ballot(accept);
       if (accept) sh.cells[(cells_tail + __popc(accepting & below)) & (kListRing - 1)] = n;
@@ -198,8 +235,9 @@ __global__ void __launch_bounds__(kListBlock)
       }
     }
     if (overflowed) {
-      if (lane == 0) atomicOr(overflow, 1);
-      continue;  // nothing of this group is written; the launcher walks again
+      if (lane == 0) q.spilled[atomicAdd(q.spilled_count, 1)] = static_cast<std::int32_t>(grp);
+      warp.sync();  // the next group's first writes to the lists and runs come after every lane stopped
+      continue;  // nothing of this group is written; the launcher walks it again
     }
     if (cells_tail > cells_head) sum_cells(cells_tail - cells_head);
     if (parts_tail > parts_head) sum_particles(parts_tail - parts_head);
@@ -214,8 +252,10 @@ __global__ void __launch_bounds__(kListBlock)
   }
 }
 
-/// Packs the records, then walks with persistent warps, walking again with
-/// larger queues while a group's queue overflows (synchronises the stream).
+/// Packs the records and the children, then walks every group with its
+/// queue in shared memory, then the groups that spilled with queues in
+/// global memory, four times the ring and then twice as large each pass
+/// (synchronises the stream once a pass, to read the spill count).
 template <bool Pot, Multipole M, class Criterion, MathMode Mode, class Real, class Softening>
 void launch_list(const bh::OctreeView<Real>& t, const WalkTargets<Real>& w, const GpuWalkParams& p,
                  const Softening& soft, const DeviceWalkTargets<Real>& out, cuda::StreamHandle s) {
@@ -225,40 +265,49 @@ void launch_list(const bh::OctreeView<Real>& t, const WalkTargets<Real>& w, cons
                         reinterpret_cast<std::uintptr_t>(p.scratch.data()) % alignof(Record) == 0;
   const cuda::StreamScratch<Record> own(borrowed ? 0 : nodes, s);
   Record* const records = borrowed ? reinterpret_cast<Record*>(p.scratch.data()) : own.get();
+  const auto node_blocks = static_cast<unsigned>((nodes + kListBlock - 1) / kListBlock);
   pack_nodes<<<static_cast<unsigned>((nodes + kWalkBlock - 1) / kWalkBlock), kWalkBlock, 0, s>>>(t, records);
   ORRERY_CUDA_CHECK_LAUNCH("pack_nodes");
+  const cuda::StreamScratch<NodeChildren> children(nodes, s);
+  pack_children<<<node_blocks, kListBlock, 0, s>>>(t, children.get());
+  ORRERY_CUDA_CHECK_LAUNCH("pack_children");
 
   const auto kernel = list_walk<Pot, M, Criterion, Mode, Real, Softening>;
-  int device = 0, multiprocessors = 0, resident = 0;
+  int device = 0, multiprocessors = 0;
   ORRERY_CUDA_CHECK(cudaGetDevice(&device));
   ORRERY_CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
-  ORRERY_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, kListBlock, 0));
   const std::int64_t groups = (std::int64_t(w.count) + kListGroup - 1) / kListGroup;
-  const std::int64_t blocks =
-      std::min<std::int64_t>(std::int64_t(multiprocessors) * std::max(resident, 1), (groups + kListWarps - 1) / kListWarps);
-  // A walk that stops is walked again: its totals start again from the caller's.
-  const cuda::StreamScratch<unsigned long long> saved(out.totals != nullptr ? 3 : 0, s);
-  if (out.totals != nullptr)
-    ORRERY_CUDA_CHECK(cudaMemcpyAsync(saved.get(), out.totals, 3 * sizeof(unsigned long long), cudaMemcpyDeviceToDevice, s));
-  const cuda::StreamScratch<int> flag(1, s);
-  std::int64_t capacity = p.list_queue;  // validated by walk_tree_gpu
-  for (;;) {
-    const cuda::StreamScratch<std::int32_t> queues(static_cast<std::size_t>(blocks * kListWarps * capacity), s);
-    ORRERY_CUDA_CHECK(cudaMemsetAsync(flag.get(), 0, sizeof(int), s));
-    kernel<<<static_cast<unsigned>(blocks), kListBlock, 0, s>>>(t, records, w, soft, out, queues.get(),
-                                                                 static_cast<std::int32_t>(capacity), flag.get());
+  // Two spill lists used in turn (a pass walks one and fills the other) and the count.
+  const cuda::StreamScratch<std::int32_t> spill(static_cast<std::size_t>(2 * groups), s);
+  const cuda::StreamScratch<int> count(1, s);
+  ListQueues q;
+  q.capacity = p.list_queue;  // validated by walk_tree_gpu
+  q.group_count = groups;
+  q.spilled_count = count.get();
+  for (int pass = 0;; ++pass) {
+    q.spilled = spill.get() + (pass % 2) * groups;
+    // The first pass's rings in shared memory (dynamic: their size is the caller's), the others' in global memory.
+    const std::size_t ring_bytes = pass == 0 ? std::size_t(kListWarps) * q.capacity * sizeof(std::int32_t) : 0;
+    int resident = 0;
+    ORRERY_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, kListBlock, ring_bytes));
+    const std::int64_t blocks = std::min<std::int64_t>(std::int64_t(multiprocessors) * std::max(resident, 1),
+                                                       (q.group_count + kListWarps - 1) / kListWarps);
+    const cuda::StreamScratch<std::int32_t> rings(
+        pass == 0 ? 0 : static_cast<std::size_t>(blocks * kListWarps * q.capacity), s);
+    if (pass > 0) q.global = rings.get();
+    ORRERY_CUDA_CHECK(cudaMemsetAsync(count.get(), 0, sizeof(int), s));
+    kernel<<<static_cast<unsigned>(blocks), kListBlock, ring_bytes, s>>>(t, records, children.get(), w, soft, out, q);
     ORRERY_CUDA_CHECK_LAUNCH("list walk");
-    int overflowed = 0;
-    ORRERY_CUDA_CHECK(cudaMemcpyAsync(&overflowed, flag.get(), sizeof(int), cudaMemcpyDeviceToHost, s));
+    int spilled = 0;
+    ORRERY_CUDA_CHECK(cudaMemcpyAsync(&spilled, count.get(), sizeof(int), cudaMemcpyDeviceToHost, s));
     ORRERY_CUDA_CHECK(cudaStreamSynchronize(s));
-    if (overflowed == 0) return;
-    if (capacity >= std::int64_t(t.num_nodes))  // cannot happen: a queue holds each node once at most
-      throw RuntimeFailure("the list walk's queue overflowed " + std::to_string(capacity) + " entries in a tree of " +
+    if (spilled == 0) return;
+    if (q.capacity >= t.num_nodes)  // cannot happen: a queue holds each node once at most
+      throw RuntimeFailure("the list walk's queue outgrew " + std::to_string(q.capacity) + " entries in a tree of " +
                            std::to_string(t.num_nodes) + " nodes");
-    capacity *= 2;
-    if (out.totals != nullptr)
-      ORRERY_CUDA_CHECK(cudaMemcpyAsync(out.totals, saved.get(), 3 * sizeof(unsigned long long),
-                                        cudaMemcpyDeviceToDevice, s));
+    q.groups = q.spilled;
+    q.group_count = spilled;
+    q.capacity = pass == 0 ? 4 * q.capacity : 2 * q.capacity;
   }
 }
 

@@ -40,8 +40,8 @@ void check_list_walk(const bh::OctreeView<Real>& tree, const GpuWalkParams& para
     throw InputError("the list walk takes one lane a target; accepted: target_lanes = 1 (got " +
                      std::to_string(params.target_lanes) + ")");
   const int q = params.list_queue;
-  if (q < 32 || (q & (q - 1)) != 0)
-    throw InputError("list_queue = " + std::to_string(q) + " is not supported; accepted: a power of two >= 32");
+  if (q < 32 || q > 2048 || (q & (q - 1)) != 0)
+    throw InputError("list_queue = " + std::to_string(q) + " is not supported; accepted: a power of two from 32 to 2048");
 }
 
 }  // namespace

@@ -90,10 +90,11 @@ struct GpuWalkParams {
   /// a monopole or quadrupole tree, one lane a target. The walk synchronises
   /// the stream (to read whether a group's queue overflowed).
   bool list_walk = false;
-  /// The list walk's first queue ring, entries a warp (a power of two >= 32):
-  /// a queue that outgrows it is walked again with twice as many. Changes no
-  /// result (tests set it small to walk that path).
-  int list_queue = 4096;
+  /// The list walk's queue ring in shared memory, entries a warp (a power of
+  /// two from 32 to 2048; 4 bytes an entry, kListWarps rings a block): a
+  /// group whose queue outgrows it is walked again with a ring in global
+  /// memory. Changes no result (tests set it small to walk that path).
+  int list_queue = 1024;
 };
 
 /// InputError unless a walk with group opening (group_opening != 0) can run:

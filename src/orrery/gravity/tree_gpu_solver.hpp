@@ -55,8 +55,8 @@ struct GpuTreeSolverConfig {
   // Lanes per target in the walk of a subset (bh::GpuWalkParams::target_lanes):
   // 0 chooses from the subset's size and the device's SMs (bh::subset_target_lanes).
   int subset_target_lanes = 0;
-  // The list walk's first queue ring, entries a warp (bh::GpuWalkParams::list_queue).
-  int list_queue = 4096;
+  // The list walk's queue ring in shared memory, entries a warp (bh::GpuWalkParams::list_queue).
+  int list_queue = 1024;
 };
 
 template <class Real>
