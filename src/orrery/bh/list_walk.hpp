@@ -122,26 +122,53 @@ void walk_list_group(const OctreeView<Real>& t, const WalkNode<Real>* __restrict
     else
       for (std::int32_t c = n + 1; c != node.next; c = nodes[c].next) queue.push_back(c);
   }
-  for (int l = 0; l < lanes; ++l) {
-    Accumulator<Real> on_cells, on_particles;
-    for (const std::int32_t n : cells) {
-      const WalkNode<Real>& node = nodes[n];
-      const Real* q = node_moments<M>(t, n);
-      add_cell_terms<Pot, M, Mode>(on_cells, soft, tx[l], ty[l], tz[l], node.com_x, node.com_y, node.com_z, node.mass,
-                                   q, cell_trace<M>(q), true);
+  // Every list entry for all kListGroup lanes at once: `omp simd` loops over
+  // the lanes, as group_walk.hpp's add_cells (packed IEEE arithmetic rounds
+  // as the scalar, so each lane gets the bits it would alone; walk_all.cpp's
+  // flags let g++ vectorise them). Padding lanes repeat the last target and
+  // are not stored.
+  for (int l = lanes; l < kListGroup; ++l) tx[l] = tx[lanes - 1], ty[l] = ty[lanes - 1], tz[l] = tz[lanes - 1], idx[l] = idx[lanes - 1];
+  alignas(64) Real cx_sum[kListGroup] = {}, cy_sum[kListGroup] = {}, cz_sum[kListGroup] = {}, cp_sum[kListGroup] = {};
+  alignas(64) Real px_sum[kListGroup] = {}, py_sum[kListGroup] = {}, pz_sum[kListGroup] = {}, pp_sum[kListGroup] = {};
+  for (const std::int32_t n : cells) {
+    const WalkNode<Real>& node = nodes[n];
+    const Real cx = node.com_x, cy = node.com_y, cz = node.com_z, m = node.mass;
+    const Real* q = node_moments<M>(t, n);
+    const Real trace = cell_trace<M>(q);
+#pragma omp simd
+    for (int l = 0; l < kListGroup; ++l) {
+      Accumulator<Real> a{cx_sum[l], cy_sum[l], cz_sum[l], cp_sum[l]};
+      add_cell_terms<Pot, M, Mode>(a, soft, tx[l], ty[l], tz[l], cx, cy, cz, m, q, trace, true);
+      cx_sum[l] = a.ax, cy_sum[l] = a.ay, cz_sum[l] = a.az;
+      if constexpr (Pot) cp_sum[l] = a.pot;
     }
-    std::uint64_t kept = 0;
-    for (const std::int32_t n : leaves)
-      for (std::int32_t j = nodes[n].first; j < nodes[n].first + nodes[n].count; ++j) {
-        add_particle<Pot, Mode>(on_particles, soft, tx[l], ty[l], tz[l], t.x[j], t.y[j], t.z[j], t.m[j], j != idx[l]);
-        kept += j != idx[l];
+  }
+  std::uint64_t listed = 0;
+  for (const std::int32_t n : leaves) {
+    const std::int32_t first = nodes[n].first, end = first + nodes[n].count;
+    listed += static_cast<std::uint64_t>(end - first);
+    for (std::int32_t j = first; j < end; ++j) {
+      const Real px = t.x[j], py = t.y[j], pz = t.z[j], pm = t.m[j];
+#pragma omp simd
+      for (int l = 0; l < kListGroup; ++l) {
+        Accumulator<Real> a{px_sum[l], py_sum[l], pz_sum[l], pp_sum[l]};
+        add_particle<Pot, Mode>(a, soft, tx[l], ty[l], tz[l], px, py, pz, pm, j != idx[l]);
+        px_sum[l] = a.ax, py_sum[l] = a.ay, pz_sum[l] = a.az;
+        if constexpr (Pot) pp_sum[l] = a.pot;
       }
+    }
+  }
+  for (int l = 0; l < lanes; ++l) {
+    // A source's own particle is in a summed leaf (no cell holding it is
+    // accepted), masked there: one term fewer than the list holds.
+    bool own = false;
+    for (const std::int32_t n : leaves) own |= holds(nodes[n].first, nodes[n].count, idx[l]);
     const std::int32_t k = k0 + l;
-    ax[k] = xm::add(on_cells.ax, on_particles.ax);
-    ay[k] = xm::add(on_cells.ay, on_particles.ay);
-    az[k] = xm::add(on_cells.az, on_particles.az);
-    if constexpr (Pot) pot[k] = xm::add(on_cells.pot, on_particles.pot);
-    counts[k] = {queue.size(), cells.size(), kept};
+    ax[k] = xm::add(cx_sum[l], px_sum[l]);
+    ay[k] = xm::add(cy_sum[l], py_sum[l]);
+    az[k] = xm::add(cz_sum[l], pz_sum[l]);
+    if constexpr (Pot) pot[k] = xm::add(cp_sum[l], pp_sum[l]);
+    counts[k] = {queue.size(), cells.size(), listed - (own ? 1 : 0)};
   }
 }
 
