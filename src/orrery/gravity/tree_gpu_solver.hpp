@@ -36,11 +36,11 @@ enum class TreeBuild : std::uint8_t { device, host };
 
 /// The order in which a solve of every source groups its targets into the
 /// coherent walk's warps (docs/adr/0018): the tree's own key order, or its
-/// leaves in Hilbert order (bh/leaf_order_gpu.hpp), whose warps visit fewer
-/// nodes but which costs a sort each solve. Neither changes a target's
+/// leaves in Hilbert order (bh/leaf_order_gpu.hpp, the default), whose warps
+/// visit fewer nodes for a sort each solve. Neither changes a target's
 /// results or its particle-cell and particle-particle counts. Subsets walk
 /// in key order; group opening (defined over the key order's blocks of 32)
-/// always does.
+/// always does; the list walk (docs/adr/0019) always takes the Hilbert order.
 enum class WarpOrder : std::uint8_t { tree, hilbert };
 
 struct GpuTreeSolverConfig {
@@ -48,9 +48,10 @@ struct GpuTreeSolverConfig {
   bh::Traversal traversal = bh::Traversal::coherent;
   int group_width = 32;  // coherent walk: 8, 16, 32 or 64
   TreeBuild build = TreeBuild::device;  // host: the CPU build, copied (tests, cross-checks)
-  // Every source as a target: the coherent walk's warps. The key order until
-  // the Hilbert order's cost is measured below its gain (docs/adr/0018).
-  WarpOrder warp_order = WarpOrder::tree;
+  // Every source as a target: the walk's warps, by default in the Hilbert
+  // order of the leaves (every total of issue 21's inputs 2.4-7.5 % faster
+  // than the key order on an H100, docs/adr/0018, docs/performance/gpu_tree.md).
+  WarpOrder warp_order = WarpOrder::hilbert;
   bool counters = true;  // per-target counters (contract 2); off saves 12 bytes per particle
   // Lanes per target in the walk of a subset (bh::GpuWalkParams::target_lanes):
   // 0 chooses from the subset's size and the device's SMs (bh::subset_target_lanes).
