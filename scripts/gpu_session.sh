@@ -205,7 +205,7 @@ task_tree() {
   done
   for tool in memcheck racecheck; do
     for exe in build/cuda/src/orrery/bh/orrery_bh_gpu_test build/cuda/src/orrery/gravity/orrery_gravity_gpu_test; do
-      filter='GpuTreeWalk.Spline*:GpuTreeWalk.GroupOpeningOnASubset*:HilbertLeafOrder.*:GpuTreeSolver.ExactMode*:GpuTreeSolver.DevicePointer*:GpuTreeSolver.WarpOrders*:GpuTreeSolver.ListWalkFast*'
+      filter='GpuTreeWalk.Spline*:GpuTreeWalk.GroupOpeningOnASubset*:HilbertLeafOrder.*:GpuTreeSolver.ExactMode*:GpuTreeSolver.DevicePointer*:GpuTreeSolver.WarpOrders*:GpuTreeSolver.ListWalk*'
       if compute-sanitizer --tool $tool --error-exitcode 3 --print-limit 20 "$exe" --gtest_filter="$filter" \
         >"$logs/${tool}_tree.log" 2>&1; then
         say "$tool $(basename $exe) ($filter): clean, $(grep -c '^\[       OK \]' "$logs/${tool}_tree.log") tests ok, $(grep -m1 'ERROR SUMMARY\|RACECHECK SUMMARY' "$logs/${tool}_tree.log")"

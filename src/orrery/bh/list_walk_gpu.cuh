@@ -213,6 +213,11 @@ __global__ void __launch_bounds__(kListBlock)
         overflowed = true;
         break;
       }
+      // The children may take the slots this step's nodes were read from:
+      // every lane's read is ordered before any lane's write (the scan's
+      // shuffles already wait for every lane, but order no memory; compute-
+      // sanitizer's racecheck flagged the pair without this barrier).
+      warp.sync();
       for (int j = 0; j < 8; ++j)
         if (j < children) queue[(tail + offset + j) & mask] = kid.c[j];
       tail += joining;
