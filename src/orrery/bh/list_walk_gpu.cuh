@@ -264,15 +264,10 @@ __global__ void __launch_bounds__(kListBlock)
 template <bool Pot, Multipole M, class Criterion, MathMode Mode, class Real, class Softening>
 void launch_list(const bh::OctreeView<Real>& t, const WalkTargets<Real>& w, const GpuWalkParams& p,
                  const Softening& soft, const DeviceWalkTargets<Real>& out, cuda::StreamHandle s) {
-  using Record = RecordOf<Real, M, Criterion::kScaled>;
+  const PackedRecords<RecordOf<Real, M, Criterion::kScaled>> packed(t, p.scratch, s);
+  const auto* const records = packed.get();
   const auto nodes = static_cast<std::size_t>(t.num_nodes);
-  const bool borrowed = p.scratch.size() >= nodes * sizeof(Record) &&
-                        reinterpret_cast<std::uintptr_t>(p.scratch.data()) % alignof(Record) == 0;
-  const cuda::StreamScratch<Record> own(borrowed ? 0 : nodes, s);
-  Record* const records = borrowed ? reinterpret_cast<Record*>(p.scratch.data()) : own.get();
   const auto node_blocks = static_cast<unsigned>((nodes + kListBlock - 1) / kListBlock);
-  pack_nodes<<<static_cast<unsigned>((nodes + kWalkBlock - 1) / kWalkBlock), kWalkBlock, 0, s>>>(t, records);
-  ORRERY_CUDA_CHECK_LAUNCH("pack_nodes");
   const cuda::StreamScratch<NodeChildren> children(nodes, s);
   pack_children<<<node_blocks, kListBlock, 0, s>>>(t, children.get());
   ORRERY_CUDA_CHECK_LAUNCH("pack_children");

@@ -14,6 +14,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 
 #include "orrery/cuda/check_cuda.cuh"
 #include "orrery/cuda/stream_scratch.cuh"
@@ -191,6 +192,33 @@ __global__ void __launch_bounds__(kWalkBlock)
   }
   nodes[n] = r;
 }
+
+/// The walk's node records, packed from the tree when constructed: in the
+/// caller's scratch (GpuWalkParams::scratch) when it holds them (cudaMalloc'd
+/// memory is aligned for them), otherwise in stream-ordered memory of their
+/// own, freed in stream order when this goes out of scope (after the walk
+/// that reads them is enqueued).
+template <class Record>
+class PackedRecords {
+ public:
+  template <class Real>
+  PackedRecords(const bh::OctreeView<Real>& t, std::span<std::byte> scratch, cuda::StreamHandle s)
+      : nodes_(static_cast<std::size_t>(t.num_nodes)),
+        borrowed_(scratch.size() >= nodes_ * sizeof(Record) &&
+                  reinterpret_cast<std::uintptr_t>(scratch.data()) % alignof(Record) == 0),
+        own_(borrowed_ ? 0 : nodes_, s),
+        records_(borrowed_ ? reinterpret_cast<Record*>(scratch.data()) : own_.get()) {
+    pack_nodes<<<static_cast<unsigned>((nodes_ + kWalkBlock - 1) / kWalkBlock), kWalkBlock, 0, s>>>(t, records_);
+    ORRERY_CUDA_CHECK_LAUNCH("pack_nodes");
+  }
+  const Record* get() const { return records_; }
+
+ private:
+  std::size_t nodes_;
+  bool borrowed_;
+  cuda::StreamScratch<Record> own_;
+  Record* records_;
+};
 
 /// Writes target i's results: sums (and cost) at order[i] when the walk
 /// scatters, counters at i.
@@ -375,16 +403,8 @@ unsigned walk_blocks(const WalkTargets<Real>& w, const GpuWalkParams& p) {
 template <bool Pot, Multipole M, class Criterion, MathMode Mode, int W, class Real, class Softening>
 void launch_coherent(const bh::OctreeView<Real>& t, const WalkTargets<Real>& w, const GpuWalkParams& p, const Softening& soft,
                      const DeviceWalkTargets<Real>& out, cuda::StreamHandle s) {
-  using Record = RecordOf<Real, M, Criterion::kScaled>;
-  const auto nodes = static_cast<std::size_t>(t.num_nodes);
-  // The caller's scratch when it holds the records (cudaMalloc'd memory is
-  // aligned for them); otherwise stream-ordered memory of our own.
-  const bool borrowed = p.scratch.size() >= nodes * sizeof(Record) &&
-                        reinterpret_cast<std::uintptr_t>(p.scratch.data()) % alignof(Record) == 0;
-  const cuda::StreamScratch<Record> own(borrowed ? 0 : nodes, s);
-  Record* const records = borrowed ? reinterpret_cast<Record*>(p.scratch.data()) : own.get();
-  pack_nodes<<<static_cast<unsigned>((nodes + kWalkBlock - 1) / kWalkBlock), kWalkBlock, 0, s>>>(t, records);
-  ORRERY_CUDA_CHECK_LAUNCH("pack_nodes");
+  const PackedRecords<RecordOf<Real, M, Criterion::kScaled>> packed(t, p.scratch, s);
+  const auto* const records = packed.get();
   if constexpr (W == 32 && multipole_order(M) <= 2) {  // group opening: the monopole and quadrupole (validate_tree_params)
     if (p.group_opening != 0) {
       coherent_walk<Pot, M, Criterion, Mode, W, Real, Softening, true>
