@@ -231,6 +231,67 @@ TEST(ListWalk, SolverWalkEqualsGroupByGroup) {
   }
 }
 
+// The lanes' simd loops give each target the bits of a plain scalar sum of
+// its group's lists (walk.hpp's add_cell_terms and add_particle, one target
+// at a time, cells then particles into two sums): the arithmetic the GPU's
+// lanes do, so the exact-mode bits the GPU test compares are this sum's.
+// Both math modes, both openings, monopole and quadrupole, float and double.
+template <class Real>
+void expect_lanes_equal_scalar_sums(Opening opening) {
+  const auto p = testing::converted<Real>(ic::to_precision<float>(ic::plummer_sphere(3001, 11)));
+  testing::for_each_walk_config<Real>(
+      "plummer_3001",
+      [&](const TreeSolverConfig& base, const std::string& what) {
+        if (multipole_order(base.tree.multipole) > 2) return;
+        const auto tree = build_octree(p.sources(), base.tree);
+        const auto v = tree.view();
+        const auto sorted_scale = opening == Opening::relative ? testing::relative_test_scales(tree, base) : std::vector<Real>();
+        const std::vector<std::int32_t> order = hilbert_leaf_order(v);
+        const WalkTargets<Real> w = hilbert_targets<Real>(order);
+        const auto n = static_cast<std::size_t>(w.count);
+        std::vector<Real> scale(n, Real(0));
+        if (!sorted_scale.empty())
+          for (std::size_t k = 0; k < n; ++k) scale[k] = sorted_scale[static_cast<std::size_t>(order[k])];
+        std::vector<WalkNode<Real>> nodes(static_cast<std::size_t>(v.num_nodes));
+        pack_walk_nodes(v, nodes.data());
+        std::vector<Real> ax(n), ay(n), az(n), pot(n);
+        std::vector<InteractionCounts> counts(n);
+        testing::with_walk_parameters<Real>(base, [&](auto multipole, auto mode, auto soft) {
+          constexpr Multipole M = decltype(multipole)::value;
+          constexpr MathMode Mode = decltype(mode)::value;
+          with_opening(v, [&](auto criterion) {
+            GroupLists lists;
+            for (std::int32_t k0 = 0; k0 < w.count; k0 += kListGroup) {
+              const int lanes = std::min(kListGroup, w.count - k0);
+              walk_list_group<true, M, Mode, Real, decltype(soft), decltype(criterion)>(
+                  v, nodes.data(), soft, w, k0, lanes, scale.data(), ax.data(), ay.data(), az.data(), pot.data(),
+                  counts.data(), lists);
+              for (int l = 0; l < lanes; ++l) {
+                const std::int32_t k = k0 + l, i = w.self(k);
+                Accumulator<Real> cells, particles;
+                for (const std::int32_t c : lists.cells) add_cell<true, M, Mode>(cells, v, soft, c, v.x[i], v.y[i], v.z[i]);
+                for (const std::int32_t leaf : lists.leaves) add_leaf<true, Mode>(particles, v, soft, leaf, i, v.x[i], v.y[i], v.z[i]);
+                const Real want[4] = {xm::add(cells.ax, particles.ax), xm::add(cells.ay, particles.ay),
+                                      xm::add(cells.az, particles.az), xm::add(cells.pot, particles.pot)};
+                const Real got[4] = {ax[k], ay[k], az[k], pot[k]};
+                for (int c = 0; c < 4; ++c)
+                  ASSERT_EQ(std::memcmp(&got[c], &want[c], sizeof(Real)), 0)
+                      << what << " target " << i << " component " << c << ": " << got[c] << " vs " << want[c];
+              }
+            }
+          });
+        });
+      },
+      opening);
+}
+
+TEST(ListWalk, LanesEqualAScalarSumOfTheLists) {
+  for (const Opening opening : {Opening::geometric, Opening::relative}) {
+    expect_lanes_equal_scalar_sums<float>(opening);
+    expect_lanes_equal_scalar_sums<double>(opening);
+  }
+}
+
 // The index runs: a group holding sorted indices 4-6 and 20 takes a cell of
 // particles 7-19 (none of its own) and no cell reaching 4, 6 or 20; one
 // range [4, 20] would have refused both.
