@@ -54,7 +54,7 @@ io::RunControl::Action Ranks::agree(io::RunControl::Action mine) const {
 template <class Real>
 std::unique_ptr<gravity::ForceSolver<Real>> Ranks::solver(const gravity::GravityConfig& gravity) const {
   if (!distributed_) return gravity::make_solver<Real>(gravity);
-  refuse_group_opening(gravity);
+  refuse_target_groups(gravity);
 #if defined(ORRERY_HAVE_CUDA)
   // Ranks share the GPUs of their node round-robin (one GPU each where there are enough).
   if (gravity.backend != "cpu" && cuda::device_available())
@@ -67,10 +67,10 @@ std::unique_ptr<gravity::ForceSolver<Real>> Ranks::solver(const gravity::Gravity
 #endif
 }
 
-void Ranks::refuse_group_opening(const gravity::GravityConfig& gravity) {
-  // Group opening makes a target's force depend on the other targets of its
-  // group (docs/adr/0017); ranks that split the targets would group them
-  // differently for each K.
+void Ranks::refuse_target_groups(const gravity::GravityConfig& gravity) {
+  // Group opening and the list walk make a target's force depend on the
+  // other targets of its group (docs/adr/0017, 0019); ranks that split the
+  // targets would group them differently for each K.
   if (gravity.group_opening != 0)
     throw InputError("gravity.group_opening = " + std::to_string(gravity.group_opening) +
                      " under MPI: a target's force depends on its group, which the ranks' split would change with "
@@ -82,7 +82,7 @@ void Ranks::refuse_group_opening(const gravity::GravityConfig& gravity) {
 }
 
 void Ranks::require_distributed(const gravity::GravityConfig& gravity) {
-  refuse_group_opening(gravity);
+  refuse_target_groups(gravity);
   if (gravity.solver != "tree")
     throw InputError("gravity.mpi_layout = \"distributed\" with gravity.solver = \"" + gravity.solver +
                      "\"; accepted: solver \"tree\" (on the CPU or one GPU per rank), or "

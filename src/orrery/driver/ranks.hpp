@@ -58,9 +58,10 @@ class Ranks {
   /// (gravity.mpi_layout = "distributed", docs/adr/0012): the tree solver (CPU or GPU ranks), one
   /// softening for every particle (the global step or block steps); naming what is accepted.
   static void require_distributed(const gravity::GravityConfig& gravity);
-  /// Refuses gravity.group_opening under MPI (docs/adr/0017): the ranks'
-  /// split of the targets would change a target's group with K.
-  static void refuse_group_opening(const gravity::GravityConfig& gravity);
+  /// Refuses gravity.group_opening (docs/adr/0017) and gravity.list_walk
+  /// (docs/adr/0019) under MPI: the ranks' split of the targets would change
+  /// a target's group with K.
+  static void refuse_target_groups(const gravity::GravityConfig& gravity);
   /// How each rank of the distributed layout walks its targets
   /// (mpi/let_walk.hpp): on the CPU (backend "cpu", or "auto" without a GPU),
   /// or on its GPU (local rank mod the GPUs present, selected here).

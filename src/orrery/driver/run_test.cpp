@@ -11,6 +11,7 @@
 #include "orrery/core/energy_error_exceeded.hpp"
 #include "orrery/core/error.hpp"
 
+#include "orrery/driver/ranks.hpp"
 #include "orrery/driver/setup.hpp"
 #include "orrery/driver/test_runs.hpp"
 #include "orrery/io/checkpoint.hpp"
@@ -26,6 +27,29 @@ using io::testing::ScratchDir;
 using testing::final_particles;
 using testing::small_run;
 using testing::TestRun;
+
+// Under MPI the ranks refuse the walks whose groups of targets they would
+// split differently for each number of ranks, naming the key.
+TEST(DriverRun, RanksRefuseGroupsOfTargetsByName) {
+  gravity::GravityConfig g;
+  g.solver = "tree";
+  EXPECT_NO_THROW(Ranks::refuse_target_groups(g));
+  g.list_walk = true;
+  EXPECT_THROW(
+      {
+        try {
+          Ranks::refuse_target_groups(g);
+        } catch (const InputError& e) {
+          EXPECT_NE(std::string(e.what()).find("gravity.list_walk = true under MPI"), std::string::npos) << e.what();
+          EXPECT_NE(std::string(e.what()).find("accepted under MPI: gravity.list_walk = false"), std::string::npos);
+          throw;
+        }
+      },
+      InputError);
+  g.list_walk = false;
+  g.group_opening = 32;
+  EXPECT_THROW(Ranks::refuse_target_groups(g), InputError);
+}
 
 TEST(DriverRun, WritesDiagnosticsSnapshotsAndAFinalCheckpoint) {
   ScratchDir dir;

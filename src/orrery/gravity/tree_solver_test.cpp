@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <omp.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -219,6 +221,57 @@ TEST(TreeSolver, RelativeCapMustBeInZeroToOne) {
     c.tree.relative_cap = cap;
     expect_refused(c, cap, "gravity.relative_cap", "[0, 1]");
   }
+}
+
+// The list walk (docs/adr/0019): the monopole and the quadrupole, one
+// softening, not with group opening; refused by name otherwise. With it the
+// solver gives each source its group's sums in the caller's order: more
+// particle terms than the own walk and the same field to the expansion's
+// accuracy, and the same bits on 1 and 2 threads.
+TEST(TreeSolver, ListWalkIsRefusedWhereItDoesNotApplyAndDeterministic) {
+  bh::TreeSolverConfig c;
+  c.tree.list_walk = true;
+  c.tree.multipole = bh::Multipole::octupole;
+  expect_refused(c, 1, "gravity.list_walk = true is not supported with gravity.multipole = \"octupole\"",
+                 "monopole, quadrupole");
+  c.tree.multipole = bh::Multipole::quadrupole;
+  c.tree.group_opening = bh::kOpeningGroup;
+  expect_refused(c, 1, "gravity.list_walk = true and gravity.group_opening = 32", "accepted: one of them");
+  c.tree.group_opening = 0;
+  gravity::GravityConfig g;
+  g.solver = "tree";
+  g.list_walk = true;
+  g.softening_per_type[2] = 0.01;
+  g.type_counts = {0, 50, 50, 0, 0, 0};
+  try {
+    TreeSolver<float> solver(tree_solver_config(g));
+    ADD_FAILURE() << "a softening per type with the list walk was accepted";
+  } catch (const InputError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("gravity.list_walk = true is not supported with a softening per particle type"), std::string::npos)
+        << m;
+  }
+  const auto p = testing::uniform_cube(3000, 5);
+  Accelerations<float> own(p.size()), listed(p.size()), again(p.size());
+  bh::TreeSolverConfig o;
+  o.tree.multipole = bh::Multipole::quadrupole;
+  const SolverReport a = TreeSolver<float>(o).solve(p.sources(), own.view());
+  const SolverReport b = TreeSolver<float>(c).solve(p.sources(), listed.view());
+  EXPECT_GT(b.total.particle_interactions, a.total.particle_interactions);
+  std::vector<double> rel(p.size());
+  for (std::size_t i = 0; i < p.size(); ++i)
+    rel[i] = std::hypot(double(listed.ax[i]) - own.ax[i], double(listed.ay[i]) - own.ay[i],
+                        double(listed.az[i]) - own.az[i]) /
+             std::hypot(double(own.ax[i]), double(own.ay[i]), double(own.az[i]));
+  std::nth_element(rel.begin(), rel.begin() + rel.size() / 2, rel.end());
+  EXPECT_LT(rel[rel.size() / 2], 2e-3) << "the list walk's field is not the own walk's to the expansion's accuracy";
+  EXPECT_GT(rel[rel.size() / 2], 0.0) << "the list walk gave the own walk's bits: it did not run";
+  const int threads = omp_get_max_threads();
+  omp_set_num_threads(threads > 1 ? 1 : 2);
+  TreeSolver<float>(c).solve(p.sources(), again.view());
+  omp_set_num_threads(threads);
+  for (std::size_t i = 0; i < p.size(); ++i)
+    ASSERT_EQ(std::memcmp(&again.ax[i], &listed.ax[i], sizeof(float)), 0) << "particle " << i << ": thread count";
 }
 
 // Group opening (docs/adr/0017): 0 or a power of two from 32 to 4096, the
