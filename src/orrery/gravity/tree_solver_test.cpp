@@ -202,6 +202,20 @@ void expect_refused(const bh::TreeSolverConfig& c, double value, const char* key
   }
 }
 
+/// The tree solver of `g` with a softening per type (two types' softenings
+/// differ) is refused with `message`.
+void expect_per_type_refused(gravity::GravityConfig g, const std::string& message) {
+  g.solver = "tree";
+  g.softening_per_type[2] = 0.01;
+  g.type_counts = {0, 50, 50, 0, 0, 0};
+  try {
+    TreeSolver<float> solver(tree_solver_config(g));
+    ADD_FAILURE() << "accepted with a softening per type: " << message;
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+  }
+}
+
 TEST(TreeSolver, RelativeToleranceMustBePositiveAndFinite) {
   const auto p = testing::uniform_cube(100, 5);
   Accelerations<float> out(p.size());
@@ -239,18 +253,8 @@ TEST(TreeSolver, ListWalkIsRefusedWhereItDoesNotApplyAndDeterministic) {
   expect_refused(c, 1, "gravity.list_walk = true and gravity.group_opening = 32", "accepted: one of them");
   c.tree.group_opening = 0;
   gravity::GravityConfig g;
-  g.solver = "tree";
   g.list_walk = true;
-  g.softening_per_type[2] = 0.01;
-  g.type_counts = {0, 50, 50, 0, 0, 0};
-  try {
-    TreeSolver<float> solver(tree_solver_config(g));
-    ADD_FAILURE() << "a softening per type with the list walk was accepted";
-  } catch (const InputError& e) {
-    const std::string m = e.what();
-    EXPECT_NE(m.find("gravity.list_walk = true is not supported with a softening per particle type"), std::string::npos)
-        << m;
-  }
+  expect_per_type_refused(g, "gravity.list_walk = true is not supported with a softening per particle type");
   const auto p = testing::uniform_cube(3000, 5);
   Accelerations<float> own(p.size()), listed(p.size()), again(p.size());
   bh::TreeSolverConfig o;
@@ -287,18 +291,8 @@ TEST(TreeSolver, GroupOpeningIsRefusedWhereItDoesNotApply) {
   expect_refused(c, 32, "gravity.group_opening", "monopole, quadrupole");
   c.tree.multipole = bh::Multipole::quadrupole;
   gravity::GravityConfig g;
-  g.solver = "tree";
   g.group_opening = bh::kOpeningGroup;
-  g.softening_per_type[2] = 0.01;
-  g.type_counts = {0, 50, 50, 0, 0, 0};
-  try {
-    TreeSolver<float> solver(tree_solver_config(g));
-    ADD_FAILURE() << "a softening per type with group opening was accepted";
-  } catch (const InputError& e) {
-    const std::string m = e.what();
-    EXPECT_NE(m.find("gravity.group_opening = 32"), std::string::npos) << m;
-    EXPECT_NE(m.find("softening per particle type"), std::string::npos) << m;
-  }
+  expect_per_type_refused(g, "gravity.group_opening = 32 is not supported with a softening per particle type");
   const auto p = testing::uniform_cube(3000, 5);
   Accelerations<float> own(p.size()), grouped(p.size());
   bh::TreeSolverConfig o;
