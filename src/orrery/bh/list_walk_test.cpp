@@ -89,12 +89,14 @@ TEST(ListWalk, ListsCoverEveryParticleOnceAndNoCellIsCoarserThanTheTargetsOwn) {
               for (std::int32_t j = v.first[node]; j < v.first[node] + v.count[node]; ++j) ++covered[j];
             for (std::int32_t j = 0; j < v.num_particles; ++j)
               ASSERT_EQ(covered[j], 1) << what << " group at " << k0 << ": particle " << j;
+            std::sort(taken.begin(), taken.end());
+            std::uint64_t in_cells = 0;
+            for (const std::int32_t cell : lists.cells) in_cells += v.count[cell];
             for (int l = 0; l < lanes; ++l) {
               const std::int32_t i = w.self(k0 + l);
               for (const std::int32_t cell : lists.cells)
                 ASSERT_FALSE(holds(v.first[cell], v.count[cell], i)) << what << ": target " << i << " in cell " << cell;
               const auto own = own_walk<Criterion>(v, i, v.x[i], v.y[i], v.z[i], scale[k0 + l]);
-              std::sort(taken.begin(), taken.end());
               for (const std::int32_t g : taken) {
                 const auto it = std::upper_bound(own.begin(), own.end(), g);
                 ASSERT_NE(it, own.begin()) << what << " target " << i << " node " << g;
@@ -103,13 +105,7 @@ TEST(ListWalk, ListsCoverEveryParticleOnceAndNoCellIsCoarserThanTheTargetsOwn) {
               }
               ASSERT_EQ(counts[k0 + l].node_visits, lists.queue.size()) << what;
               ASSERT_EQ(counts[k0 + l].cell_interactions, lists.cells.size()) << what;
-              ASSERT_EQ(counts[k0 + l].particle_interactions, std::uint64_t(v.num_particles - 1) -
-                                                                  [&] {
-                                                                    std::uint64_t in_cells = 0;
-                                                                    for (const std::int32_t cell : lists.cells)
-                                                                      in_cells += v.count[cell];
-                                                                    return in_cells;
-                                                                  }())
+              ASSERT_EQ(counts[k0 + l].particle_interactions, std::uint64_t(v.num_particles - 1) - in_cells)
                   << what << ": every particle outside the cells, itself excluded";
             }
           }

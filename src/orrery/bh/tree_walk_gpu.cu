@@ -27,9 +27,7 @@ namespace {
 /// InputError unless the list walk can run on `tree` with `params`.
 template <class Real>
 void check_list_walk(const bh::OctreeView<Real>& tree, const GpuWalkParams& params) {
-  if (!std::is_same_v<Real, float>)
-    throw InputError("gravity.list_walk = true is compiled for single precision on the GPU; accepted: "
-                     "precision = \"single\" (or the CPU backend) with it");
+  check_list_walk_precision<Real>(true);
   if (multipole_order(tree.multipole) > 2)
     throw InputError("gravity.list_walk = true is not supported with gravity.multipole = \"" +
                      std::string(to_string(tree.multipole)) + "\"; accepted with it: monopole, quadrupole");

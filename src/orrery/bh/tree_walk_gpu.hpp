@@ -41,7 +41,9 @@
 #include <cstdint>
 #include <span>
 #include <string_view>
+#include <type_traits>
 
+#include "orrery/core/error.hpp"
 #include "orrery/core/math_mode.hpp"
 #include "orrery/core/softening.hpp"
 #include "orrery/cuda/stream.hpp"
@@ -96,6 +98,16 @@ struct GpuWalkParams {
   /// memory. Changes no result (tests set it small to walk that path).
   int list_queue = 1024;
 };
+
+/// InputError when the list walk (list_walk true) is asked of a walk in
+/// Real other than float: its kernels are compiled for single precision
+/// alone (docs/adr/0019).
+template <class Real>
+void check_list_walk_precision(bool list_walk) {
+  if (list_walk && !std::is_same_v<Real, float>)
+    throw InputError("gravity.list_walk = true is compiled for single precision on the GPU; accepted: "
+                     "precision = \"single\" (or the CPU backend) with it");
+}
 
 /// InputError unless a walk with group opening (group_opening != 0) can run:
 /// a value TreeParams accepts (is_group_opening), the coherent traversal,

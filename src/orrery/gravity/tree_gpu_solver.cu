@@ -9,7 +9,6 @@
 #include <chrono>
 #include <span>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include "orrery/core/error.hpp"
@@ -203,9 +202,7 @@ GpuTreeSolver<Real>::GpuTreeSolver(const GpuTreeSolverConfig& config) : config_(
   if (config.tree.per_type && !config.tree.per_type->uniform()) refuse_per_type_softening("tree/cuda");
   // At construction rather than at the first walk; subsets then walk one lane a target (walk_into).
   bh::check_group_opening_walk(config.tree.tree.group_opening, config.traversal, config.group_width, 1);
-  if (config.tree.tree.list_walk && !std::is_same_v<Real, float>)
-    throw InputError("gravity.list_walk = true is compiled for single precision on the GPU; accepted: "
-                     "precision = \"single\" (or the CPU backend) with it");
+  bh::check_list_walk_precision<Real>(config.tree.tree.list_walk);
   device_ = cuda::current_device();
   state_ = std::make_unique<State>();
 }
