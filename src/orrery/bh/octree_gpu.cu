@@ -345,8 +345,8 @@ __global__ void __launch_bounds__(kBlock)
     for (;;) {  // one step per level climbed: as long as this thread arrives last
       store_moments<M>(out, node, m, g, theta, tolerance);
       const std::int32_t p = t.parent[node];
+      mo[node] = m;      // the root's too: download_moments() returns every node's
       if (p < 0) break;  // the root is done
-      mo[node] = m;
       __threadfence();  // the moments are visible device-wide before the arrival is
       if (atomicSub(pending + p, 1) != 1) break;  // a sibling is still missing: its thread climbs on
       __threadfence();  // the siblings' moments were fenced before their arrivals
@@ -799,6 +799,19 @@ Octree<Real> DeviceOctree<Real>::download() const {
   for_each_array([&](TreeArray kind, auto& host, const auto& device) {
     if (const std::size_t c = t.elements(kind, nn, np); c > 0) copy_to_host(host, device.data(), c, t.stream);
   }, static_cast<TreeArrays<Real, HostBuffer>&>(h), static_cast<const typename Impl::Arrays&>(t));
+  return h;
+}
+
+template <class Real>
+std::vector<NodeMoments> DeviceOctree<Real>::download_moments() const {
+  const Impl& t = *impl_;
+  if (multipole_order(t.params.multipole) > 2)
+    throw InputError("DeviceOctree::download_moments: the double moments of a " +
+                     std::string(to_string(t.params.multipole)) + " tree were asked for; accepted: monopole or "
+                     "quadrupole trees");
+  static_assert(sizeof(Moments<Multipole::quadrupole>) == sizeof(NodeMoments));
+  std::vector<NodeMoments> h(static_cast<std::size_t>(t.num_nodes));
+  cuda::copy_device_to_host(h.data(), t.moments.data(), h.size() * sizeof(NodeMoments), t.stream);
   return h;
 }
 

@@ -24,8 +24,11 @@
 #include <memory>
 #include <span>
 
+#include <vector>
+
 #include "orrery/core/particles.hpp"
 #include "orrery/cuda/stream.hpp"
+#include "orrery/bh/build_steps.hpp"
 #include "orrery/bh/octree.hpp"
 
 namespace orrery::bh {
@@ -95,6 +98,13 @@ class DeviceOctree {
   /// Copies the tree to the host as an Octree (tests, debugging, the CPU
   /// walk over a GPU-built tree). Waits for the build's stream.
   Octree<Real> download() const;
+  /// The double moments of every node of the last build, in node order: the
+  /// `moments` build_octree() returns, bit for bit (an MPI rank's subtrees,
+  /// mpi/local_tree.hpp). Monopole and quadrupole trees only, as there; an
+  /// InputError names any other order. They live in the build's scratch, so
+  /// read them before anything uses scratch_between_builds(). Waits for the
+  /// build's stream.
+  std::vector<NodeMoments> download_moments() const;
 
  private:
   struct Impl;

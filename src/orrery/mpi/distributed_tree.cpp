@@ -150,8 +150,11 @@ SolverReport DistributedTree<Real>::solve(RankParticles<Real>& particles, const 
 
   t = Clock::now();
   const int rank = comm_.rank();
+  // The rank's backend builds its subtrees (LetWalk::build_run: a GPU rank on its device).
+  const RunBuild<Real> on_backend = [this](const SourcesView<Real>& run, const bh::TreeParams& p, const bh::Cube* c,
+                                           std::vector<bh::NodeMoments>& mo) { return walk_->build_run(run, p, c, mo); };
   const LocalTree<Real> own = build_local_tree(s, keys, top, cuts[rank], cuts[rank + 1], cube, params,
-                                                 options_.build_run_particles);
+                                                 options_.build_run_particles, on_backend);
   const NodeRecords<Real> top_nodes = top_node_records<Real>(top, gather_leaf_moments(own.root_moments, top, comm_),
                                                              cube, params);
   report.add_phase("tree", since(t));

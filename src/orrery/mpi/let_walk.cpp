@@ -1,5 +1,6 @@
 #include "orrery/mpi/let_walk.hpp"
 
+#include "orrery/bh/octree_build.hpp"
 #include "orrery/bh/walk_all.hpp"
 
 namespace orrery::mpi {
@@ -23,10 +24,18 @@ class CpuLetWalk final : public LetWalk<Real> {
 }  // namespace
 
 template <class Real>
+bh::Octree<Real> LetWalk<Real>::build_run(const SourcesView<Real>& run, const bh::TreeParams& params,
+                                          const bh::Cube* cube, std::vector<bh::NodeMoments>& moments) {
+  return bh::build_octree(run, params, nullptr, cube, &moments);
+}
+
+template <class Real>
 std::unique_ptr<LetWalk<Real>> cpu_let_walk(const bh::TreeSolverConfig& config) {
   return std::make_unique<CpuLetWalk<Real>>(config);
 }
 
+template class LetWalk<float>;
+template class LetWalk<double>;
 template std::unique_ptr<LetWalk<float>> cpu_let_walk<float>(const bh::TreeSolverConfig&);
 template std::unique_ptr<LetWalk<double>> cpu_let_walk<double>(const bh::TreeSolverConfig&);
 

@@ -4,8 +4,9 @@
 // essential trees received). The assembled tree is an ordinary bh::Octree,
 // so any walk that computes bh::walk_target's sums computes one process's
 // bits for each target: the CPU's bh::walk_targets (cpu_let_walk), or a GPU
-// walk of a device copy (let_walk_gpu.hpp). The choice is the rank's backend;
-// the decomposition, the trees and the exchange do not change.
+// walk of a device copy (let_walk_gpu.hpp). The choice is the rank's backend,
+// which also builds the rank's own subtrees (build_run: on the host, or on the
+// GPU rank's device); the decomposition and the exchange do not change.
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -13,8 +14,10 @@
 #include <utility>
 #include <vector>
 
+#include "orrery/bh/build_steps.hpp"
 #include "orrery/bh/octree.hpp"
 #include "orrery/bh/tree_config.hpp"
+#include "orrery/core/particles.hpp"
 #include "orrery/core/solver_report.hpp"
 
 namespace orrery::mpi {
@@ -38,6 +41,13 @@ class LetWalk {
   /// walk phase, a difference of two readings being the calls between.
   /// Empty where the walk is one step (the CPU's).
   virtual std::vector<std::pair<std::string, double>> step_seconds() const { return {}; }
+  /// The tree of one run of the rank's sorted particles (mpi::RunBuild, the
+  /// builds of its own subtrees): bh::build_octree's tree in `cube` (null:
+  /// the run's bounding cube) and every node's double moments. Here on the
+  /// host; the GPU's builds on its device (bh::DeviceOctree, the same tree bit
+  /// for bit) and copies the tree back.
+  virtual bh::Octree<Real> build_run(const SourcesView<Real>& run, const bh::TreeParams& params, const bh::Cube* cube,
+                                     std::vector<bh::NodeMoments>& moments);
 };
 
 /// The CPU walk (bh::walk_targets with the tree's configuration).

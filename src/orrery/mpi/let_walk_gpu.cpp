@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "orrery/bh/device_tree_copy.hpp"
+#include "orrery/bh/octree_gpu.hpp"
 #include "orrery/bh/tree_walk_gpu.hpp"
 #include "orrery/cuda/memory.hpp"
 #include "orrery/cuda/stream.hpp"
@@ -61,6 +62,21 @@ class GpuLetWalk final : public LetWalk<Real> {
     lap(2, t);
   }
 
+  bh::Octree<Real> build_run(const SourcesView<Real>& run, const bh::TreeParams& params, const bh::Cube* cube,
+                             std::vector<bh::NodeMoments>& moments) override {
+    const auto s = stream_.get();
+    const auto n = static_cast<std::size_t>(run.count);
+    const Real* host[4] = {run.x, run.y, run.z, run.mass};
+    for (int c = 0; c < 4; ++c) {
+      if (run_[c].size() < n) run_[c].resize(n);  // grown, never shrunk: the runs differ in size
+      run_[c].upload(std::span<const Real>(host[c], n), s);
+    }
+    build_.build(SourcesView<Real>{run.count, run_[0].data(), run_[1].data(), run_[2].data(), run_[3].data()}, params,
+                 s, cube);
+    moments = build_.download_moments();  // before the walk's records reuse the build's scratch
+    return build_.download();
+  }
+
   std::vector<std::pair<std::string, double>> step_seconds() const override {
     return {{"upload", seconds_[0]}, {"kernel", seconds_[1]}, {"download", seconds_[2]}};
   }
@@ -83,6 +99,8 @@ class GpuLetWalk final : public LetWalk<Real> {
   gravity::GpuTreeSolverConfig config_;
   cuda::Stream stream_;
   bh::DeviceTreeCopy<Real> copy_;
+  bh::DeviceOctree<Real> build_;          // the builds of the rank's subtrees (build_run)
+  cuda::DeviceBuffer<Real> run_[4];       // a run's x, y, z, m
   cuda::DeviceBuffer<std::int32_t> targets_;
   cuda::DeviceBuffer<Real> result_[4], scale_;
   cuda::DeviceBuffer<std::uint32_t> counts_[3];

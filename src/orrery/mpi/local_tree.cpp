@@ -49,7 +49,7 @@ struct LeafPlan {
 /// once from the same source, the serial order's bits (parallel_copy.hpp's rule).
 template <class Real>
 void add_run(LocalTree<Real>& out, const RankParticles<Real>& s, std::vector<LeafPlan>& plan, std::size_t j0,
-             std::size_t j1, const bh::Cube& cube, const bh::TreeParams& params) {
+             std::size_t j1, const bh::Cube& cube, const bh::TreeParams& params, const RunBuild<Real>& build) {
   const bool quad = params.multipole == bh::Multipole::quadrupole;
   const std::int32_t pb = plan[j0].b, pe = plan[j1 - 1].e;
   const SourcesView<Real> run{pe - pb, s.p.x.data() + pb, s.p.y.data() + pb, s.p.z.data() + pb,
@@ -57,7 +57,8 @@ void add_run(LocalTree<Real>& out, const RankParticles<Real>& s, std::vector<Lea
   std::vector<bh::NodeMoments> mo;
   // A cube of side 0 (every particle at one point) is refused from outside,
   // but it is then every leaf's own bounding cube, which the build takes.
-  const bh::Octree<Real> t = bh::build_octree(run, params, nullptr, cube.side > 0 ? &cube : nullptr, &mo);
+  const bh::Cube* in = cube.side > 0 ? &cube : nullptr;
+  const bh::Octree<Real> t = build ? build(run, params, in, mo) : bh::build_octree(run, params, nullptr, in, &mo);
   // The rank's particles are sorted by (key, index), so the build's stable
   // sort by key keeps them in place, and a node's first + pb is an index into s.
   std::int64_t moved = -1;
@@ -119,7 +120,8 @@ void add_run(LocalTree<Real>& out, const RankParticles<Real>& s, std::vector<Lea
 template <class Real>
 LocalTree<Real> build_local_tree(const RankParticles<Real>& s, std::span<const std::uint64_t> keys, const TopTree& top,
                                  std::int64_t leaf_begin, std::int64_t leaf_end, const bh::Cube& cube,
-                                 const bh::TreeParams& params, std::int32_t run_particles) {
+                                 const bh::TreeParams& params, std::int32_t run_particles,
+                                 const RunBuild<Real>& build) {
   LocalTree<Real> out;
   out.cap2 = bh::relative_cap_factor<Real>(params.relative_cap);
   if (leaf_begin == leaf_end) return out;
@@ -158,7 +160,7 @@ LocalTree<Real> build_local_tree(const RankParticles<Real>& s, std::span<const s
   for (std::size_t j0 = 0; j0 < plan.size();) {
     std::size_t j1 = j0 + 1;
     while (j1 < plan.size() && plan[j1].e - plan[j0].b <= run_particles) ++j1;
-    add_run(out, s, plan, j0, j1, cube, params);
+    add_run(out, s, plan, j0, j1, cube, params, build);
     j0 = j1;
   }
   return out;
@@ -166,9 +168,9 @@ LocalTree<Real> build_local_tree(const RankParticles<Real>& s, std::span<const s
 
 template LocalTree<float> build_local_tree(const RankParticles<float>&, std::span<const std::uint64_t>, const TopTree&,
                                            std::int64_t, std::int64_t, const bh::Cube&, const bh::TreeParams&,
-                                           std::int32_t);
+                                           std::int32_t, const RunBuild<float>&);
 template LocalTree<double> build_local_tree(const RankParticles<double>&, std::span<const std::uint64_t>,
                                             const TopTree&, std::int64_t, std::int64_t, const bh::Cube&,
-                                            const bh::TreeParams&, std::int32_t);
+                                            const bh::TreeParams&, std::int32_t, const RunBuild<double>&);
 
 }  // namespace orrery::mpi

@@ -7,10 +7,12 @@
 // in the same order, hence the same moments bit for bit (the build's own
 // code, bh::build_octree in the global cube, run once over the domain).
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
 #include "orrery/bh/build_steps.hpp"
+#include "orrery/bh/octree.hpp"
 #include "orrery/mpi/global_tree.hpp"
 #include "orrery/mpi/node_records.hpp"
 #include "orrery/mpi/rank_particles.hpp"
@@ -30,17 +32,25 @@ struct LocalTree {
   Real cap2 = Real(0);  // the relative opening's cap of the parameters (bh::OctreeView::cap2)
 };
 
+/// How one run of the rank's sorted particles becomes a tree: bh::build_octree's
+/// tree in `cube` (null: the run's own bounding cube) with every node's double
+/// moments in `moments`. Empty: bh::build_octree on the host; a GPU rank builds
+/// on its device (LetWalk::build_run, the same tree bit for bit).
+template <class Real>
+using RunBuild = std::function<bh::Octree<Real>(const SourcesView<Real>& run, const bh::TreeParams& params,
+                                                const bh::Cube* cube, std::vector<bh::NodeMoments>& moments)>;
+
 /// The subtrees of top leaves [leaf_begin, leaf_end) (top.leaves order) over
 /// the rank's particles sorted by (key, index), `keys` their keys in `cube`.
 /// Every particle of those leaves must be here: a count that differs from
 /// the top tree's is a RuntimeFailure naming the leaf. The leaves are built
 /// in runs of consecutive leaves of at most run_particles particles (a
 /// leaf larger than that is a run of its own); the records do not depend on
-/// the runs.
+/// the runs, nor on where `build` builds them.
 template <class Real>
 LocalTree<Real> build_local_tree(const RankParticles<Real>& sorted, std::span<const std::uint64_t> keys,
                                  const TopTree& top, std::int64_t leaf_begin, std::int64_t leaf_end,
                                  const bh::Cube& cube, const bh::TreeParams& params,
-                                 std::int32_t run_particles = kBuildRunParticles);
+                                 std::int32_t run_particles = kBuildRunParticles, const RunBuild<Real>& build = {});
 
 }  // namespace orrery::mpi
