@@ -205,7 +205,7 @@ task_tree() {
   done
   for tool in memcheck racecheck; do
     for exe in build/cuda/src/orrery/bh/orrery_bh_gpu_test build/cuda/src/orrery/gravity/orrery_gravity_gpu_test; do
-      filter='GpuTreeWalk.Spline*:GpuTreeWalk.GroupOpeningOnASubset*:HilbertLeafOrder.*:GpuTreeSolver.ExactMode*:GpuTreeSolver.DevicePointer*:GpuTreeSolver.WarpOrders*:GpuTreeSolver.ListWalk*'
+      filter='GpuTreeWalk.Spline*:GpuTreeWalk.GroupOpeningOnASubset*:HilbertLeafOrder.*:GpuTreeSolver.ExactMode*:GpuTreeSolver.DevicePointer*:GpuTreeSolver.WarpOrders*:GpuTreeSolver.ListWalk*:DeviceOctreeTest/*.StructuredInputs*'
       if compute-sanitizer --tool $tool --error-exitcode 3 --print-limit 20 "$exe" --gtest_filter="$filter" \
         >"$logs/${tool}_tree.log" 2>&1; then
         say "$tool $(basename $exe) ($filter): clean, $(grep -c '^\[       OK \]' "$logs/${tool}_tree.log") tests ok, $(grep -m1 'ERROR SUMMARY\|RACECHECK SUMMARY' "$logs/${tool}_tree.log")"
@@ -331,6 +331,13 @@ task_mpi() {
     say "memcheck mpi 2 ranks: clean ($(grep -c 'ERROR SUMMARY: 0 errors' "$logs/memcheck_mpi.log") ranks with 0 errors)"
   else
     fail "memcheck mpi 2 ranks (see logs/memcheck_mpi.log): $(grep 'ERROR SUMMARY' "$logs/memcheck_mpi.log" | tr '\n' ' ')"
+  fi
+  # The distributed tree's GPU ranks: their subtrees' device builds and their walks.
+  if OMP_NUM_THREADS=4 mpirun --oversubscribe -np 2 compute-sanitizer --tool memcheck --error-exitcode 3 --print-limit 20 \
+    build/cuda/src/orrery/mpi/orrery_mpi_distributed_gpu_test --gtest_filter='*Geometric*' >"$logs/memcheck_mpi_distributed.log" 2>&1; then
+    say "memcheck mpi distributed 2 ranks: clean ($(grep -c 'ERROR SUMMARY: 0 errors' "$logs/memcheck_mpi_distributed.log") ranks with 0 errors)"
+  else
+    fail "memcheck mpi distributed 2 ranks (see logs/memcheck_mpi_distributed.log): $(grep 'ERROR SUMMARY' "$logs/memcheck_mpi_distributed.log" | tr '\n' ' ')"
   fi
   [ "${ORRERY_MPI_BENCH:-1}" = 0 ] && return 0  # the tests alone
   say "== scripts/mpi_bench.sh (${ORRERY_BENCH_MODE:-full})"
