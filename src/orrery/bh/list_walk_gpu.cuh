@@ -156,7 +156,6 @@ __global__ void __launch_bounds__(kListBlock)
         }
       }
       warp.sync();
-#pragma unroll 4
       for (int j = 0; j < count; ++j) {
         const StagedCell<Real, Quad>& s = sh.cell[j];
         const Real* q = nullptr;
@@ -176,7 +175,6 @@ __global__ void __launch_bounds__(kListBlock)
         sh.source[lane] = j;
       }
       warp.sync();
-#pragma unroll 4
       for (int j = 0; j < count; ++j) {
         const StagedSource<Real> s = sh.particle[j];
         const bool keep = sh.source[j] != i;
