@@ -789,6 +789,19 @@ std::size_t DeviceOctree<Real>::device_bytes() const {
 
 template <class Real>
 Octree<Real> DeviceOctree<Real>::download() const {
+  Octree<Real> h = download_nodes();
+  const Impl& t = *impl_;
+  if (t.num_nodes == 0) return h;
+  const auto np = static_cast<std::size_t>(t.num_particles);
+  copy_to_host(h.x, t.x.data(), np, t.stream);
+  copy_to_host(h.y, t.y.data(), np, t.stream);
+  copy_to_host(h.z, t.z.data(), np, t.stream);
+  copy_to_host(h.m, t.m.data(), np, t.stream);
+  return h;
+}
+
+template <class Real>
+Octree<Real> DeviceOctree<Real>::download_nodes() const {
   const Impl& t = *impl_;
   Octree<Real> h;
   if (t.num_nodes == 0) return h;
@@ -797,8 +810,10 @@ Octree<Real> DeviceOctree<Real>::download() const {
   h.params = t.params;
   h.depth = t.depth;
   for_each_array([&](TreeArray kind, auto& host, const auto& device) {
+    if (kind == TreeArray::particle) return;  // the sources below, the order after
     if (const std::size_t c = t.elements(kind, nn, np); c > 0) copy_to_host(host, device.data(), c, t.stream);
   }, static_cast<TreeArrays<Real, HostBuffer>&>(h), static_cast<const typename Impl::Arrays&>(t));
+  copy_to_host(h.order, t.order.data(), np, t.stream);
   return h;
 }
 

@@ -101,6 +101,11 @@ void check_against_cpu(DeviceOctree<Real>& tree, const Particles<float>& input, 
   const Octree<Real> gpu = tree.download();
   EXPECT_EQ(tree.num_nodes(), cpu.num_nodes()) << ctx;
   expect_same_tree(gpu, cpu, ctx);
+  // download_nodes: the same tree less the sorted sources.
+  Octree<Real> nodes = tree.download_nodes();
+  EXPECT_TRUE(nodes.x.empty() && nodes.y.empty() && nodes.z.empty() && nodes.m.empty()) << ctx;
+  nodes.x = gpu.x, nodes.y = gpu.y, nodes.z = gpu.z, nodes.m = gpu.m;
+  expect_same_tree(nodes, cpu, ctx + " (download_nodes)");
   if (!doubles) return;
   const std::vector<NodeMoments> gpu_moments = tree.download_moments();
   ASSERT_EQ(gpu_moments.size(), cpu_moments.size()) << ctx << ": double moments";

@@ -74,7 +74,7 @@ class GpuLetWalk final : public LetWalk<Real> {
     build_.build(SourcesView<Real>{run.count, run_[0].data(), run_[1].data(), run_[2].data(), run_[3].data()}, params,
                  s, cube);
     moments = build_.download_moments();  // before the walk's records reuse the build's scratch
-    return build_.download();
+    return build_.download_nodes();  // the sorted sources are the run itself (sorted by key)
   }
 
   std::vector<std::pair<std::string, double>> step_seconds() const override {

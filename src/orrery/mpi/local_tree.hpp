@@ -34,8 +34,10 @@ struct LocalTree {
 
 /// How one run of the rank's sorted particles becomes a tree: bh::build_octree's
 /// tree in `cube` (null: the run's own bounding cube) with every node's double
-/// moments in `moments`. Empty: bh::build_octree on the host; a GPU rank builds
-/// on its device (LetWalk::build_run, the same tree bit for bit).
+/// moments in `moments`. Its nodes and order are read, not its sorted sources,
+/// which may be left empty (the run is sorted by key: they are the run).
+/// Empty: bh::build_octree on the host; a GPU rank builds on its device
+/// (LetWalk::build_run, the same tree bit for bit).
 template <class Real>
 using RunBuild = std::function<bh::Octree<Real>(const SourcesView<Real>& run, const bh::TreeParams& params,
                                                 const bh::Cube* cube, std::vector<bh::NodeMoments>& moments)>;
