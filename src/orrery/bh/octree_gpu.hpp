@@ -23,7 +23,6 @@
 #include <cstdint>
 #include <memory>
 #include <span>
-
 #include <vector>
 
 #include "orrery/core/particles.hpp"
