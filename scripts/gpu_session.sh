@@ -99,7 +99,8 @@
 # To add a task: a function task_<name> below and its targets in targets_for.
 #
 # $OUT gets summary.txt (what ran, test summary, bench table), the CSVs, and
-# logs.tar.gz (every log). At most 8 files, no deeper than one folder.
+# logs.tar.gz (every log). At most 8 files, no deeper than one folder. The
+# "h200" in the CSV names above is the GPU that ran them (h100 on an H100).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -113,6 +114,10 @@ tasks=("$@")
 ((${#tasks[@]})) || tasks=(tests bench-direct)
 status=0
 old_built=""  # the old benches build_old made in this call
+# The GPU in the CSVs' names (h200, h100, ...; "gpu" where nvidia-smi names none
+# of these): the lent kind may be either, and a file must say which ran it.
+machine=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 | grep -oiE 'h100|h200|b200|a100' | head -1 | tr '[:upper:]' '[:lower:]')
+machine=${machine:-gpu}
 
 say() { echo "$*" | tee -a "$summary"; }
 fail() { say "FAILED: $*"; status=1; }
@@ -397,8 +402,8 @@ build_old() {
 }
 
 task_bench-mpi-let() {
-  local csv=$out/mpi_let_h200host.csv gpu=0
-  [[ ${ORRERY_LET_ARGS:-} == *"--backend cuda"* ]] && gpu=1 csv=$out/mpi_let_h200gpu.csv
+  local csv=$out/mpi_let_${machine}host.csv gpu=0
+  [[ ${ORRERY_LET_ARGS:-} == *"--backend cuda"* ]] && gpu=1 csv=$out/mpi_let_${machine}gpu.csv
   say "== scripts/mpi_let_bench.sh: Plummer, K = ${ORRERY_LET_RANKS:-1 2 4 8 16} ranks of ${ORRERY_LET_THREADS:-$(nproc) / K} threads, N = ${ORRERY_LET_SIZES:-1048576/rank 4194304 16777216:1,4,16}${ORRERY_LET_ARGS:+, options $ORRERY_LET_ARGS}"
   let_rows() {  # BIN CSV LOG
     OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ORRERY_LET_STEPS=${ORRERY_LET_STEPS:-2} \
@@ -446,7 +451,7 @@ task_probe-mpi() {
 }
 
 task_bench-exchange() {
-  local bin=build/cuda/bench/mpi_exchange_bench csv=$out/exchange_h200.csv header=--header k self
+  local bin=build/cuda/bench/mpi_exchange_bench csv=$out/exchange_${machine}.csv header=--header k self
   [ -x "$bin" ] || { fail "bench-exchange: $bin was not built (NCCL not found: see logs/configure.log)"; return; }
   say "== mpi_exchange_bench: K = ${ORRERY_EXCHANGE_RANKS:-1 2 4} ranks sharing the GPU${ORRERY_EXCHANGE_ARGS:+, options $ORRERY_EXCHANGE_ARGS}"
   : >"$csv"
@@ -494,7 +499,7 @@ task_bench-targets() {
 }
 
 task_bench-block() {
-  local bench=build/cuda/bench/block_steps_bench csv=$out/block_steps_h200.csv header=--header
+  local bench=build/cuda/bench/block_steps_bench csv=$out/block_steps_${machine}.csv header=--header
   say "== block_steps_bench (1M Hernquist, one dynamical time at the half-mass radius)"
   row() {  # backend mode value
     local opt=--dt
@@ -517,7 +522,7 @@ task_bench-block() {
 
 task_bench-cpu-tree() {
   say "== cpu_tree_bench ($(nproc) threads)"
-  OMP_NUM_THREADS=$(nproc) OMP_PROC_BIND=close build/cuda/bench/cpu_tree_bench "$out/cpu_tree_h200host" \
+  OMP_NUM_THREADS=$(nproc) OMP_PROC_BIND=close build/cuda/bench/cpu_tree_bench "$out/cpu_tree_${machine}host" \
     --max-n 4194304 --trials 3 --budget-s 75 2>&1 | tee "$logs/cpu_tree_bench.log" | tee -a "$summary" || fail "cpu_tree_bench"
 }
 
