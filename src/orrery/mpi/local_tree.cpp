@@ -4,7 +4,6 @@
 #include <string>
 
 #include "orrery/bh/build_topology.hpp"
-#include "orrery/bh/octree_build.hpp"
 #include "orrery/core/error.hpp"
 #include "orrery/mpi/parallel_copy.hpp"
 
@@ -58,7 +57,7 @@ void add_run(LocalTree<Real>& out, const RankParticles<Real>& s, std::vector<Lea
   // A cube of side 0 (every particle at one point) is refused from outside,
   // but it is then every leaf's own bounding cube, which the build takes.
   const bh::Cube* in = cube.side > 0 ? &cube : nullptr;
-  const bh::Octree<Real> t = build ? build(run, params, in, mo) : bh::build_octree(run, params, nullptr, in, &mo);
+  const bh::Octree<Real> t = build(run, params, in, mo);
   // The rank's particles are sorted by (key, index), so the build's stable
   // sort by key keeps them in place, and a node's first + pb is an index into s.
   std::int64_t moved = -1;

@@ -36,8 +36,8 @@ struct LocalTree {
 /// tree in `cube` (null: the run's own bounding cube) with every node's double
 /// moments in `moments`. Its nodes and order are read, not its sorted sources,
 /// which may be left empty (the run is sorted by key: they are the run).
-/// Empty: bh::build_octree on the host; a GPU rank builds on its device
-/// (LetWalk::build_run, the same tree bit for bit).
+/// The rank's backend supplies it (LetWalk::build_run: bh::build_octree on the
+/// host, or a GPU rank's device build, the same tree bit for bit).
 template <class Real>
 using RunBuild = std::function<bh::Octree<Real>(const SourcesView<Real>& run, const bh::TreeParams& params,
                                                 const bh::Cube* cube, std::vector<bh::NodeMoments>& moments)>;
@@ -53,6 +53,6 @@ template <class Real>
 LocalTree<Real> build_local_tree(const RankParticles<Real>& sorted, std::span<const std::uint64_t> keys,
                                  const TopTree& top, std::int64_t leaf_begin, std::int64_t leaf_end,
                                  const bh::Cube& cube, const bh::TreeParams& params,
-                                 std::int32_t run_particles = kBuildRunParticles, const RunBuild<Real>& build = {});
+                                 std::int32_t run_particles, const RunBuild<Real>& build);
 
 }  // namespace orrery::mpi
