@@ -17,6 +17,7 @@
 #include "orrery/mpi/byte_stream.hpp"
 #include "orrery/mpi/key_order.hpp"
 #include "orrery/mpi/parallel_copy.hpp"
+#include "orrery/mpi/preorder_merge.hpp"
 
 namespace orrery::mpi {
 namespace {
@@ -323,58 +324,17 @@ AssembledTree<Real> assemble_tree(
   std::vector<std::int32_t> by;
   const bool in_order = sort_by_key_and_tie(std::move(key), std::span<const std::uint64_t>(index), held_keys, by);
 
-  // The nodes: (records, index, origin), sorted into global pre-order.
-  struct Ref {
-    const NodeRecords<Real> *from;
-    std::int64_t k;
-    int origin;
-  };
-  // The top tree's internal nodes (its leaves come from their owners), then
-  // the own subtrees, then each rank's, in that order; the lists past the top
-  // tree's (the large ones) are filled on the rank's threads.
-  std::vector<Ref> refs;
-  for (std::int64_t k = 0; k < top.size(); ++k)
-    if (top.complete[k] != 0) refs.push_back({&top, k, rank});
-  const auto add_list = [&](const NodeRecords<Real>& list, int origin) {
-    const auto at = static_cast<std::int64_t>(refs.size()), n = list.size();
-    refs.resize(static_cast<std::size_t>(at + n));
-#pragma omp parallel for schedule(static) if (n >= kParallelLoop)
-    for (std::int64_t k = 0; k < n; ++k) refs[static_cast<std::size_t>(at + k)] = {&list, k, origin};
-  };
-  add_list(own.nodes, rank);
-  for (int r = 0; r < ranks; ++r) add_list(got[r], r);
-  const auto nn = static_cast<std::int64_t>(refs.size());
-  std::vector<std::uint64_t> ref_key(refs.size()), node_keys;
-  std::vector<std::int32_t> ref_level(refs.size()), pre;
-#pragma omp parallel for schedule(static) if (nn >= kParallelLoop)
-  for (std::int64_t i = 0; i < nn; ++i)
-    ref_key[i] = refs[i].from->key[refs[i].k], ref_level[i] = refs[i].from->level[refs[i].k];
-  sort_by_key_and_tie(std::move(ref_key), std::span<const std::int32_t>(ref_level), node_keys, pre);
-  // The first node held twice (in pre-order), if any.
-  std::int64_t twice = nn;
-#pragma omp parallel for schedule(static) reduction(min : twice) if (nn >= kParallelLoop)
-  for (std::int64_t i = 1; i < nn; ++i)
-    if (node_keys[i - 1] == node_keys[i] && ref_level[pre[i - 1]] == ref_level[pre[i]])
-      twice = std::min(twice, i);
-  if (twice < nn) {
-    const Ref &a = refs[pre[twice - 1]], &b = refs[pre[twice]];
-    throw RuntimeFailure("rank " + std::to_string(rank) + " holds node (key " +
-                         std::to_string(b.from->key[b.k]) + ", level " +
-                         std::to_string(b.from->level[b.k]) + ") from ranks " +
-                         std::to_string(a.origin) + " and " +
-                         std::to_string(b.origin) + "; accepted: every node once");
-  }
+  // The nodes in global pre-order: every rank's list in rank order (this
+  // rank's own subtrees in its place), the top tree's internal nodes merged in.
+  std::vector<const NodeRecords<Real> *> lists(static_cast<std::size_t>(ranks));
+  for (int r = 0; r < ranks; ++r)
+    lists[r] = r == rank ? &own.nodes : &got[r];
   NodeRecords<Real> all;
   AssembledTree<Real> out;
-  all.resize(nn, params.opening == bh::Opening::relative,
-             params.multipole == bh::Multipole::quadrupole);
-  out.origin.resize(refs.size());
-#pragma omp parallel for schedule(static) if (nn >= kParallelLoop)
-  for (std::int64_t i = 0; i < nn; ++i) {
-    const Ref &r = refs[pre[i]];
-    all.set(i, *r.from, r.k);
-    out.origin[i] = r.origin;
-  }
+  copy_runs(std::span<const NodeRun<Real>>(preorder_runs(top, std::span<const NodeRecords<Real> *const>(lists), rank)),
+            all, out.origin, params.opening == bh::Opening::relative,
+            params.multipole == bh::Multipole::quadrupole);
+  const std::int64_t nn = all.size();
 
   bh::Octree<Real> &t = out.tree;
   t.cube = cube;
@@ -393,10 +353,17 @@ AssembledTree<Real> assemble_tree(
     gather(t.m.data(), m.data(), by.data(), np);
   }
   const auto own_from = static_cast<std::int32_t>(own_at), own_to = static_cast<std::int32_t>(own_at + own_n);
+  if (in_order) {
+    // Held in place: own particle k is held particle own_at + k.
+#pragma omp parallel for schedule(static) if (own_n >= kParallelLoop)
+    for (std::int32_t k = 0; k < static_cast<std::int32_t>(own_n); ++k)
+      out.own[static_cast<std::size_t>(k)] = own_from + k;
+  } else {
 #pragma omp parallel for schedule(static) if (np >= kParallelLoop)
-  for (std::int32_t j = 0; j < np; ++j)
-    if (by[j] >= own_from && by[j] < own_to)
-      out.own[static_cast<std::size_t>(by[j] - own_from)] = j;
+    for (std::int32_t j = 0; j < np; ++j)
+      if (by[j] >= own_from && by[j] < own_to)
+        out.own[static_cast<std::size_t>(by[j] - own_from)] = j;
+  }
   t.x[np] = static_cast<Real>(cube.x0), t.y[np] = static_cast<Real>(cube.y0),
   t.z[np] = static_cast<Real>(cube.z0);
   t.m[np] = std::numeric_limits<Real>::quiet_NaN();

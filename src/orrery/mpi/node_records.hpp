@@ -97,13 +97,17 @@ struct NodeRecords {
 
   /// Record i (of resize()'s) becomes record k of `o`, which has the same
   /// fields: one thread per i may fill distinct records at once.
-  void set(std::int64_t i, const NodeRecords& o, std::int64_t k) {
-    key[i] = o.key[k], level[i] = o.level[k], count[i] = o.count[k], mass[i] = o.mass[k];
-    com_x[i] = o.com_x[k], com_y[i] = o.com_y[k], com_z[i] = o.com_z[k], crit2[i] = o.crit2[k];
-    complete[i] = o.complete[k];
-    if (!crit_rel.empty()) crit_rel[i] = o.crit_rel[k];
-    for (int c = 0; c < bh::kQuadComponents && !quad.empty(); ++c)
-      quad[i * bh::kQuadComponents + c] = o.quad[k * bh::kQuadComponents + c];
+  void set(std::int64_t i, const NodeRecords& o, std::int64_t k) { set(i, o, k, 1); }
+
+  /// Records [i, i + n) (of resize()'s) become records [k, k + n) of `o`,
+  /// which has the same fields; distinct ranges on distinct threads.
+  void set(std::int64_t i, const NodeRecords& o, std::int64_t k, std::int64_t n) {
+    const auto part = [&](auto& to, const auto& from, std::int64_t per) {
+      if (!to.empty()) std::copy_n(from.begin() + k * per, n * per, to.begin() + i * per);
+    };
+    part(key, o.key, 1), part(level, o.level, 1), part(count, o.count, 1), part(mass, o.mass, 1);
+    part(com_x, o.com_x, 1), part(com_y, o.com_y, 1), part(com_z, o.com_z, 1), part(crit2, o.crit2, 1);
+    part(complete, o.complete, 1), part(crit_rel, o.crit_rel, 1), part(quad, o.quad, bh::kQuadComponents);
   }
 
   void write(ByteWriter& w) const {
