@@ -144,7 +144,7 @@ SolverReport DistributedTree<Real>::solve(RankParticles<Real>& particles, const 
   report.add_phase("decomposition", since(t));
   count_traffic("decomposition");
   t = Clock::now();
-  s = sorted_by_key(migrate(std::move(s), dest, comm_, received_), cube, keys);
+  s = migrate(std::move(s), keys, dest, cube, comm_, received_);
   report.add_phase("migration", since(t));
   count_traffic("migration");
 

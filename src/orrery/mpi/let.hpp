@@ -6,9 +6,10 @@
 // receiver's box at the receiver's largest scale) fails is opened: its
 // children, or a leaf's particles, are sent. The box test never accepts a
 // cell that a target in the box would open, so every node a receiver's
-// target visits arrives. The receiver sorts the nodes it holds (the top
-// tree's internal nodes, its own subtrees, what it received) by (key,
-// level), the global pre-order, and recomputes `next`: each of its targets
+// target visits arrives. The receiver puts the nodes it holds (the top
+// tree's internal nodes, its own subtrees, what it received) in (key,
+// level) order, the global pre-order, by a merge (preorder_merge.hpp), and
+// recomputes `next`: each of its targets
 // then visits the one-process walk's nodes in its order and sums the same
 // terms (I2 and I3 of the research note, §1.3).
 //

@@ -21,6 +21,12 @@ std::size_t particle_bytes(const RankParticles<Real>& s) {
   return b;
 }
 
+/// The particles in part r of a message (from[r] .. from[r + 1] of `all`):
+/// every part starts with its count.
+inline std::int64_t part_count(std::span<const std::byte> all, const std::vector<std::int64_t>& from, std::size_t r) {
+  return ByteReader{all.subspan(from[r], from[r + 1] - from[r])}.get<std::int64_t>();
+}
+
 /// Particles order[0 .. n) of s as one part of a message: their count, then
 /// every field (gathered straight into the message, with the rank's threads).
 template <class Real>
@@ -39,10 +45,7 @@ RankParticles<Real> read_parts(std::span<const std::byte> all, const std::vector
   const std::size_t parts = from.size() - 1;
   std::vector<std::size_t> at(parts + 1, 0);  // each part's first particle in `out`
   for (std::size_t r = 0; r < parts; ++r)
-    at[r + 1] = at[r] + (static_cast<int>(r) == self ? home_order.size()
-                                                     : static_cast<std::size_t>(
-                                                           ByteReader{all.subspan(from[r], from[r + 1] - from[r])}
-                                                               .get<std::int64_t>()));
+    at[r + 1] = at[r] + (static_cast<int>(r) == self ? home_order.size() : static_cast<std::size_t>(part_count(all, from, r)));
   RankParticles<Real> out;
   out.resize(at[parts]);
   for (std::size_t r = 0; r < parts; ++r) {
@@ -62,8 +65,8 @@ RankParticles<Real> read_parts(std::span<const std::byte> all, const std::vector
 }  // namespace
 
 template <class Real>
-RankParticles<Real> migrate(RankParticles<Real>&& mine, std::span<const int> dest, const Communicator& comm,
-                            ByteBuffer& received) {
+RankParticles<Real> migrate(RankParticles<Real>&& mine, std::vector<std::uint64_t>& keys, std::span<const int> dest,
+                            const bh::Cube& cube, const Communicator& comm, ByteBuffer& received) {
   const int ranks = comm.size(), self = comm.rank();
   // The particles by destination, in their order (a stable counting sort).
   std::vector<std::int64_t> at(static_cast<std::size_t>(ranks) + 1, 0), order(dest.size());
@@ -92,12 +95,25 @@ RankParticles<Real> migrate(RankParticles<Real>&& mine, std::span<const int> des
   // nothing left if the home part is all of `mine`, in its order (the
   // counting sort is stable). Then `mine` is the result as it is.
   bool arrived = false;
-  for (int r = 0; r < ranks && !arrived; ++r)
-    if (r != self)
-      arrived = ByteReader{std::span<const std::byte>(received).subspan(from[r], from[r + 1] - from[r])}
-                    .get<std::int64_t>() != 0;
+  std::int64_t home_at = 0;  // the particles from the ranks before this one
+  for (int r = 0; r < ranks; ++r)
+    if (r != self) {
+      const std::int64_t n = part_count(received, from, static_cast<std::size_t>(r));
+      arrived |= n != 0;
+      if (r < self) home_at += n;
+    }
   if (!arrived && static_cast<std::int64_t>(home.size()) == mine.size()) return std::move(mine);
-  return read_parts<Real>(received, from, self, &mine, home);
+  RankParticles<Real> out = read_parts<Real>(received, from, self, &mine, home);
+  // The keys: those of the particles that stayed are known, the others' computed.
+  const std::int64_t n = out.size(), home_n = static_cast<std::int64_t>(home.size());
+  std::vector<std::uint64_t> k(static_cast<std::size_t>(n));
+#pragma omp parallel for schedule(static) if (n >= kParallelLoop)
+  for (std::int64_t j = 0; j < n; ++j)
+    k[j] = j >= home_at && j < home_at + home_n ? keys[home[j - home_at]]
+                                                : bh::position_key(out.p.x[j], out.p.y[j], out.p.z[j], cube);
+  std::vector<std::int32_t> by;
+  if (sort_by_key_and_tie(std::move(k), std::span<const std::uint64_t>(out.index), keys, by)) return out;
+  return permuted(out, by);
 }
 
 template <class Real>
@@ -142,20 +158,14 @@ RankParticles<Real> sorted_by_key(const RankParticles<Real>& in, const bh::Cube&
   return key_order(in, cube, keys, order) ? in : permuted(in, order);
 }
 
-template <class Real>
-RankParticles<Real> sorted_by_key(RankParticles<Real>&& in, const bh::Cube& cube, std::vector<std::uint64_t>& keys) {
-  std::vector<std::int32_t> order;
-  return key_order(in, cube, keys, order) ? std::move(in) : permuted(in, order);
-}
-
-template RankParticles<float> migrate(RankParticles<float>&&, std::span<const int>, const Communicator&, ByteBuffer&);
-template RankParticles<double> migrate(RankParticles<double>&&, std::span<const int>, const Communicator&, ByteBuffer&);
+template RankParticles<float> migrate(RankParticles<float>&&, std::vector<std::uint64_t>&, std::span<const int>,
+                                      const bh::Cube&, const Communicator&, ByteBuffer&);
+template RankParticles<double> migrate(RankParticles<double>&&, std::vector<std::uint64_t>&, std::span<const int>,
+                                       const bh::Cube&, const Communicator&, ByteBuffer&);
 template RankParticles<float> gathered_in_index_order(const RankParticles<float>&, const Communicator&);
 template RankParticles<double> gathered_in_index_order(const RankParticles<double>&, const Communicator&);
 template RankParticles<float> sorted_by_key(const RankParticles<float>&, const bh::Cube&, std::vector<std::uint64_t>&);
 template RankParticles<double> sorted_by_key(const RankParticles<double>&, const bh::Cube&,
                                              std::vector<std::uint64_t>&);
-template RankParticles<float> sorted_by_key(RankParticles<float>&&, const bh::Cube&, std::vector<std::uint64_t>&);
-template RankParticles<double> sorted_by_key(RankParticles<double>&&, const bh::Cube&, std::vector<std::uint64_t>&);
 
 }  // namespace orrery::mpi

@@ -15,17 +15,23 @@
 namespace orrery::mpi {
 
 /// Sends particle k to rank dest[k] (one MPI_Alltoallv of bytes); returns
-/// what this rank holds afterwards, in the order (source rank, then the
-/// order on the source): unsorted. The particles a rank keeps do not travel
+/// what this rank holds afterwards sorted by (key, index), one process's
+/// order, with their keys in `keys`. On entry `mine` is in that order and
+/// `keys` holds its keys in `cube` (sorted_by_key's): the keys of the
+/// particles that stay are kept, those of the particles that arrive
+/// computed. The parts are placed in rank order, this rank's own in its
+/// place; the ranks' domains being runs of the Morton curve in rank order,
+/// that is the order already: checked, not sorted (any other input is
+/// sorted, to the same order). The particles a rank keeps do not travel
 /// (they are copied from `mine` into their place; where no particle leaves
-/// this rank and none arrives, as on one rank, `mine` is returned as it is,
-/// moved, not copied); the copies use the rank's threads (parallel_copy.hpp).
-/// `received` is the all-to-all's receive buffer, the caller's to keep
-/// across solves (afterwards it holds the bytes received, read into the
-/// result and no longer needed).
+/// this rank and none arrives, as on one rank, `mine` and `keys` are
+/// returned as they are, moved, not copied); the copies use the rank's
+/// threads (parallel_copy.hpp). `received` is the all-to-all's receive
+/// buffer, the caller's to keep across solves (afterwards it holds the
+/// bytes received, read into the result and no longer needed).
 template <class Real>
-RankParticles<Real> migrate(RankParticles<Real>&& mine, std::span<const int> dest, const Communicator& comm,
-                            ByteBuffer& received);
+RankParticles<Real> migrate(RankParticles<Real>&& mine, std::vector<std::uint64_t>& keys, std::span<const int> dest,
+                            const bh::Cube& cube, const Communicator& comm, ByteBuffer& received);
 
 /// Every rank's particles on every rank, in index order (one process's
 /// arrays, whatever K): what a snapshot or a checkpoint writes. O(N) on
@@ -37,10 +43,8 @@ RankParticles<Real> gathered_in_index_order(const RankParticles<Real>& mine, con
 /// The particles sorted by (key, index), one process's order, and their keys
 /// in `cube` (fewer than 2^31 particles), with the rank's threads: the one
 /// order whatever their number (key_order.hpp). Particles already in order
-/// are returned as they are (the rvalue overload: moved, not copied).
+/// are returned as they are.
 template <class Real>
 RankParticles<Real> sorted_by_key(const RankParticles<Real>& in, const bh::Cube& cube, std::vector<std::uint64_t>& keys);
-template <class Real>
-RankParticles<Real> sorted_by_key(RankParticles<Real>&& in, const bh::Cube& cube, std::vector<std::uint64_t>& keys);
 
 }  // namespace orrery::mpi
