@@ -11,6 +11,7 @@
 #include "orrery/cuda/device.hpp"
 #include "orrery/cuda/event_timer.hpp"
 #include "orrery/cuda/memory.hpp"
+#include "orrery/cuda/pinned_buffer.hpp"
 
 namespace orrery::cuda {
 namespace {
@@ -151,6 +152,30 @@ TEST(DeviceBufferTest, KernelOnAStreamWritesEveryElement) {
   std::vector<int> back(n);
   out.download(back, stream.get());
   for (int i = 0; i < n; ++i) ASSERT_EQ(back[i], 3 * i) << "element " << i;
+}
+
+// A pinned buffer stages a download and keeps its contents while it does not
+// grow; growing gives room for the larger count (a walk's results, call
+// after call).
+TEST(PinnedBufferTest, StagesACopyAndGrowsOnDemand) {
+  SKIP_WITHOUT_GPU();
+  const int n = 1000;
+  Stream stream;
+  DeviceBuffer<int> out(2 * n);
+  iota_kernel<<<(2 * n + 127) / 128, 128, 0, stream.get()>>>(out.data(), 2 * n);
+  ORRERY_CUDA_CHECK_LAUNCH("iota_kernel");
+  PinnedBuffer<int> pinned;
+  const std::span<int> small = pinned.first(n);
+  out.download(small, stream.get());
+  for (int i = 0; i < n; ++i) ASSERT_EQ(small[i], 3 * i) << "element " << i;
+  const std::span<int> again = pinned.first(n / 2);
+  EXPECT_EQ(again.data(), small.data());  // no growth: the same block, the same contents
+  EXPECT_EQ(again[n / 2 - 1], 3 * (n / 2 - 1));
+  const std::span<int> large = pinned.first(2 * n);
+  ASSERT_EQ(large.size(), std::size_t(2 * n));
+  out.download(large, stream.get());
+  for (int i = 0; i < 2 * n; ++i) ASSERT_EQ(large[i], 3 * i) << "element " << i;
+  EXPECT_TRUE(PinnedBuffer<double>().first(0).empty());
 }
 
 TEST(EventTimerTest, MeasuresKernelDuration) {
