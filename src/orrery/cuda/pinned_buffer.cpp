@@ -7,14 +7,10 @@
 namespace orrery::cuda {
 
 void* allocate_pinned_bytes(std::size_t bytes) {
-  if (bytes == 0) return nullptr;
   void* p = nullptr;
-  const cudaError_t status = cudaMallocHost(&p, bytes);
-  if (status != cudaSuccess) {
-    (void)cudaGetLastError();
-    check(static_cast<int>(status), "cudaMallocHost(&p, bytes)", __FILE__, __LINE__,
+  if (bytes > 0)
+    check(static_cast<int>(cudaMallocHost(&p, bytes)), "cudaMallocHost(&p, bytes)", __FILE__, __LINE__,
           "requested " + std::to_string(bytes) + " bytes of page-locked host memory");
-  }
   return p;
 }
 
