@@ -28,6 +28,7 @@ class PinnedBuffer {
   std::span<T> first(std::size_t count) {
     if (count > size_) {
       data_.reset();  // the old block goes first: the two need not fit together
+      size_ = 0;      // and a failed allocation leaves an empty buffer, not a stale size
       data_.reset(static_cast<T*>(allocate_pinned_bytes(count * sizeof(T))));
       size_ = count;
     }
