@@ -57,14 +57,11 @@ class GpuLetWalk final : public LetWalk<Real> {
     const std::span<std::uint32_t> got_counts = staged_counts_.first(3 * n);
     for (int c = 0; c < 3 + potential; ++c) result_[c].download(got.subspan(c * n, n), s);
     for (int c = 0; c < 3; ++c) counts_[c].download(got_counts.subspan(c * n, n), s);
-    Real* host[4] = {ax, ay, az, potential ? pot : nullptr};
+    Real* host[4] = {ax, ay, az, pot};
+    for (int c = 0; c < 3 + potential; ++c) copy_bytes(host[c], got.data() + c * n, n * sizeof(Real));
     const auto m = static_cast<std::int64_t>(n);
 #pragma omp parallel for schedule(static) if (m >= kParallelLoop)
-    for (std::int64_t k = 0; k < m; ++k) {
-      for (int c = 0; c < 4; ++c)
-        if (host[c] != nullptr) host[c][k] = got[c * n + k];
-      counts[k] = {got_counts[k], got_counts[n + k], got_counts[2 * n + k]};
-    }
+    for (std::int64_t k = 0; k < m; ++k) counts[k] = {got_counts[k], got_counts[n + k], got_counts[2 * n + k]};
     lap(2, t);
   }
 
