@@ -13,7 +13,7 @@ void DeviceTreeCopy<Real>::upload(const bh::Octree<Real>& t, cuda::StreamHandle 
   params_ = t.params;
   for_each_array(
       [s]<class T>(TreeArray, cuda::DeviceBuffer<T>& dst, const std::vector<T>& src) {
-        dst.resize(src.size());
+        dst.fit(src.size());  // the block is kept when it holds the new size: a tree's sizes change a little
         dst.upload(std::span<const T>(src), s);
       },
       arrays_, t);

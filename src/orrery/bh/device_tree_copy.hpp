@@ -15,8 +15,9 @@ namespace orrery::bh {
 template <class Real>
 class DeviceTreeCopy {
  public:
-  /// Copies every array of `tree` to the device (buffers are reused when the
-  /// sizes match). Returns when the copies are complete.
+  /// Copies every array of `tree` to the device (each buffer's block is
+  /// reused when it holds the new size: cuda::DeviceBuffer::fit). Returns
+  /// when the copies are complete.
   void upload(const bh::Octree<Real>& tree, cuda::StreamHandle stream = nullptr);
   /// Device pointers; valid until the next upload() or destruction.
   bh::OctreeView<Real> view() const;

@@ -52,6 +52,7 @@
 #include "orrery/core/error.hpp"
 #include "orrery/cuda/check_cuda.cuh"
 #include "orrery/cuda/memory.hpp"
+#include "orrery/cuda/staged_download.hpp"
 #include "orrery/bh/build_steps.hpp"
 #include "orrery/bh/build_topology.hpp"
 #include "orrery/bh/octree_build.hpp"
@@ -381,6 +382,13 @@ void copy_to_host(std::vector<T>& host, const T* device, std::size_t count, Stre
   cuda::copy_device_to_host(host.data(), device, count * sizeof(T), stream);
 }
 
+/// Sizes `host` to `count` and queues its copy from `device` in `staged`.
+template <class T>
+void stage_to_host(cuda::StagedDownload& staged, std::vector<T>& host, const T* device, std::size_t count) {
+  host.resize(count);
+  staged.add(host.data(), device, count * sizeof(T));
+}
+
 }  // namespace
 
 template <class Real>
@@ -420,6 +428,9 @@ struct DeviceOctree<Real>::Impl : TreeArrays<Real, DeviceBuffer> {
   DeviceBuffer<double> moments;
 
   BuildStatus* host_status = nullptr;  // pinned, for the one readback
+  // download_nodes() and download_moments() come through page-locked memory
+  // (an MPI rank's subtrees, every step): allocated by the first of them.
+  mutable cuda::StagedDownload staged;
   std::optional<Cube> given_cube;      // the last build's cube from outside, if any
   std::array<cudaEvent_t, kNumEvents> events{};
   // The steps after the gather are a fixed sequence of small launches (the
@@ -811,9 +822,10 @@ Octree<Real> DeviceOctree<Real>::download_nodes() const {
   h.depth = t.depth;
   for_each_array([&](TreeArray kind, auto& host, const auto& device) {
     if (kind == TreeArray::particle) return;  // the sources below, the order after
-    if (const std::size_t c = t.elements(kind, nn, np); c > 0) copy_to_host(host, device.data(), c, t.stream);
+    if (const std::size_t c = t.elements(kind, nn, np); c > 0) stage_to_host(t.staged, host, device.data(), c);
   }, static_cast<TreeArrays<Real, HostBuffer>&>(h), static_cast<const typename Impl::Arrays&>(t));
-  copy_to_host(h.order, t.order.data(), np, t.stream);
+  stage_to_host(t.staged, h.order, t.order.data(), np);
+  t.staged.run(t.stream);
   return h;
 }
 
@@ -826,7 +838,8 @@ std::vector<NodeMoments> DeviceOctree<Real>::download_moments() const {
                      "quadrupole trees");
   static_assert(sizeof(Moments<Multipole::quadrupole>) == sizeof(NodeMoments));
   std::vector<NodeMoments> h(static_cast<std::size_t>(t.num_nodes));
-  cuda::copy_device_to_host(h.data(), t.moments.data(), h.size() * sizeof(NodeMoments), t.stream);
+  t.staged.add(h.data(), t.moments.data(), h.size() * sizeof(NodeMoments));
+  t.staged.run(t.stream);
   return h;
 }
 

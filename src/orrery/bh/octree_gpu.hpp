@@ -100,7 +100,9 @@ class DeviceOctree {
   /// download() without the sorted sources (x, y, z and m left empty): the
   /// nodes and the order, for a caller that holds the sources already in
   /// that order (an MPI rank's runs, sorted by key before the build: 16 bytes
-  /// a particle fewer over the bus). Waits for the build's stream.
+  /// a particle fewer over the bus). Through page-locked memory, kept by
+  /// this tree for the next call (cuda/staged_download.hpp), as
+  /// download_moments(). Waits for the build's stream.
   Octree<Real> download_nodes() const;
   /// The double moments of every node of the last build, in node order: the
   /// `moments` build_octree() returns, bit for bit (an MPI rank's subtrees,

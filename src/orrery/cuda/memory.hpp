@@ -34,15 +34,18 @@ class DeviceBuffer {
  public:
   DeviceBuffer() = default;
   explicit DeviceBuffer(std::size_t count)
-      : data_(static_cast<T*>(allocate_device_bytes(count * sizeof(T)))), size_(count) {}
+      : data_(static_cast<T*>(allocate_device_bytes(count * sizeof(T)))), size_(count), capacity_(count) {}
   ~DeviceBuffer() { free_device_bytes(data_); }
   DeviceBuffer(DeviceBuffer&& o) noexcept
-      : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)) {}
+      : data_(std::exchange(o.data_, nullptr)),
+        size_(std::exchange(o.size_, 0)),
+        capacity_(std::exchange(o.capacity_, 0)) {}
   DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
     if (this != &o) {
       free_device_bytes(data_);
       data_ = std::exchange(o.data_, nullptr);
       size_ = std::exchange(o.size_, 0);
+      capacity_ = std::exchange(o.capacity_, 0);
     }
     return *this;
   }
@@ -55,9 +58,26 @@ class DeviceBuffer {
   std::size_t bytes() const { return size_ * sizeof(T); }
   bool empty() const { return size_ == 0; }
 
-  /// Reallocates to `count` elements when the size differs (contents lost).
+  /// The elements the block holds (size() or more, after fit()).
+  std::size_t capacity() const { return capacity_; }
+
+  /// Reallocates to exactly `count` elements when the size differs (contents lost).
   void resize(std::size_t count) {
     if (count != size_) *this = DeviceBuffer(count);
+  }
+  /// size() becomes `count`, in the same block when it holds that many
+  /// (contents kept), else in a new one with an eighth more room (contents
+  /// lost): for arrays whose size changes a little from call to call (a
+  /// walk's tree, a rank's targets), which resize() would reallocate every
+  /// time, and cudaFree synchronises the whole device.
+  void fit(std::size_t count) {
+    if (count <= capacity_) {
+      size_ = count;
+      return;
+    }
+    *this = DeviceBuffer();  // the old block goes first: the two need not fit together
+    *this = DeviceBuffer(count + count / 8);
+    size_ = count;
   }
   /// Copies host.size() elements from the host to the front of this buffer.
   void upload(std::span<const T> host, StreamHandle stream = nullptr) {
@@ -75,6 +95,7 @@ class DeviceBuffer {
   void check_fits(std::size_t count) const;
   T* data_ = nullptr;
   std::size_t size_ = 0;
+  std::size_t capacity_ = 0;
 };
 
 /// Throws RuntimeFailure: a host array of `count` elements does not fit a buffer of `size`.

@@ -12,6 +12,7 @@
 #include "orrery/cuda/event_timer.hpp"
 #include "orrery/cuda/memory.hpp"
 #include "orrery/cuda/pinned_buffer.hpp"
+#include "orrery/cuda/staged_download.hpp"
 
 namespace orrery::cuda {
 namespace {
@@ -171,11 +172,71 @@ TEST(PinnedBufferTest, StagesACopyAndGrowsOnDemand) {
   const std::span<int> again = pinned.first(n / 2);
   EXPECT_EQ(again.data(), small.data());  // no growth: the same block, the same contents
   EXPECT_EQ(again[n / 2 - 1], 3 * (n / 2 - 1));
+  EXPECT_EQ(pinned.first(n + n / 8).data(), small.data());  // grown with an eighth to spare: still no growth
   const std::span<int> large = pinned.first(2 * n);
   ASSERT_EQ(large.size(), std::size_t(2 * n));
   out.download(large, stream.get());
   for (int i = 0; i < 2 * n; ++i) ASSERT_EQ(large[i], 3 * i) << "element " << i;
   EXPECT_TRUE(PinnedBuffer<double>().first(0).empty());
+}
+
+TEST(DeviceBufferTest, FitKeepsTheBlockThatHoldsTheSizeAndGrowsWithRoom) {
+  SKIP_WITHOUT_GPU();
+  DeviceBuffer<int> b;
+  b.fit(800);
+  EXPECT_EQ(b.size(), 800u);
+  EXPECT_EQ(b.capacity(), 900u);  // an eighth more room than asked
+  const std::vector<int> host = [] {
+    std::vector<int> v(800);
+    std::iota(v.begin(), v.end(), 7);
+    return v;
+  }();
+  b.upload(host);
+  const int* block = b.data();
+  b.fit(900);  // within the room: the same block, the contents kept
+  EXPECT_EQ(b.data(), block);
+  EXPECT_EQ(b.size(), 900u);
+  b.fit(100);  // smaller: the same block too, never shrunk
+  EXPECT_EQ(b.data(), block);
+  EXPECT_EQ(b.size(), 100u);
+  std::vector<int> back(100);
+  b.download(back);
+  for (int i = 0; i < 100; ++i) ASSERT_EQ(back[i], i + 7) << "element " << i;
+  EXPECT_TRUE(message_of([&] { b.upload(host); }).find("800") != std::string::npos);  // size() bounds the copies
+  b.fit(901);  // past the block: a new one with room
+  EXPECT_EQ(b.size(), 901u);
+  EXPECT_EQ(b.capacity(), 901u + 901u / 8);
+  DeviceBuffer<int> moved(std::move(b));
+  EXPECT_EQ(moved.capacity(), 901u + 901u / 8);
+  EXPECT_EQ(b.capacity(), 0u);
+  b.resize(10);  // resize() is exact
+  EXPECT_EQ(b.capacity(), 10u);
+}
+
+TEST(StagedDownloadTest, CopiesEveryQueuedArrayIntoItsHostArray) {
+  SKIP_WITHOUT_GPU();
+  // Sizes off any alignment, one larger than a copy piece (1 MiB), one empty.
+  const int sizes[4] = {1000, 3, (1 << 18) + 5, 0};
+  Stream stream;
+  StagedDownload staged;
+  for (int round = 0; round < 2; ++round) {  // the second reuses the staging
+    std::vector<DeviceBuffer<int>> device;
+    std::vector<std::vector<int>> host;
+    for (int a = 0; a < 4; ++a) {
+      device.emplace_back(static_cast<std::size_t>(sizes[a]));
+      if (sizes[a] > 0) {
+        iota_kernel<<<(sizes[a] + 127) / 128, 128, 0, stream.get()>>>(device.back().data(), sizes[a]);
+        ORRERY_CUDA_CHECK_LAUNCH("iota_kernel");
+      }
+      host.emplace_back(static_cast<std::size_t>(sizes[a]) + 1, -1 - round);
+    }
+    for (int a = 0; a < 4; ++a) staged.add(host[a].data(), device[a].data(), sizes[a] * sizeof(int));
+    staged.run(stream.get());
+    for (int a = 0; a < 4; ++a) {
+      for (int i = 0; i < sizes[a]; ++i) ASSERT_EQ(host[a][i], 3 * i) << "array " << a << ", element " << i;
+      EXPECT_EQ(host[a][sizes[a]], -1 - round) << "array " << a << ": a byte past its copy was written";
+    }
+  }
 }
 
 TEST(EventTimerTest, MeasuresKernelDuration) {

@@ -71,7 +71,7 @@ class GpuLetWalk final : public LetWalk<Real> {
     const auto n = static_cast<std::size_t>(run.count);
     const Real* host[4] = {run.x, run.y, run.z, run.mass};
     for (int c = 0; c < 4; ++c) {
-      if (run_[c].size() < n) run_[c].resize(n);  // grown, never shrunk: the runs differ in size
+      run_[c].fit(n);  // the block kept when it holds the run: the runs differ in size
       run_[c].upload(std::span<const Real>(host[c], n), s);
     }
     build_.build(SourcesView<Real>{run.count, run_[0].data(), run_[1].data(), run_[2].data(), run_[3].data()}, params,
@@ -93,9 +93,12 @@ class GpuLetWalk final : public LetWalk<Real> {
     t = now;
   }
 
+  /// `b` of n elements, in its block when that holds them: a rank's target
+  /// count changes from step to step, and a reallocation's cudaFree
+  /// synchronises the device that the ranks may share.
   template <class T>
   static cuda::DeviceBuffer<T>& ensure(cuda::DeviceBuffer<T>& b, std::size_t n) {
-    b.resize(n);
+    b.fit(n);
     return b;
   }
 
