@@ -12,9 +12,11 @@
 // local rank mod the GPUs present, so K ranks share a one-GPU machine's GPU;
 // everything else stays on the host) and splits the walk into the upload of
 // the assembled tree, the kernel and the download (mpi::LetWalk::step_seconds);
-// the CPU's rows leave those columns empty. The exchange's pieces
-// (SolverReport::piece_seconds: the target boxes, the LET's selection, its
-// all-to-all and its assembly, which sum to the exchange) come last.
+// the CPU's rows leave those columns empty. The phases' pieces come last
+// (SolverReport::piece_seconds): the exchange's (the target boxes, the LET's
+// selection, its all-to-all and its assembly, which sum to the exchange),
+// the decomposition's (the key cube, the sort, the top tree and cuts, the
+// owners) and the migration's (the pack, the all-to-all, the rebuild).
 //
 //   mpi_let_bench --n N [--model plummer|hernquist] [--steps S] [--warmup W]
 //                 [--theta T] [--backend cpu|cuda] [--header]
@@ -190,9 +192,11 @@ void run(const Args& a, int rank, int size) {
   options.previous_accelerations = true;
   const Real dt = Real(1.0 / 1024), half = dt / 2;
   const std::vector<std::string> parts = {"decomposition", "migration", "tree", "exchange", "walk", "kick/drift"};
-  // The exchange's pieces, in the CSV's order (the last columns).
-  const std::vector<std::string> pieces = {"exchange/domains", "exchange/selection", "exchange/alltoall",
-                                           "exchange/assembly"};
+  // The phases' pieces, in the CSV's order (the last columns).
+  const std::vector<std::string> pieces = {"exchange/domains",     "exchange/selection", "exchange/alltoall",
+                                           "exchange/assembly",    "decomposition/cube", "decomposition/sort",
+                                           "decomposition/top",    "decomposition/owners", "migration/pack",
+                                           "migration/alltoall",   "migration/rebuild"};
   std::vector<std::vector<double>> time_max, time_mean, bytes_max, bytes_mean, split_max, split_mean, piece_max,
       piece_mean;
   std::vector<double> step_max;
@@ -277,6 +281,9 @@ int main(int argc, char** argv) {
       "walk_upload_max_s,walk_upload_mean_s,walk_kernel_max_s,walk_kernel_mean_s,walk_download_max_s,"
       "walk_download_mean_s,exchange_domains_max_s,exchange_domains_mean_s,exchange_selection_max_s,"
       "exchange_selection_mean_s,exchange_alltoall_max_s,exchange_alltoall_mean_s,exchange_assembly_max_s,"
-      "exchange_assembly_mean_s",
+      "exchange_assembly_mean_s,decomposition_cube_max_s,decomposition_cube_mean_s,decomposition_sort_max_s,"
+      "decomposition_sort_mean_s,decomposition_top_max_s,decomposition_top_mean_s,decomposition_owners_max_s,"
+      "decomposition_owners_mean_s,migration_pack_max_s,migration_pack_mean_s,migration_alltoall_max_s,"
+      "migration_alltoall_mean_s,migration_rebuild_max_s,migration_rebuild_mean_s",
       parse, run);
 }

@@ -130,21 +130,36 @@ SolverReport DistributedTree<Real>::solve(RankParticles<Real>& particles, const 
     before = now;
   };
   auto t = Clock::now();
+  // The pieces of a phase (SolverReport::piece_seconds; they sum to it).
+  auto tp = t;
+  const auto piece_of = [&](const char* phase) {
+    return [&report, &tp, phase](const char* name) {
+      const auto now = Clock::now();
+      report.add_piece(phase, name, std::chrono::duration<double>(now - tp).count());
+      tp = now;
+    };
+  };
+  const auto decomposition_piece = piece_of("decomposition");
   std::vector<std::uint64_t> n_all = {static_cast<std::uint64_t>(particles.size())};
   comm_.sum(n_all);
   bh::validate_tree_params(params, static_cast<std::int64_t>(n_all[0]));
   const bh::Cube cube = global_cube(particles, comm_);
+  decomposition_piece("cube");
   std::vector<std::uint64_t> keys;
   RankParticles<Real> s = sorted_by_key(particles, cube, keys);
+  decomposition_piece("sort");
   const TopTree top = build_top_tree(keys, top_bucket(n_all[0], comm_.size(), params.leaf_capacity), comm_);
   const std::vector<std::int64_t> cuts = domain_cuts(top, leaf_work(top, s, keys, comm_), comm_.size());
+  decomposition_piece("top");
   std::vector<int> dest(static_cast<std::size_t>(s.size()));
 #pragma omp parallel for schedule(static) if (s.size() >= kParallelLoop)
   for (std::int64_t k = 0; k < s.size(); ++k) dest[k] = owner_of(top, cuts, keys[k]);
+  decomposition_piece("owners");
   report.add_phase("decomposition", since(t));
   count_traffic("decomposition");
   t = Clock::now();
-  s = migrate(std::move(s), keys, dest, cube, comm_, received_);
+  tp = t;
+  s = migrate(std::move(s), keys, dest, cube, comm_, received_, piece_of("migration"));
   report.add_phase("migration", since(t));
   count_traffic("migration");
 
@@ -174,13 +189,8 @@ SolverReport DistributedTree<Real>::solve(RankParticles<Real>& particles, const 
   // One evaluation: the local essential trees for these scales, then the walk.
   const auto evaluate = [&](const std::vector<Real>& scale, bool potential) {
     auto te = Clock::now();
-    // The exchange's pieces (SolverReport::piece_seconds; they sum to it).
-    auto tp = te;
-    const auto piece = [&](const char* name) {
-      const auto now = Clock::now();
-      report.add_piece("exchange", name, std::chrono::duration<double>(now - tp).count());
-      tp = now;
-    };
+    tp = te;
+    const auto piece = piece_of("exchange");
     std::vector<std::int64_t> at;
     const auto domains = gather_domains(target_domains(s, scale, own, active_only), at, comm_);
     count_traffic("domains");

@@ -69,7 +69,12 @@ class DistributedTree {
   /// rank; report.per_target (with options.per_target_counts) is this
   /// rank's particles', in their new order. Collective.
   /// report.phase_seconds: "decomposition", "migration", "tree", then per
-  /// evaluation "exchange" and "walk"; report.piece_seconds splits each
+  /// evaluation "exchange" and "walk"; report.piece_seconds splits
+  /// "decomposition" into "decomposition/cube" (the particle count and the
+  /// key cube's reductions), "decomposition/sort" (the keys and the sort by
+  /// them), "decomposition/top" (the top tree and the domains' cuts) and
+  /// "decomposition/owners"; "migration" into "migration/pack",
+  /// "migration/alltoall" and "migration/rebuild" (migrate's); and each
   /// "exchange" into "exchange/domains" (the target boxes and their
   /// allgather), "exchange/selection" (write_let for every other rank),
   /// "exchange/alltoall" and "exchange/assembly" (with the budget's check).

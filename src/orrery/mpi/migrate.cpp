@@ -66,7 +66,11 @@ RankParticles<Real> read_parts(std::span<const std::byte> all, const std::vector
 
 template <class Real>
 RankParticles<Real> migrate(RankParticles<Real>&& mine, std::vector<std::uint64_t>& keys, std::span<const int> dest,
-                            const bh::Cube& cube, const Communicator& comm, ByteBuffer& received) {
+                            const bh::Cube& cube, const Communicator& comm, ByteBuffer& received,
+                            const std::function<void(const char*)>& lap) {
+  const auto piece = [&lap](const char* name) {
+    if (lap) lap(name);
+  };
   const int ranks = comm.size(), self = comm.rank();
   // The particles by destination, in their order (a stable counting sort).
   std::vector<std::int64_t> at(static_cast<std::size_t>(ranks) + 1, 0), order(dest.size());
@@ -88,7 +92,9 @@ RankParticles<Real> migrate(RankParticles<Real>&& mine, std::vector<std::uint64_
     if (r != self) write_part(w, mine, order.data() + at[r], static_cast<std::size_t>(at[r + 1] - at[r]));
     to[r + 1] = static_cast<std::int64_t>(send.size());
   }
+  piece("pack");
   comm.exchange(send, to, received, from);
+  piece("alltoall");
   const std::span<const std::int64_t> home(order.data() + at[self], static_cast<std::size_t>(at[self + 1] - at[self]));
   // Every part received holds at least its count (each rank sends every
   // other its part, empty or not): nothing arrived if every count is 0, and
@@ -102,7 +108,10 @@ RankParticles<Real> migrate(RankParticles<Real>&& mine, std::vector<std::uint64_
       arrived |= n != 0;
       if (r < self) home_at += n;
     }
-  if (!arrived && static_cast<std::int64_t>(home.size()) == mine.size()) return std::move(mine);
+  if (!arrived && static_cast<std::int64_t>(home.size()) == mine.size()) {
+    piece("rebuild");
+    return std::move(mine);
+  }
   RankParticles<Real> out = read_parts<Real>(received, from, self, &mine, home);
   // The keys: those of the particles that stayed are known, the others' computed.
   const std::int64_t n = out.size(), home_n = static_cast<std::int64_t>(home.size());
@@ -111,9 +120,14 @@ RankParticles<Real> migrate(RankParticles<Real>&& mine, std::vector<std::uint64_
   for (std::int64_t j = 0; j < n; ++j)
     k[j] = j >= home_at && j < home_at + home_n ? keys[home[j - home_at]]
                                                 : bh::position_key(out.p.x[j], out.p.y[j], out.p.z[j], cube);
+  // The particles that stayed are in order ([home_at, home_at + home_n)):
+  // the arrivals are merged into them.
   std::vector<std::int32_t> by;
-  if (sort_by_key_and_tie(std::move(k), std::span<const std::uint64_t>(out.index), keys, by)) return out;
-  return permuted(out, by);
+  const bool in_order = sort_by_key_and_tie_around(std::move(k), std::span<const std::uint64_t>(out.index), home_at,
+                                                   home_at + home_n, keys, by);
+  if (!in_order) out = permuted(out, by);
+  piece("rebuild");
+  return out;
 }
 
 template <class Real>
@@ -159,9 +173,11 @@ RankParticles<Real> sorted_by_key(const RankParticles<Real>& in, const bh::Cube&
 }
 
 template RankParticles<float> migrate(RankParticles<float>&&, std::vector<std::uint64_t>&, std::span<const int>,
-                                      const bh::Cube&, const Communicator&, ByteBuffer&);
+                                      const bh::Cube&, const Communicator&, ByteBuffer&,
+                                      const std::function<void(const char*)>&);
 template RankParticles<double> migrate(RankParticles<double>&&, std::vector<std::uint64_t>&, std::span<const int>,
-                                       const bh::Cube&, const Communicator&, ByteBuffer&);
+                                       const bh::Cube&, const Communicator&, ByteBuffer&,
+                                       const std::function<void(const char*)>&);
 template RankParticles<float> gathered_in_index_order(const RankParticles<float>&, const Communicator&);
 template RankParticles<double> gathered_in_index_order(const RankParticles<double>&, const Communicator&);
 template RankParticles<float> sorted_by_key(const RankParticles<float>&, const bh::Cube&, std::vector<std::uint64_t>&);

@@ -3,6 +3,7 @@
 // every field (rank_particles.hpp), to the rank whose domain holds its key;
 // ids go with it, so a particle keeps its identity on any rank.
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -21,17 +22,24 @@ namespace orrery::mpi {
 /// particles that stay are kept, those of the particles that arrive
 /// computed. The parts are placed in rank order, this rank's own in its
 /// place; the ranks' domains being runs of the Morton curve in rank order,
-/// that is the order already: checked, not sorted (any other input is
-/// sorted, to the same order). The particles a rank keeps do not travel
+/// that is the order already unless a particle drifted across a domain
+/// (checked; then sorted, to the same order). The particles a rank keeps do not travel
 /// (they are copied from `mine` into their place; where no particle leaves
 /// this rank and none arrives, as on one rank, `mine` and `keys` are
 /// returned as they are, moved, not copied); the copies use the rank's
 /// threads (parallel_copy.hpp). `received` is the all-to-all's receive
 /// buffer, the caller's to keep across solves (afterwards it holds the
 /// bytes received, read into the result and no longer needed).
+/// lap(piece), where given, is called at the end of each piece: "pack" (the
+/// parts gathered into the message), "alltoall" and "rebuild" (the
+/// particles held afterwards in order); the benchmark's split of the phase.
+/// The particles that arrive are usually few (they crossed a boundary), and
+/// the ones that stayed are in order: the arrivals are merged into them
+/// (sort_by_key_and_tie_around), not all sorted again.
 template <class Real>
 RankParticles<Real> migrate(RankParticles<Real>&& mine, std::vector<std::uint64_t>& keys, std::span<const int> dest,
-                            const bh::Cube& cube, const Communicator& comm, ByteBuffer& received);
+                            const bh::Cube& cube, const Communicator& comm, ByteBuffer& received,
+                            const std::function<void(const char*)>& lap = {});
 
 /// Every rank's particles on every rank, in index order (one process's
 /// arrays, whatever K): what a snapshot or a checkpoint writes. O(N) on
