@@ -242,7 +242,9 @@ TEST(DistributedBlockSteps, AStepBelowDtMinStopsEveryRankNamingOneProcesssPartic
   std::vector<std::uint64_t> naming = {got == want ? 1u : 0u};
   comm.sum(naming);
   EXPECT_EQ(naming[0], 1u) << "rank " << comm.rank() << ": " << got;
-  if (got != want) EXPECT_NE(got.find(" stops: particle "), std::string::npos) << got;
+  if (got != want) {
+    EXPECT_NE(got.find(" stops: particle "), std::string::npos) << got;
+  }
 }
 
 }  // namespace

@@ -359,7 +359,9 @@ void expect_subset_bits(const std::string& which, std::int64_t n, bh::Opening op
   EXPECT_EQ(counts[1], counts[0]) << what << ": particles that were not targets lost their results";
   std::vector<std::uint64_t> bytes = {static_cast<std::uint64_t>(let_bytes()), static_cast<std::uint64_t>(whole_let)};
   comm.sum(bytes);
-  if (comm.size() > 1) EXPECT_LT(bytes[0], bytes[1]) << what << ": the subset's local essential trees are no smaller";
+  if (comm.size() > 1) {
+    EXPECT_LT(bytes[0], bytes[1]) << what << ": the subset's local essential trees are no smaller";
+  }
 }
 
 TEST(DistributedTree, ASubsetSolveIsOneProcesssSubsetSolveBitForBit) {

@@ -112,20 +112,42 @@ RankParticles<Real> migrate(RankParticles<Real>&& mine, std::vector<std::uint64_
     piece("rebuild");
     return std::move(mine);
   }
-  RankParticles<Real> out = read_parts<Real>(received, from, self, &mine, home);
-  // The keys: those of the particles that stayed are known, the others' computed.
-  const std::int64_t n = out.size(), home_n = static_cast<std::int64_t>(home.size());
-  std::vector<std::uint64_t> k(static_cast<std::size_t>(n));
+  // The arrivals alone (usually few: they crossed a boundary), in rank
+  // order: those of the ranks before this one first (home_at of them).
+  const RankParticles<Real> arrived_particles = read_parts<Real>(received, from, self, &mine, {});
+  const std::int64_t home_n = static_cast<std::int64_t>(home.size()), n = arrived_particles.size() + home_n;
+  const auto is_home = [&](std::int64_t j) { return j >= home_at && j < home_at + home_n; };
+  const auto arrival = [&](std::int64_t j) { return j < home_at ? j : j - home_n; };
+  // The keys and indices of every particle held, the parts in rank order,
+  // this rank's own in its place: those of the particles that stayed are
+  // known, the arrivals' keys computed.
+  std::vector<std::uint64_t> k(static_cast<std::size_t>(n)), tie(static_cast<std::size_t>(n));
 #pragma omp parallel for schedule(static) if (n >= kParallelLoop)
-  for (std::int64_t j = 0; j < n; ++j)
-    k[j] = j >= home_at && j < home_at + home_n ? keys[home[j - home_at]]
-                                                : bh::position_key(out.p.x[j], out.p.y[j], out.p.z[j], cube);
-  // The particles that stayed are in order ([home_at, home_at + home_n)):
-  // the arrivals are merged into them.
+  for (std::int64_t j = 0; j < n; ++j) {
+    if (is_home(j)) {
+      const std::int64_t h = home[j - home_at];
+      k[j] = keys[h], tie[j] = mine.index[h];
+    } else {
+      const std::int64_t a = arrival(j);
+      const auto& q = arrived_particles.p;
+      k[j] = bh::position_key(q.x[a], q.y[a], q.z[a], cube), tie[j] = arrived_particles.index[a];
+    }
+  }
+  // The particles that stayed are in order: the arrivals are merged into
+  // them. Then every field is gathered once, straight from where it is.
   std::vector<std::int32_t> by;
-  const bool in_order = sort_by_key_and_tie_around(std::move(k), std::span<const std::uint64_t>(out.index), home_at,
-                                                   home_at + home_n, keys, by);
-  if (!in_order) out = permuted(out, by);
+  sort_by_key_and_tie_around(std::move(k), std::span<const std::uint64_t>(tie), home_at, home_at + home_n, keys, by);
+  RankParticles<Real> out;
+  out.resize(static_cast<std::size_t>(n));
+  for_each_field(
+      [&](auto& to, const auto& stayed, const auto& came) {
+#pragma omp parallel for schedule(static) if (n >= kParallelLoop)
+        for (std::int64_t q = 0; q < n; ++q) {
+          const std::int64_t j = by[q];
+          to[q] = is_home(j) ? stayed[home[j - home_at]] : came[arrival(j)];
+        }
+      },
+      out, mine, arrived_particles);
   piece("rebuild");
   return out;
 }

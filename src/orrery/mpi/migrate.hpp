@@ -35,7 +35,9 @@ namespace orrery::mpi {
 /// particles held afterwards in order); the benchmark's split of the phase.
 /// The particles that arrive are usually few (they crossed a boundary), and
 /// the ones that stayed are in order: the arrivals are merged into them
-/// (sort_by_key_and_tie_around), not all sorted again.
+/// (sort_by_key_and_tie_around), not all sorted again, and every field is
+/// gathered once into the result from `mine` and the arrivals (no interim
+/// copy of all particles: the peak is `mine`, the result and the arrivals).
 template <class Real>
 RankParticles<Real> migrate(RankParticles<Real>&& mine, std::vector<std::uint64_t>& keys, std::span<const int> dest,
                             const bh::Cube& cube, const Communicator& comm, ByteBuffer& received,
