@@ -14,6 +14,102 @@ bool pair_less(const std::vector<std::uint64_t>& keys, std::span<const Tie> tie,
   return keys[a] != keys[b] ? keys[a] < keys[b] : tie[a] < tie[b];
 }
 
+/// Sorts 0..n-1 by (keys[i], tie[i]): bh::sort_by_key's parallel radix sort
+/// by (key, i), then each run of equal keys by tie.
+template <class Tie>
+void radix_sort_pairs(const std::vector<std::uint64_t>& keys, std::span<const Tie> tie,
+                      std::vector<std::uint64_t>& sorted_keys, std::vector<std::int32_t>& order) {
+  const auto n = static_cast<std::int64_t>(keys.size());
+  bh::sort_by_key(keys, sorted_keys, order);
+  // Each run of equal keys is sorted by its start alone (a run's first
+  // element is the one whose key differs from the one before), so every run
+  // is touched by one thread. Within a run the radix sort kept i ascending:
+  // a stable sort by tie gives (tie, i).
+#pragma omp parallel for schedule(static) if (n >= kParallelLoop)
+  for (std::int64_t b = 0; b < n - 1; ++b) {
+    if (sorted_keys[b + 1] != sorted_keys[b] || (b > 0 && sorted_keys[b - 1] == sorted_keys[b])) continue;
+    std::int64_t e = b + 2;
+    while (e < n && sorted_keys[e] == sorted_keys[b]) ++e;
+    std::stable_sort(order.begin() + b, order.begin() + e,
+                     [&](std::int32_t x, std::int32_t y) { return tie[x] < tie[y]; });
+  }
+}
+
+/// The positions `at` put in the order of their pairs: a comparison sort
+/// where they are few, the radix sort of their keys where they are many.
+template <class Tie>
+void sort_positions(const std::vector<std::uint64_t>& keys, std::span<const Tie> tie, std::vector<std::int32_t>& at) {
+  const auto m = static_cast<std::int64_t>(at.size());
+  if (m < kParallelLoop * 4) {
+    std::sort(at.begin(), at.end(), [&](std::int32_t a, std::int32_t b) { return pair_less(keys, tie, a, b); });
+    return;
+  }
+  std::vector<std::uint64_t> k(static_cast<std::size_t>(m)), sorted;
+  std::vector<Tie> t(static_cast<std::size_t>(m));
+#pragma omp parallel for schedule(static)
+  for (std::int64_t j = 0; j < m; ++j) k[j] = keys[at[j]], t[j] = tie[at[j]];
+  std::vector<std::int32_t> order;
+  radix_sort_pairs(k, std::span<const Tie>(t), sorted, order);
+  std::vector<std::int32_t> was = at;
+#pragma omp parallel for schedule(static)
+  for (std::int64_t j = 0; j < m; ++j) at[j] = was[order[j]];
+}
+
+/// order = the merge of two lists of positions, each in the order of its
+/// pairs: `run` (the many) and `others` (the few). Each other's place in the
+/// run is found by a binary search (the pairs are distinct, so the places do
+/// not decrease along the others), and the run is copied around them.
+template <class Tie>
+void merge_positions(const std::vector<std::uint64_t>& keys, std::span<const Tie> tie,
+                     std::span<const std::int32_t> run, std::span<const std::int32_t> others,
+                     std::vector<std::int32_t>& order) {
+  const auto m = static_cast<std::int64_t>(others.size()), r = static_cast<std::int64_t>(run.size());
+  std::vector<std::int64_t> place(static_cast<std::size_t>(m));
+#pragma omp parallel for schedule(static) if (m >= kParallelLoop / 16)
+  for (std::int64_t k = 0; k < m; ++k) {
+    std::int64_t lo = 0, hi = r;  // the first run pair after others[k]
+    while (lo < hi) {
+      const std::int64_t mid = lo + (hi - lo) / 2;
+      if (pair_less(keys, tie, run[mid], others[k])) lo = mid + 1;
+      else hi = mid;
+    }
+    place[k] = lo;
+  }
+  order.resize(static_cast<std::size_t>(r + m));
+  std::int64_t at = 0, i = 0;
+  for (std::int64_t k = 0; k <= m; ++k) {
+    const std::int64_t until = k < m ? place[k] : r;
+    std::copy(run.begin() + i, run.begin() + until, order.begin() + at);
+    at += until - i;
+    i = until;
+    if (k < m) order[at++] = others[k];
+  }
+}
+
+/// The positions of `at` (in its order) whose pair is out of order with a
+/// neighbour's in `at`: greater than the next, or less than the one before.
+/// Moves them from `at` to the end of `out`; returns how many moved.
+template <class Tie>
+std::int64_t pull_out_of_order(const std::vector<std::uint64_t>& keys, std::span<const Tie> tie,
+                               std::vector<std::int32_t>& at, std::vector<std::int32_t>& out) {
+  const auto n = static_cast<std::int64_t>(at.size());
+  std::vector<std::uint8_t> bad(static_cast<std::size_t>(n));
+  std::int64_t count = 0;
+#pragma omp parallel for schedule(static) reduction(+ : count) if (n >= kParallelLoop)
+  for (std::int64_t j = 0; j < n; ++j) {
+    bad[j] = (j > 0 && pair_less(keys, tie, at[j], at[j - 1])) || (j + 1 < n && pair_less(keys, tie, at[j + 1], at[j]));
+    count += bad[j];
+  }
+  if (count == 0) return 0;
+  std::int64_t kept = 0;
+  for (std::int64_t j = 0; j < n; ++j) {
+    if (bad[j]) out.push_back(at[j]);
+    else at[kept++] = at[j];
+  }
+  at.resize(static_cast<std::size_t>(kept));
+  return count;
+}
+
 }  // namespace
 
 template <class Tie>
@@ -31,19 +127,29 @@ bool sort_by_key_and_tie(std::vector<std::uint64_t>&& keys, std::span<const Tie>
     for (std::int64_t i = 0; i < n; ++i) order[i] = static_cast<std::int32_t>(i);
     return true;
   }
-  bh::sort_by_key(keys, sorted_keys, order);
-  // Each run of equal keys is sorted by its start alone (a run's first
-  // element is the one whose key differs from the one before), so every run
-  // is touched by one thread. Within a run the radix sort kept i ascending:
-  // a stable sort by tie gives (tie, i).
+  // Nearly in order (a rank's particles a drift after their last sort):
+  // the pairs out of order with a neighbour are pulled out, again on what is
+  // left until it is in order, then sorted alone and merged back. Where
+  // that pulls many, or does not settle, the radix sort of all is cheaper.
+  const std::int64_t most = n / 4;
+  std::vector<std::int32_t> run(static_cast<std::size_t>(n)), pulled;
 #pragma omp parallel for schedule(static) if (n >= kParallelLoop)
-  for (std::int64_t b = 0; b < n - 1; ++b) {
-    if (sorted_keys[b + 1] != sorted_keys[b] || (b > 0 && sorted_keys[b - 1] == sorted_keys[b])) continue;
-    std::int64_t e = b + 2;
-    while (e < n && sorted_keys[e] == sorted_keys[b]) ++e;
-    std::stable_sort(order.begin() + b, order.begin() + e,
-                     [&](std::int32_t x, std::int32_t y) { return tie[x] < tie[y]; });
+  for (std::int64_t i = 0; i < n; ++i) run[i] = static_cast<std::int32_t>(i);
+  bool settled = false;
+  for (int pass = 0; pass < 8 && static_cast<std::int64_t>(pulled.size()) <= most; ++pass)
+    if (pull_out_of_order(keys, tie, run, pulled) == 0) {
+      settled = true;
+      break;
+    }
+  if (!settled || static_cast<std::int64_t>(pulled.size()) > most) {
+    radix_sort_pairs(keys, tie, sorted_keys, order);
+    return false;
   }
+  sort_positions(keys, tie, pulled);
+  merge_positions(keys, tie, std::span<const std::int32_t>(run), std::span<const std::int32_t>(pulled), order);
+  sorted_keys.resize(static_cast<std::size_t>(n));
+#pragma omp parallel for schedule(static) if (n >= kParallelLoop)
+  for (std::int64_t k = 0; k < n; ++k) sorted_keys[k] = keys[order[k]];
   return false;
 }
 
@@ -54,33 +160,15 @@ bool sort_by_key_and_tie_around(std::vector<std::uint64_t>&& keys, std::span<con
   const auto n = static_cast<std::int64_t>(keys.size());
   const std::int64_t m = n - (to - from);  // the pairs outside the run
   if (m == 0 || m > n / 8) return sort_by_key_and_tie(std::move(keys), tie, sorted_keys, order);
-  const auto less = [&](std::int64_t a, std::int64_t b) { return pair_less(keys, tie, a, b); };
-  // The others, sorted (few: a sort of their positions), and each one's
-  // place in the run: the run's pairs before it. The pairs are distinct, so
-  // the places do not decrease along the sorted others.
-  std::vector<std::int32_t> other(static_cast<std::size_t>(m));
-  for (std::int64_t j = 0, k = 0; j < n; ++j)
-    if (j < from || j >= to) other[k++] = static_cast<std::int32_t>(j);
-  std::sort(other.begin(), other.end(), less);
-  std::vector<std::int64_t> place(static_cast<std::size_t>(m));
-#pragma omp parallel for schedule(static) if (m >= kParallelLoop / 16)
-  for (std::int64_t k = 0; k < m; ++k) {
-    std::int64_t lo = from, hi = to;  // the first run pair after other[k]
-    while (lo < hi) {
-      const std::int64_t mid = lo + (hi - lo) / 2;
-      if (less(mid, other[k])) lo = mid + 1; else hi = mid;
-    }
-    place[k] = lo - from;
-  }
-  // Run pair i goes to i - from + (the others placed at or before it), other k
-  // to place[k] + k: the merged order, each run of run pairs copied in a block.
-  order.resize(static_cast<std::size_t>(n));
-  std::int64_t at = 0, i = from;
-  for (std::int64_t k = 0; k <= m; ++k) {
-    const std::int64_t until = k < m ? from + place[k] : to;
-    for (; i < until; ++i) order[at++] = static_cast<std::int32_t>(i);
-    if (k < m) order[at++] = other[k];
-  }
+  // The others, sorted (few), merged into the run.
+  std::vector<std::int32_t> run(static_cast<std::size_t>(to - from)), other;
+  other.reserve(static_cast<std::size_t>(m));
+  for (std::int64_t j = 0; j < from; ++j) other.push_back(static_cast<std::int32_t>(j));
+  for (std::int64_t j = to; j < n; ++j) other.push_back(static_cast<std::int32_t>(j));
+#pragma omp parallel for schedule(static) if (to - from >= kParallelLoop)
+  for (std::int64_t j = from; j < to; ++j) run[j - from] = static_cast<std::int32_t>(j);
+  sort_positions(keys, tie, other);
+  merge_positions(keys, tie, std::span<const std::int32_t>(run), std::span<const std::int32_t>(other), order);
   sorted_keys.resize(static_cast<std::size_t>(n));
   bool identity = true;
 #pragma omp parallel for schedule(static) reduction(&& : identity) if (n >= kParallelLoop)

@@ -63,6 +63,62 @@ TEST(SortByKeyAndTie, BothOverloadsGiveStdSortsOrder) {
   for (std::size_t k = 0; k < order3.size(); ++k) EXPECT_EQ(order3[k], static_cast<std::int32_t>(k));
 }
 
+// Pairs nearly in order (a rank's particles after a drift: neighbours
+// swapped, a few moved far, equal keys with their ties out of order, a
+// pattern that needs a second pass) take the pull-out-and-merge path, and
+// input far from order takes the radix sort: std::sort's order and keys in
+// every case.
+TEST(SortByKeyAndTie, NearlySortedInputGivesStdSortsOrder) {
+  std::uint64_t state = 99;
+  const auto next = [&state] {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return state >> 33;
+  };
+  const auto check = [](const std::vector<std::uint64_t>& key, const std::vector<std::int32_t>& tie, const char* what) {
+    std::vector<std::int32_t> want(key.size());
+    std::iota(want.begin(), want.end(), 0);
+    std::sort(want.begin(), want.end(),
+              [&](std::int32_t a, std::int32_t b) { return key[a] != key[b] ? key[a] < key[b] : tie[a] < tie[b]; });
+    std::vector<std::uint64_t> sorted;
+    std::vector<std::int32_t> order;
+    EXPECT_FALSE(sort_by_key_and_tie(std::vector<std::uint64_t>(key), std::span<const std::int32_t>(tie), sorted, order))
+        << what;
+    EXPECT_EQ(order, want) << what;
+    for (std::size_t k = 0; k < want.size(); ++k) ASSERT_EQ(sorted[k], key[want[k]]) << what << ", element " << k;
+  };
+  const std::int32_t n = 200000;  // past the comparison sort's size for the pulled pairs
+  std::vector<std::uint64_t> key(n);
+  std::vector<std::int32_t> tie(n);
+  for (std::int32_t i = 0; i < n; ++i) key[i] = 4 * static_cast<std::uint64_t>(i / 3), tie[i] = i;  // runs of 3 equal keys
+  std::vector<std::uint64_t> near = key;
+  std::vector<std::int32_t> near_tie = tie;
+  for (std::int32_t i = 0; i + 1 < n; i += 2)
+    if (next() % 100 < 12) std::swap(near[i], near[i + 1]), std::swap(near_tie[i], near_tie[i + 1]);
+  for (int j = 0; j < 30; ++j) near[next() % n] = next() % (4 * n);  // far jumps, both ways
+  check(near, near_tie, "neighbours swapped, far jumps");
+  std::vector<std::uint64_t> ties = key;
+  std::vector<std::int32_t> ties_tie = tie;
+  for (std::int32_t i = 0; i + 2 < n; i += 30) std::swap(ties_tie[i], ties_tie[i + 2]);  // equal keys, ties reversed
+  check(ties, ties_tie, "ties out of order");
+  // Blocks 3 4 1 2: the first pass pulls 4 and 1, leaving 3 before 2 for a second.
+  std::vector<std::uint64_t> two(n);
+  for (std::int32_t i = 0; i < n; ++i) two[i] = static_cast<std::uint64_t>(i);
+  for (std::int32_t i = 0; i + 3 < n; i += 40) two[i] = i + 2, two[i + 1] = i + 3, two[i + 2] = i, two[i + 3] = i + 1;
+  check(two, tie, "two passes");
+  std::vector<std::uint64_t> far = key;
+  for (auto& k : far) k = next();
+  check(far, tie, "shuffled: the radix sort");
+  // Many pulled pairs (more than the comparison sort takes: about 90,000)
+  // sorted by radix.
+  const std::int32_t big = 600000;
+  std::vector<std::uint64_t> many(big);
+  std::vector<std::int32_t> many_tie(big);
+  for (std::int32_t i = 0; i < big; ++i) many[i] = static_cast<std::uint64_t>(i), many_tie[i] = i;
+  for (std::int32_t i = 0; i + 1 < big; i += 2)
+    if (next() % 100 < 15) std::swap(many[i], many[i + 1]);
+  check(many, many_tie, "15 % of neighbours swapped");
+}
+
 // A sorted run with others around it (a migration's particles that stayed
 // and those that arrived): the same order and keys as sort_by_key_and_tie,
 // whether the others are few (merged into the run) or many (all sorted),
