@@ -1,5 +1,7 @@
 #include "orrery/mpi/key_order.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <utility>
 
@@ -56,33 +58,39 @@ void sort_positions(const std::vector<std::uint64_t>& keys, std::span<const Tie>
 }
 
 /// order = the merge of two lists of positions, each in the order of its
-/// pairs: `run` (the many) and `others` (the few). Each other's place in the
-/// run is found by a binary search (the pairs are distinct, so the places do
-/// not decrease along the others), and the run is copied around them.
+/// pairs: `run` (the many) and `others` (the few). The others are split in
+/// one piece per thread; each piece's first other finds its place in the
+/// run by a binary search, and the thread merges its others with the run
+/// between its place and the next piece's, two pointers, into the output
+/// from place + (the others before). The pairs are distinct, so every
+/// split gives the one merged order.
 template <class Tie>
 void merge_positions(const std::vector<std::uint64_t>& keys, std::span<const Tie> tie,
                      std::span<const std::int32_t> run, std::span<const std::int32_t> others,
                      std::vector<std::int32_t>& order) {
   const auto m = static_cast<std::int64_t>(others.size()), r = static_cast<std::int64_t>(run.size());
-  std::vector<std::int64_t> place(static_cast<std::size_t>(m));
-#pragma omp parallel for schedule(static) if (m >= kParallelLoop / 16)
-  for (std::int64_t k = 0; k < m; ++k) {
-    std::int64_t lo = 0, hi = r;  // the first run pair after others[k]
+  order.resize(static_cast<std::size_t>(r + m));
+  const auto place = [&](std::int64_t k) {  // the run pairs before others[k]; r for k = m
+    if (k == m) return r;
+    std::int64_t lo = 0, hi = r;
     while (lo < hi) {
       const std::int64_t mid = lo + (hi - lo) / 2;
       if (pair_less(keys, tie, run[mid], others[k])) lo = mid + 1;
       else hi = mid;
     }
-    place[k] = lo;
-  }
-  order.resize(static_cast<std::size_t>(r + m));
-  std::int64_t at = 0, i = 0;
-  for (std::int64_t k = 0; k <= m; ++k) {
-    const std::int64_t until = k < m ? place[k] : r;
-    std::copy(run.begin() + i, run.begin() + until, order.begin() + at);
-    at += until - i;
-    i = until;
-    if (k < m) order[at++] = others[k];
+    return lo;
+  };
+  const int pieces = r + m >= kParallelLoop ? std::max(1, omp_get_max_threads()) : 1;
+#pragma omp parallel for schedule(static, 1) num_threads(pieces)
+  for (int c = 0; c < pieces; ++c) {
+    const std::int64_t k0 = m * c / pieces, k1 = m * (c + 1) / pieces;
+    std::int64_t i = c == 0 ? 0 : place(k0);  // the first piece takes the run before every other
+    const std::int64_t i1 = c + 1 == pieces ? r : place(k1);
+    std::int64_t k = k0, at = i + k0;
+    while (i < i1 || k < k1) {
+      const bool take_run = k == k1 || (i < i1 && pair_less(keys, tie, run[i], others[k]));
+      order[at++] = take_run ? run[i++] : others[k++];
+    }
   }
 }
 
