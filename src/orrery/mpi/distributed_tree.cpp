@@ -146,8 +146,7 @@ SolverReport DistributedTree<Real>::solve(RankParticles<Real>& particles, const 
   const bh::Cube cube = global_cube(particles, comm_);
   decomposition_piece("cube");
   std::vector<std::uint64_t> keys;
-  RankParticles<Real> s = std::move(spare_[0]);  // storage of an earlier solve: no page faults, no zero fill
-  sort_by_key_into(particles, cube, keys, s);
+  RankParticles<Real> s = sorted_by_key(particles, cube, keys);
   decomposition_piece("sort");
   const TopTree top = build_top_tree(keys, top_bucket(n_all[0], comm_.size(), params.leaf_capacity), comm_);
   const std::vector<std::int64_t> cuts = domain_cuts(top, leaf_work(top, s, keys, comm_), comm_.size());
@@ -160,7 +159,7 @@ SolverReport DistributedTree<Real>::solve(RankParticles<Real>& particles, const 
   count_traffic("decomposition");
   t = Clock::now();
   tp = t;
-  s = migrate(std::move(s), keys, dest, cube, comm_, received_, spare_[1], piece_of("migration"));
+  s = migrate(std::move(s), keys, dest, cube, comm_, received_, piece_of("migration"));
   report.add_phase("migration", since(t));
   count_traffic("migration");
 
@@ -289,7 +288,6 @@ SolverReport DistributedTree<Real>::solve(RankParticles<Real>& particles, const 
     }
     s.a.potential = options.potential ? std::move(pot) : std::vector<Real>(n, Real(0));
   }
-  spare_[0] = std::move(particles);  // the caller's old storage: the next solve sorts into it
   particles = std::move(s);
   return report;
 }

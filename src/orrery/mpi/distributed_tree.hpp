@@ -122,12 +122,6 @@ class DistributedTree {
   // the tree before the next. Kept across solves, it stays as large as the
   // largest, so a step's exchanges receive into pages already touched.
   ByteBuffer received_;
-  // The storage of the particles' copies in a solve (the sort's result, the
-  // migration's), kept across solves and swapped with the caller's: the
-  // next solve's copies reuse it, with neither page faults nor a zero fill
-  // (one thread) of fresh vectors. Two copies of the rank's particles held
-  // between solves, where each solve allocated them before.
-  RankParticles<Real> spare_[2];
   // The send bytes of each evaluation's LET, cleared and rewritten: kept
   // across solves, its capacity is the largest so far, so the writes grow it
   // without a reallocation's copy and fresh pages.

@@ -67,7 +67,7 @@ RankParticles<Real> read_parts(std::span<const std::byte> all, const std::vector
 template <class Real>
 RankParticles<Real> migrate(RankParticles<Real>&& mine, std::vector<std::uint64_t>& keys, std::span<const int> dest,
                             const bh::Cube& cube, const Communicator& comm, ByteBuffer& received,
-                            RankParticles<Real>& spare, const std::function<void(const char*)>& lap) {
+                            const std::function<void(const char*)>& lap) {
   const auto piece = [&lap](const char* name) {
     if (lap) lap(name);
   };
@@ -137,7 +137,7 @@ RankParticles<Real> migrate(RankParticles<Real>&& mine, std::vector<std::uint64_
   // them. Then every field is gathered once, straight from where it is.
   std::vector<std::int32_t> by;
   sort_by_key_and_tie_around(std::move(k), std::span<const std::uint64_t>(tie), home_at, home_at + home_n, keys, by);
-  RankParticles<Real> out = std::move(spare);
+  RankParticles<Real> out;
   out.resize(static_cast<std::size_t>(n));
   for_each_field(
       [&](auto& to, const auto& stayed, const auto& came) {
@@ -148,7 +148,6 @@ RankParticles<Real> migrate(RankParticles<Real>&& mine, std::vector<std::uint64_
         }
       },
       out, mine, arrived_particles);
-  spare = std::move(mine);
   piece("rebuild");
   return out;
 }
@@ -190,24 +189,21 @@ bool key_order(const RankParticles<Real>& in, const bh::Cube& cube, std::vector<
 }  // namespace
 
 template <class Real>
-void sort_by_key_into(const RankParticles<Real>& in, const bh::Cube& cube, std::vector<std::uint64_t>& keys,
-                      RankParticles<Real>& out) {
+RankParticles<Real> sorted_by_key(const RankParticles<Real>& in, const bh::Cube& cube, std::vector<std::uint64_t>& keys) {
   std::vector<std::int32_t> order;
-  if (key_order(in, cube, keys, order)) copy_into(out, in);
-  else permute_into(out, in, order);
+  return key_order(in, cube, keys, order) ? in : permuted(in, order);
 }
 
 template RankParticles<float> migrate(RankParticles<float>&&, std::vector<std::uint64_t>&, std::span<const int>,
-                                      const bh::Cube&, const Communicator&, ByteBuffer&, RankParticles<float>&,
+                                      const bh::Cube&, const Communicator&, ByteBuffer&,
                                       const std::function<void(const char*)>&);
 template RankParticles<double> migrate(RankParticles<double>&&, std::vector<std::uint64_t>&, std::span<const int>,
-                                       const bh::Cube&, const Communicator&, ByteBuffer&, RankParticles<double>&,
+                                       const bh::Cube&, const Communicator&, ByteBuffer&,
                                        const std::function<void(const char*)>&);
 template RankParticles<float> gathered_in_index_order(const RankParticles<float>&, const Communicator&);
 template RankParticles<double> gathered_in_index_order(const RankParticles<double>&, const Communicator&);
-template void sort_by_key_into(const RankParticles<float>&, const bh::Cube&, std::vector<std::uint64_t>&,
-                               RankParticles<float>&);
-template void sort_by_key_into(const RankParticles<double>&, const bh::Cube&, std::vector<std::uint64_t>&,
-                               RankParticles<double>&);
+template RankParticles<float> sorted_by_key(const RankParticles<float>&, const bh::Cube&, std::vector<std::uint64_t>&);
+template RankParticles<double> sorted_by_key(const RankParticles<double>&, const bh::Cube&,
+                                             std::vector<std::uint64_t>&);
 
 }  // namespace orrery::mpi

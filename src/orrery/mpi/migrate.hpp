@@ -38,13 +38,10 @@ namespace orrery::mpi {
 /// (sort_by_key_and_tie_around), not all sorted again, and every field is
 /// gathered once into the result from `mine` and the arrivals (no interim
 /// copy of all particles: the peak is `mine`, the result and the arrivals).
-/// spare: storage for the result where particles moved (its vectors resized,
-/// not replaced, as permute_into's); it is swapped with `mine`'s, so that
-/// afterwards it holds what `mine` held, for the next solve.
 template <class Real>
 RankParticles<Real> migrate(RankParticles<Real>&& mine, std::vector<std::uint64_t>& keys, std::span<const int> dest,
                             const bh::Cube& cube, const Communicator& comm, ByteBuffer& received,
-                            RankParticles<Real>& spare, const std::function<void(const char*)>& lap = {});
+                            const std::function<void(const char*)>& lap = {});
 
 /// Every rank's particles on every rank, in index order (one process's
 /// arrays, whatever K): what a snapshot or a checkpoint writes. O(N) on
@@ -53,13 +50,11 @@ RankParticles<Real> migrate(RankParticles<Real>&& mine, std::vector<std::uint64_
 template <class Real>
 RankParticles<Real> gathered_in_index_order(const RankParticles<Real>& mine, const Communicator& comm);
 
-/// The particles sorted by (key, index), one process's order, into `out`'s
-/// storage (permute_into: kept across solves, it is neither allocated nor
-/// zero-filled again), and their keys in `cube` (fewer than 2^31
-/// particles), with the rank's threads: the one order whatever their number
-/// (key_order.hpp). Particles already in order are copied as they are.
+/// The particles sorted by (key, index), one process's order, and their keys
+/// in `cube` (fewer than 2^31 particles), with the rank's threads: the one
+/// order whatever their number (key_order.hpp). Particles already in order
+/// are returned as they are.
 template <class Real>
-void sort_by_key_into(const RankParticles<Real>& in, const bh::Cube& cube, std::vector<std::uint64_t>& keys,
-                      RankParticles<Real>& out);
+RankParticles<Real> sorted_by_key(const RankParticles<Real>& in, const bh::Cube& cube, std::vector<std::uint64_t>& keys);
 
 }  // namespace orrery::mpi

@@ -78,31 +78,14 @@ void for_each_field(F&& f, Sets&... s) {
   f(s.active...);
 }
 
-/// The particles reordered into `out`'s storage: out[k] = in[order[k]], every
-/// field (with the rank's threads: parallel_copy.hpp). Its vectors are
-/// resized, not replaced: storage kept from a solve before, of about the
-/// same size, is neither allocated (page faults) nor zero-filled again (one
-/// thread), which on a 16-core host cost more than the gather itself.
-template <class Real, class Index>
-void permute_into(RankParticles<Real>& out, const RankParticles<Real>& in, const std::vector<Index>& order) {
-  out.resize(order.size());
-  const auto n = static_cast<std::int64_t>(order.size());
-  for_each_field([&](auto& to, const auto& from) { gather(to.data(), from.data(), order.data(), n); }, out, in);
-}
-
-/// `in` copied into `out`'s storage (as permute_into: resized, not replaced).
-template <class Real>
-void copy_into(RankParticles<Real>& out, const RankParticles<Real>& in) {
-  out.resize(static_cast<std::size_t>(in.size()));
-  for_each_field([&](auto& to, const auto& from) { copy_bytes(to.data(), from.data(), from.size() * sizeof(from[0])); },
-                 out, in);
-}
-
-/// The particles reordered: out[k] = in[order[k]], every field.
+/// The particles reordered: out[k] = in[order[k]], every field (with the
+/// rank's threads: parallel_copy.hpp).
 template <class Real, class Index>
 RankParticles<Real> permuted(const RankParticles<Real>& in, const std::vector<Index>& order) {
   RankParticles<Real> out;
-  permute_into(out, in, order);
+  out.resize(order.size());
+  const auto n = static_cast<std::int64_t>(order.size());
+  for_each_field([&](auto& to, const auto& from) { gather(to.data(), from.data(), order.data(), n); }, out, in);
   return out;
 }
 
