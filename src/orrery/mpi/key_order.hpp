@@ -16,9 +16,14 @@ namespace orrery::mpi {
 /// Sorts 0..n-1 by (keys[i], tie[i], i): on return order[k] is the position
 /// of the k-th smallest pair and sorted_keys[k] = keys[order[k]]. Input
 /// already in that order (checked in parallel, O(n)) gives the identity
-/// without a sort; otherwise bh::sort_by_key's parallel radix sort by (key,
-/// i), then each run of equal keys sorted by tie (runs are short: equal keys
-/// are particles within one finest cell, or one cell at several levels).
+/// without a sort. Input nearly in order (a rank's particles a drift after
+/// their last sort) has the pairs out of order with a neighbour pulled out,
+/// again on what is left until it is in order, and those sorted alone and
+/// merged back: a few O(n) passes where a quarter or fewer are pulled.
+/// Otherwise bh::sort_by_key's parallel radix sort by (key, i), then each
+/// run of equal keys sorted by tie (runs are short: equal keys are
+/// particles within one finest cell, or one cell at several levels).
+/// sorted_keys must not be `keys` itself.
 /// Returns whether the input was in order already (order is the identity:
 /// the caller may keep its arrays as they are). keys.size() == tie.size() < 2^31.
 template <class Tie>
