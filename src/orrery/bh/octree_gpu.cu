@@ -376,12 +376,6 @@ std::int64_t initial_node_capacity(std::int64_t n, int cap) {
   return std::min<std::int64_t>(n / cap * 3 + n / 16 + 4096, std::numeric_limits<std::int32_t>::max() - 1);
 }
 
-template <class T>
-void copy_to_host(std::vector<T>& host, const T* device, std::size_t count, StreamHandle stream) {
-  host.resize(count);
-  cuda::copy_device_to_host(host.data(), device, count * sizeof(T), stream);
-}
-
 /// Sizes `host` to `count` and queues its copy from `device` in `staged`.
 template <class T>
 void stage_to_host(cuda::StagedDownload& staged, std::vector<T>& host, const T* device, std::size_t count) {
@@ -428,8 +422,8 @@ struct DeviceOctree<Real>::Impl : TreeArrays<Real, DeviceBuffer> {
   DeviceBuffer<double> moments;
 
   BuildStatus* host_status = nullptr;  // pinned, for the one readback
-  // download_nodes() and download_moments() come through page-locked memory
-  // (an MPI rank's subtrees, every step): allocated by the first of them.
+  // The downloads come through page-locked memory (an MPI rank's subtrees,
+  // every step): allocated by the first of them.
   mutable cuda::StagedDownload staged;
   std::optional<Cube> given_cube;      // the last build's cube from outside, if any
   std::array<cudaEvent_t, kNumEvents> events{};
@@ -804,10 +798,11 @@ Octree<Real> DeviceOctree<Real>::download() const {
   const Impl& t = *impl_;
   if (t.num_nodes == 0) return h;
   const auto np = static_cast<std::size_t>(t.num_particles);
-  copy_to_host(h.x, t.x.data(), np, t.stream);
-  copy_to_host(h.y, t.y.data(), np, t.stream);
-  copy_to_host(h.z, t.z.data(), np, t.stream);
-  copy_to_host(h.m, t.m.data(), np, t.stream);
+  stage_to_host(t.staged, h.x, t.x.data(), np);
+  stage_to_host(t.staged, h.y, t.y.data(), np);
+  stage_to_host(t.staged, h.z, t.z.data(), np);
+  stage_to_host(t.staged, h.m, t.m.data(), np);
+  t.staged.run(t.stream);
   return h;
 }
 

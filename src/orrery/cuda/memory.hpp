@@ -20,6 +20,9 @@ void* allocate_device_bytes(std::size_t bytes);
 void free_device_bytes(void* p) noexcept;
 void copy_host_to_device(void* dst, const void* src, std::size_t bytes, StreamHandle stream);
 void copy_device_to_host(void* dst, const void* src, std::size_t bytes, StreamHandle stream);
+/// Enqueued on `stream` and not waited for: `dst` (page-locked, or the copy
+/// is synchronous anyway) holds the bytes once the stream is synchronised.
+void copy_device_to_host_async(void* dst, const void* src, std::size_t bytes, StreamHandle stream);
 /// Asynchronous on `stream` (device-to-device copies need no host sync).
 void copy_device_to_device(void* dst, const void* src, std::size_t bytes, StreamHandle stream);
 /// Sets `bytes` bytes to zero, asynchronously on `stream`.

@@ -39,6 +39,8 @@ class PinnedBuffer {
     }
     return {data_.get(), count};
   }
+  /// The block (null while empty), for reading what an earlier first() staged.
+  const T* data() const { return data_.get(); }
 
  private:
   struct Free {

@@ -213,7 +213,7 @@ TEST(DeviceBufferTest, FitKeepsTheBlockThatHoldsTheSizeAndGrowsWithRoom) {
   EXPECT_EQ(b.capacity(), 10u);
 }
 
-TEST(StagedDownloadTest, CopiesEveryQueuedArrayIntoItsHostArray) {
+TEST(StagedDownloadTest, CopiesEveryQueuedArrayIntoItsHostArrayOrKeepsIt) {
   SKIP_WITHOUT_GPU();
   // Sizes off any alignment, one larger than a copy piece (1 MiB), one empty.
   const int sizes[4] = {1000, 3, (1 << 18) + 5, 0};
@@ -230,12 +230,19 @@ TEST(StagedDownloadTest, CopiesEveryQueuedArrayIntoItsHostArray) {
       }
       host.emplace_back(static_cast<std::size_t>(sizes[a]) + 1, -1 - round);
     }
-    for (int a = 0; a < 4; ++a) staged.add(host[a].data(), device[a].data(), sizes[a] * sizeof(int));
+    for (int a = 0; a < 4; ++a)
+      EXPECT_EQ(staged.add(host[a].data(), device[a].data(), sizes[a] * sizeof(int)), std::size_t(a));
+    // One more with no host array: its bytes stay in the page-locked buffer.
+    const std::size_t kept = staged.add(nullptr, device[0].data(), sizes[0] * sizeof(int));
+    EXPECT_EQ(kept, 4u);  // the second round's queue starts again at 0
     staged.run(stream.get());
     for (int a = 0; a < 4; ++a) {
       for (int i = 0; i < sizes[a]; ++i) ASSERT_EQ(host[a][i], 3 * i) << "array " << a << ", element " << i;
       EXPECT_EQ(host[a][sizes[a]], -1 - round) << "array " << a << ": a byte past its copy was written";
     }
+    const std::span<const int> in_place = staged.staged<int>(kept);
+    ASSERT_EQ(in_place.size(), std::size_t(sizes[0]));
+    for (int i = 0; i < sizes[0]; ++i) ASSERT_EQ(in_place[i], 3 * i) << "kept element " << i;
   }
 }
 

@@ -6,6 +6,7 @@
 // the copy out into the caller's arrays runs on the process's threads.
 // No CUDA header.
 #include <cstddef>
+#include <span>
 #include <vector>
 
 #include "orrery/cuda/pinned_buffer.hpp"
@@ -15,12 +16,22 @@ namespace orrery::cuda {
 
 class StagedDownload {
  public:
-  /// Queues a copy of `bytes` from device address `from` to host address `to`.
-  void add(void* to, const void* from, std::size_t bytes);
-  /// Runs the queued copies on `stream` and returns when every host array
-  /// holds its bytes; the queue is then empty. The page-locked buffer is kept
-  /// (PinnedBuffer: grown with room to spare) for the next run.
+  /// Queues a copy of `bytes` from device address `from` to host address
+  /// `to` and returns its number in the queue. With `to` null the bytes stay
+  /// in the page-locked buffer, for a caller that reads them once in
+  /// another form (staged()). The first add() after a run() starts a new queue.
+  std::size_t add(void* to, const void* from, std::size_t bytes);
+  /// Runs the queued copies on `stream` (one wait for all of them) and
+  /// returns when every host array holds its bytes. The page-locked buffer
+  /// is kept (PinnedBuffer: grown with room to spare) for the next run.
   void run(StreamHandle stream);
+  /// The bytes of copy `k` of the last run, as elements of T, in the
+  /// page-locked buffer: valid until the next add().
+  template <class T>
+  std::span<const T> staged(std::size_t k) const {
+    const Copy& c = copies_.at(k);
+    return {reinterpret_cast<const T*>(staging_.data() + c.at), c.bytes / sizeof(T)};
+  }
 
  private:
   struct Copy {
@@ -30,6 +41,7 @@ class StagedDownload {
   };
   std::vector<Copy> copies_;
   std::size_t total_ = 0;
+  bool ran_ = false;
   PinnedBuffer<std::byte> staging_;
 };
 

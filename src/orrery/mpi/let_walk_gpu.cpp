@@ -9,7 +9,7 @@
 #include "orrery/bh/octree_gpu.hpp"
 #include "orrery/bh/tree_walk_gpu.hpp"
 #include "orrery/cuda/memory.hpp"
-#include "orrery/cuda/pinned_buffer.hpp"
+#include "orrery/cuda/staged_download.hpp"
 #include "orrery/cuda/stream.hpp"
 #include "orrery/mpi/parallel_copy.hpp"
 
@@ -52,16 +52,19 @@ class GpuLetWalk final : public LetWalk<Real> {
     stream_.synchronize();
     lap(1, t);
     // Through page-locked memory (pageable copies go at a fraction of the
-    // link's rate), then into the caller's arrays on the rank's threads.
-    const std::span<Real> got = staged_.first(4 * n);
-    const std::span<std::uint32_t> got_counts = staged_counts_.first(3 * n);
-    for (int c = 0; c < 3 + potential; ++c) result_[c].download(got.subspan(c * n, n), s);
-    for (int c = 0; c < 3; ++c) counts_[c].download(got_counts.subspan(c * n, n), s);
+    // link's rate): the results into the caller's arrays, the counters kept
+    // there and widened into `counts` on the rank's threads.
     Real* host[4] = {ax, ay, az, pot};
-    for (int c = 0; c < 3 + potential; ++c) copy_bytes(host[c], got.data() + c * n, n * sizeof(Real));
+    for (int c = 0; c < 3 + potential; ++c) staged_.add(host[c], result_[c].data(), n * sizeof(Real));
+    std::size_t counted[3];
+    for (int c = 0; c < 3; ++c) counted[c] = staged_.add(nullptr, counts_[c].data(), n * sizeof(std::uint32_t));
+    staged_.run(s);
+    const std::span<const std::uint32_t> visits = staged_.staged<std::uint32_t>(counted[0]),
+                                         cells = staged_.staged<std::uint32_t>(counted[1]),
+                                         pairs = staged_.staged<std::uint32_t>(counted[2]);
     const auto m = static_cast<std::int64_t>(n);
 #pragma omp parallel for schedule(static) if (m >= kParallelLoop)
-    for (std::int64_t k = 0; k < m; ++k) counts[k] = {got_counts[k], got_counts[n + k], got_counts[2 * n + k]};
+    for (std::int64_t k = 0; k < m; ++k) counts[k] = {visits[k], cells[k], pairs[k]};
     lap(2, t);
   }
 
@@ -110,8 +113,7 @@ class GpuLetWalk final : public LetWalk<Real> {
   cuda::DeviceBuffer<std::int32_t> targets_;
   cuda::DeviceBuffer<Real> result_[4], scale_;
   cuda::DeviceBuffer<std::uint32_t> counts_[3];
-  cuda::PinnedBuffer<Real> staged_;                 // the results' download: ax, ay, az, potential
-  cuda::PinnedBuffer<std::uint32_t> staged_counts_;  // and the counters'
+  cuda::StagedDownload staged_;  // the results' and counters' download
   double seconds_[3] = {0, 0, 0};  // upload, kernel, download (step_seconds)
 };
 
