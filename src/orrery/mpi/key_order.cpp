@@ -109,12 +109,30 @@ std::int64_t pull_out_of_order(const std::vector<std::uint64_t>& keys, std::span
     count += bad[j];
   }
   if (count == 0) return 0;
-  std::int64_t kept = 0;
-  for (std::int64_t j = 0; j < n; ++j) {
-    if (bad[j]) out.push_back(at[j]);
-    else at[kept++] = at[j];
+  // Both lists compacted in parallel: each thread's chunk counts its pulled
+  // pairs, and the counts before it say where its kept and pulled go.
+  const int threads = n >= kParallelLoop ? std::max(1, omp_get_max_threads()) : 1;
+  std::vector<std::int64_t> pulled_before(static_cast<std::size_t>(threads) + 1, 0);
+  std::vector<std::int32_t> kept(static_cast<std::size_t>(n - count));
+  const std::size_t out_at = out.size();
+  out.resize(out_at + static_cast<std::size_t>(count));
+#pragma omp parallel num_threads(threads)
+  {
+    const int t = omp_get_thread_num(), nt = omp_get_num_threads();  // nt <= threads
+    const std::int64_t b = n * t / nt, e = n * (t + 1) / nt;
+    std::int64_t mine = 0;
+    for (std::int64_t j = b; j < e; ++j) mine += bad[j];
+    pulled_before[t + 1] = mine;
+#pragma omp barrier
+#pragma omp single
+    for (int c = 0; c < nt; ++c) pulled_before[c + 1] += pulled_before[c];
+    std::int64_t p = pulled_before[t], k = b - pulled_before[t];
+    for (std::int64_t j = b; j < e; ++j) {
+      if (bad[j]) out[out_at + static_cast<std::size_t>(p++)] = at[j];
+      else kept[static_cast<std::size_t>(k++)] = at[j];
+    }
   }
-  at.resize(static_cast<std::size_t>(kept));
+  at = std::move(kept);
   return count;
 }
 
