@@ -18,8 +18,12 @@
 // the decomposition's (the key cube, the sort, the top tree and cuts, the
 // owners) and the migration's (the pack, the all-to-all, the rebuild).
 //
+// --freed-memory keep|release: the process's allocator keeps freed memory
+// for its next allocations (as `orrery run` does, the default) or follows
+// its own rules (docs/adr/0020); the last column names it.
+//
 //   mpi_let_bench --n N [--model plummer|hernquist] [--steps S] [--warmup W]
-//                 [--theta T] [--backend cpu|cuda] [--header]
+//                 [--theta T] [--backend cpu|cuda] [--freed-memory keep|release] [--header]
 #include <mpi.h>
 #include <omp.h>
 
@@ -33,6 +37,7 @@
 #include "bench_stats.hpp"
 #include "mpi_bench_main.hpp"
 #include "orrery/core/error.hpp"
+#include "orrery/core/freed_memory.hpp"
 #include "orrery/driver/ranks.hpp"
 #include "orrery/gravity/tree_solver.hpp"
 #include "orrery/ic/hernquist.hpp"
@@ -54,6 +59,7 @@ struct Args {
   int steps = 3, warmup = 1;
   double theta = 0.5;
   std::string backend = "cpu";
+  FreedMemory freed_memory = FreedMemory::keep;
   bool header = false;
 };
 
@@ -74,10 +80,17 @@ Args parse(int argc, char** argv) {
     else if (k == "--warmup") a.warmup = std::stoi(value());
     else if (k == "--theta") a.theta = std::stod(value());
     else if (k == "--backend") a.backend = value();
-    else if (k == "--header") a.header = true;
+    else if (k == "--freed-memory") {
+      try {
+        a.freed_memory = parse_freed_memory(value(), "--freed-memory");
+      } catch (const InputError& e) {
+        std::fprintf(stderr, "mpi_let_bench: %s\n", e.what());
+        std::exit(2);
+      }
+    } else if (k == "--header") a.header = true;
     else {
       std::fprintf(stderr,
-                   "mpi_let_bench: unknown option %s; accepted: --n --model --steps --warmup --theta --backend --header\n",
+                   "mpi_let_bench: unknown option %s; accepted: --n --model --steps --warmup --theta --backend --freed-memory --header\n",
                    k.c_str());
       std::exit(2);
     }
@@ -170,6 +183,9 @@ std::shared_ptr<mpi::LetWalk<Real>> walk_of(const gravity::GravityConfig& g, int
 
 void run(const Args& a, int rank, int size) {
   using Real = float;
+  if (!set_freed_memory(a.freed_memory))
+    throw RuntimeFailure(std::string("--freed-memory ") + to_string(a.freed_memory) +
+                         ": this build's allocator cannot keep freed memory; accepted: release");
   const double t_setup = MPI_Wtime();
   gravity::GravityConfig g;  // the run's default tree (theta 0.5, leaf capacity 16, monopole, geometric)
   g.solver = "tree";
@@ -264,7 +280,7 @@ void run(const Args& a, int rank, int size) {
     else std::printf(",%.6f,%.6f", smax[k], smean[k]);
   const std::vector<double> pmax = medians(piece_max), pmean = medians(piece_mean);
   for (std::size_t k = 0; k < pieces.size(); ++k) std::printf(",%.6f,%.6f", pmax[k], pmean[k]);
-  std::printf("\n");
+  std::printf(",%s\n", to_string(a.freed_memory));
 }
 
 }  // namespace
@@ -284,6 +300,6 @@ int main(int argc, char** argv) {
       "exchange_assembly_mean_s,decomposition_cube_max_s,decomposition_cube_mean_s,decomposition_sort_max_s,"
       "decomposition_sort_mean_s,decomposition_top_max_s,decomposition_top_mean_s,decomposition_owners_max_s,"
       "decomposition_owners_mean_s,migration_pack_max_s,migration_pack_mean_s,migration_alltoall_max_s,"
-      "migration_alltoall_mean_s,migration_rebuild_max_s,migration_rebuild_mean_s",
+      "migration_alltoall_mean_s,migration_rebuild_max_s,migration_rebuild_mean_s,freed_memory",
       parse, run);
 }

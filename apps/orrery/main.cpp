@@ -12,6 +12,7 @@
 #include "commands.hpp"
 #include "mpi_launch.hpp"
 #include "orrery/core/error.hpp"
+#include "orrery/core/freed_memory.hpp"
 #include "orrery/gravity/solver_factory.hpp"
 
 namespace {
@@ -54,6 +55,9 @@ int main(int argc, char** argv) {
     status = code;
   };
   try {
+    // Before any large allocation: a run's steps reuse the pages their
+    // arrays had (docs/adr/0020); ORRERY_FREED_MEMORY=release opts out.
+    orrery::set_freed_memory_from_environment();
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
