@@ -375,28 +375,37 @@ AssembledTree<Real> assemble_tree(
   t.next = escape_indices(all.key, all.level);
   t.first.resize(static_cast<std::size_t>(nn));
   t.count.resize(static_cast<std::size_t>(nn));
+  // at[n]: the first held particle whose key is not below node n's cell.
+  // The nodes' keys do not decrease (pre-order), so neither does at: each
+  // thread searches its chunk's first node over every held key, then each
+  // next one from the answer before (a galloping search: the same answer as
+  // a binary search over them all). at[nn] = every held particle.
+  std::vector<std::int32_t> at(static_cast<std::size_t>(nn) + 1);
+  at[static_cast<std::size_t>(nn)] = np;
   std::int32_t depth = 0;
-  // The nodes' keys do not decrease (pre-order), so neither do their cells'
-  // first particles: each thread searches its chunk's first node over every
-  // held key, then each next one from the answer before (a galloping search:
-  // the same answer as a binary search over them all).
   const int threads = nn >= kParallelLoop ? std::max(1, omp_get_max_threads()) : 1;
 #pragma omp parallel num_threads(threads) reduction(max : depth)
   {
     const std::int64_t nt = omp_get_num_threads(), c = omp_get_thread_num();
     auto a = held_keys.begin();
     for (std::int64_t n = nn * c / nt; n < nn * (c + 1) / nt; ++n) {
-      // A complete node's particles held here are exactly those of its cell
-      // (membership tests read them); one that is not complete stands for
-      // the sentinel.
-      const std::uint64_t lo = t.key[n], hi = bh::cell_last_key(t.key[n], t.level[n]);
+      const std::uint64_t lo = t.key[n];
       a = gallop_partition_point(a, held_keys.end(), [lo](std::uint64_t k) { return k < lo; });
-      const auto b = gallop_partition_point(a, held_keys.end(), [hi](std::uint64_t k) { return k <= hi; });
-      const bool complete = all.complete[n] != 0;
-      t.first[n] = complete ? static_cast<std::int32_t>(a - held_keys.begin()) : np;
-      t.count[n] = complete ? static_cast<std::int32_t>(b - a) : 1;
+      at[n] = static_cast<std::int32_t>(a - held_keys.begin());
       depth = std::max(depth, t.level[n]);
     }
+  }
+  // A complete node's particles held here are exactly those of its cell
+  // (membership tests read them): from at[n] up to the first node after its
+  // subtree, at[next[n]]. No held particle lies between the two cells: each
+  // is in a held leaf, and a leaf after n's subtree in pre-order starts at
+  // or after next[n]'s key. A node that is not complete stands for the
+  // sentinel.
+#pragma omp parallel for schedule(static) if (nn >= kParallelLoop)
+  for (std::int64_t n = 0; n < nn; ++n) {
+    const bool complete = all.complete[n] != 0;
+    t.first[n] = complete ? at[n] : np;
+    t.count[n] = complete ? at[t.next[n]] - at[n] : 1;
   }
   t.depth = std::max(t.depth, depth);
   t.mass = std::move(all.mass);
