@@ -38,4 +38,12 @@ expect_failure 2 "output.diagnostics_interval = 1e-300; accepted: a number >= in
 mkdir fakebin && printf '#!/bin/sh\nexit 0\n' >fakebin/ffmpeg && chmod +x fakebin/ffmpeg
 expect_failure 2 "^orrery: error: movie 'm.mp4': the frames' directory '/proc/orrery-movie-[0-9]+' cannot be created: No such file or directory$" \
   env PATH="$PWD/fakebin:$PATH" TMPDIR=/proc "$ORRERY" render --movie movie_run -o m.mp4 --resolution 32
+# The allocator's policy from the environment (docs/adr/0020): a value that is
+# neither keep nor release is refused before anything runs; release runs.
+expect_failure 2 "^orrery: error: ORRERY_FREED_MEMORY = \"free\"; accepted: keep, release$" \
+  env ORRERY_FREED_MEMORY=free "$ORRERY" run --set initial_conditions.count=64 --set integration.t_end=0.125 \
+  --set output.directory=policy_refused
+[ ! -e policy_refused ] || fail "a refused allocator policy left output behind"
+ORRERY_FREED_MEMORY=release "$ORRERY" run --set initial_conditions.count=64 --set integration.t_end=0.125 \
+  --set output.directory=policy_release >/dev/null || fail "ORRERY_FREED_MEMORY=release was refused"
 echo "bad input: refused before any output"
