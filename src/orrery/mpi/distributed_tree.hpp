@@ -67,7 +67,9 @@ class DistributedTree {
   /// particles.a as a_old; otherwise a geometric walk first supplies it (as
   /// gravity::TreeSolver bootstraps). report.total is the sum over every
   /// rank; report.per_target (with options.per_target_counts) is this
-  /// rank's particles', in their new order. Collective.
+  /// rank's particles', in their new order. Collective. A solve that throws
+  /// (every rank stops: a missing node, a budget passed) leaves `particles`
+  /// valid but unspecified: sorted, or emptied by the migration.
   /// report.phase_seconds: "decomposition", "migration", "tree", then per
   /// evaluation "exchange" and "walk"; report.piece_seconds splits
   /// "decomposition" into "decomposition/cube" (the particle count and the
@@ -119,7 +121,8 @@ class DistributedTree {
   std::vector<PartTraffic> traffic_;
   // The receive buffer of a solve's all-to-alls (migration's, then each
   // evaluation's LET), one after the other: each is read into particles or
-  // the tree before the next. Kept across solves, it stays as large as the
+  // the tree before the next. Before them, the decomposition's sort
+  // permutes the particles through it (permute_in_place's scratch). Kept across solves, it stays as large as the
   // largest, so a step's exchanges receive into pages already touched.
   ByteBuffer received_;
   // The send bytes of each evaluation's LET, cleared and rewritten: kept

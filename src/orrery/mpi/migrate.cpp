@@ -189,9 +189,10 @@ bool key_order(const RankParticles<Real>& in, const bh::Cube& cube, std::vector<
 }  // namespace
 
 template <class Real>
-RankParticles<Real> sorted_by_key(const RankParticles<Real>& in, const bh::Cube& cube, std::vector<std::uint64_t>& keys) {
+void sort_by_key_in_place(RankParticles<Real>& particles, const bh::Cube& cube, std::vector<std::uint64_t>& keys,
+                          ByteBuffer& scratch) {
   std::vector<std::int32_t> order;
-  return key_order(in, cube, keys, order) ? in : permuted(in, order);
+  if (!key_order(particles, cube, keys, order)) permute_in_place(particles, order, scratch);
 }
 
 template RankParticles<float> migrate(RankParticles<float>&&, std::vector<std::uint64_t>&, std::span<const int>,
@@ -202,8 +203,7 @@ template RankParticles<double> migrate(RankParticles<double>&&, std::vector<std:
                                        const std::function<void(const char*)>&);
 template RankParticles<float> gathered_in_index_order(const RankParticles<float>&, const Communicator&);
 template RankParticles<double> gathered_in_index_order(const RankParticles<double>&, const Communicator&);
-template RankParticles<float> sorted_by_key(const RankParticles<float>&, const bh::Cube&, std::vector<std::uint64_t>&);
-template RankParticles<double> sorted_by_key(const RankParticles<double>&, const bh::Cube&,
-                                             std::vector<std::uint64_t>&);
+template void sort_by_key_in_place(RankParticles<float>&, const bh::Cube&, std::vector<std::uint64_t>&, ByteBuffer&);
+template void sort_by_key_in_place(RankParticles<double>&, const bh::Cube&, std::vector<std::uint64_t>&, ByteBuffer&);
 
 }  // namespace orrery::mpi

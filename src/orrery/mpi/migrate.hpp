@@ -50,11 +50,13 @@ RankParticles<Real> migrate(RankParticles<Real>&& mine, std::vector<std::uint64_
 template <class Real>
 RankParticles<Real> gathered_in_index_order(const RankParticles<Real>& mine, const Communicator& comm);
 
-/// The particles sorted by (key, index), one process's order, and their keys
-/// in `cube` (fewer than 2^31 particles), with the rank's threads: the one
-/// order whatever their number (key_order.hpp). Particles already in order
-/// are returned as they are.
+/// The particles sorted by (key, index) where they are, one process's order,
+/// and their keys in `cube` (fewer than 2^31 particles), with the rank's
+/// threads: the one order whatever their number (key_order.hpp). Particles
+/// already in order are left as they are. `scratch`: bytes for
+/// permute_in_place, overwritten (a buffer the caller keeps across calls).
 template <class Real>
-RankParticles<Real> sorted_by_key(const RankParticles<Real>& in, const bh::Cube& cube, std::vector<std::uint64_t>& keys);
+void sort_by_key_in_place(RankParticles<Real>& particles, const bh::Cube& cube, std::vector<std::uint64_t>& keys,
+                          ByteBuffer& scratch);
 
 }  // namespace orrery::mpi

@@ -6,9 +6,11 @@
 // whole, every field together.
 #include <cstdint>
 #include <numeric>
+#include <type_traits>
 #include <vector>
 
 #include "orrery/core/particles.hpp"
+#include "orrery/mpi/byte_buffer.hpp"
 #include "orrery/mpi/parallel_copy.hpp"
 
 namespace orrery::mpi {
@@ -87,6 +89,26 @@ RankParticles<Real> permuted(const RankParticles<Real>& in, const std::vector<In
   const auto n = static_cast<std::int64_t>(order.size());
   for_each_field([&](auto& to, const auto& from) { gather(to.data(), from.data(), order.data(), n); }, out, in);
   return out;
+}
+
+/// The particles reordered where they are: p[k] becomes the old p[order[k]],
+/// every field, each gathered into `scratch` and copied back on the rank's
+/// threads. Unlike permuted(), no vector is made: a fresh one is zero-filled
+/// on one thread (about 20 ms for a rank of 4M particles' 16 fields) before
+/// the gather writes it again. scratch's bytes are overwritten, its
+/// allocation kept (it grows to the widest field's bytes once).
+template <class Real, class Index>
+void permute_in_place(RankParticles<Real>& p, const std::vector<Index>& order, ByteBuffer& scratch) {
+  const auto n = static_cast<std::int64_t>(order.size());
+  for_each_field(
+      [&](auto& field) {
+        using T = typename std::remove_reference_t<decltype(field)>::value_type;
+        const std::size_t bytes = static_cast<std::size_t>(n) * sizeof(T);
+        scratch.resize_for_overwrite(bytes);
+        gather(scratch.data(), field.data(), order.data(), n);
+        copy_bytes(field.data(), scratch.data(), bytes);
+      },
+      p);
 }
 
 }  // namespace orrery::mpi
