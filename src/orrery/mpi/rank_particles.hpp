@@ -6,9 +6,11 @@
 // whole, every field together.
 #include <cstdint>
 #include <numeric>
+#include <string>
 #include <type_traits>
 #include <vector>
 
+#include "orrery/core/error.hpp"
 #include "orrery/core/particles.hpp"
 #include "orrery/mpi/byte_buffer.hpp"
 #include "orrery/mpi/parallel_copy.hpp"
@@ -103,6 +105,9 @@ void permute_in_place(RankParticles<Real>& p, const std::vector<Index>& order, B
   for_each_field(
       [&](auto& field) {
         using T = typename std::remove_reference_t<decltype(field)>::value_type;
+        if (field.size() != order.size())
+          throw RuntimeFailure("permute_in_place: a field of " + std::to_string(field.size()) + " particles and an order of " +
+                               std::to_string(order.size()) + "; accepted: every field the order's size (RankParticles::resize)");
         const std::size_t bytes = static_cast<std::size_t>(n) * sizeof(T);
         scratch.resize_for_overwrite(bytes);
         gather(scratch.data(), field.data(), order.data(), n);

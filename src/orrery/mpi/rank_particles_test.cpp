@@ -46,5 +46,14 @@ TEST(PermuteInPlace, EqualsPermutedInEveryField) {
   EXPECT_EQ(scratch.data(), kept) << "a second permutation must reuse the scratch";
 }
 
+TEST(PermuteInPlace, RefusesAFieldOfAnotherSize) {
+  RankParticles<double> s = numbered(10);
+  s.bin.resize(9);
+  ByteBuffer scratch;
+  std::vector<std::int32_t> order(10);
+  std::iota(order.begin(), order.end(), 0);
+  EXPECT_THROW(permute_in_place(s, order, scratch), RuntimeFailure);
+}
+
 }  // namespace
 }  // namespace orrery::mpi
