@@ -3,8 +3,8 @@
 // every block of 32 MB or more back to the kernel when it is freed (mmap'd
 // blocks), and trims the top of its heap; each step of a run then allocates
 // its large arrays again in pages the kernel has to find and zero, one fault
-// per 4 KB page, and on many threads the faults queue on the process's
-// address-space lock. Kept, a freed block serves the next allocation its size
+// per 4 KB page, and on many threads the faults contend for the process's
+// address space. Kept, a freed block serves the next allocation its size
 // in pages already touched. Orrery's programs keep freed memory
 // (ORRERY_FREED_MEMORY=keep, the default) or leave the allocator as it is
 // (release); a library loaded into someone else's process (the Python
