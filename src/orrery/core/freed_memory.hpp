@@ -13,8 +13,12 @@
 #include <string>
 #include <string_view>
 
-#if defined(__GLIBC__)
+// glibc's allocator, not a sanitizer's (which replaces it and ignores mallopt).
+#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
 #include <malloc.h>
+#define ORRERY_GLIBC_ALLOCATOR 1
+#else
+#define ORRERY_GLIBC_ALLOCATOR 0
 #endif
 
 #include "orrery/core/error.hpp"
@@ -34,22 +38,16 @@ inline const char* to_string(FreedMemory f) { return f == FreedMemory::keep ? "k
 
 /// Whether this build's allocator can keep freed memory (glibc's, not a
 /// sanitizer's, which replaces it).
-inline constexpr bool can_keep_freed_memory() {
-#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
-  return true;
-#else
-  return false;
-#endif
-}
+inline constexpr bool can_keep_freed_memory() { return ORRERY_GLIBC_ALLOCATOR == 1; }
 
 /// Applies `policy` to the process's allocator, from now on: keep serves
 /// every block from the heap (no mmap'd blocks) and never trims it, so the
 /// process holds its largest footprint so far until it exits; release leaves
 /// the allocator's own rules. Returns whether the allocator now does what
-/// `policy` says (keep: false where can_keep_freed_memory() is).
+/// `policy` says (keep: false where can_keep_freed_memory() is false).
 inline bool set_freed_memory(FreedMemory policy) {
   if (policy == FreedMemory::release) return true;
-#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#if ORRERY_GLIBC_ALLOCATOR
   // mallopt(3): M_MMAP_MAX 0 serves large requests from the heap, and
   // M_TRIM_THRESHOLD -1 disables trimming completely.
   return mallopt(M_MMAP_MAX, 0) == 1 && mallopt(M_TRIM_THRESHOLD, -1) == 1;

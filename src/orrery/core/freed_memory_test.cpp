@@ -6,6 +6,10 @@
 #include <cstdlib>
 #include <string>
 
+#if defined(__GLIBC__)
+#include <malloc.h>  // mallinfo2
+#endif
+
 namespace orrery {
 namespace {
 

@@ -122,8 +122,9 @@ class DistributedTree {
   // The receive buffer of a solve's all-to-alls (migration's, then each
   // evaluation's LET), one after the other: each is read into particles or
   // the tree before the next. Before them, the decomposition's sort
-  // permutes the particles through it (permute_in_place's scratch). Kept across solves, it stays as large as the
-  // largest, so a step's exchanges receive into pages already touched.
+  // permutes the particles through it (permute_in_place's scratch). Kept
+  // across solves, it stays as large as the largest, so a step's exchanges
+  // receive into pages already touched.
   ByteBuffer received_;
   // The send bytes of each evaluation's LET, cleared and rewritten: kept
   // across solves, its capacity is the largest so far, so the writes grow it

@@ -10,7 +10,6 @@
 #include <string>
 #include <type_traits>
 
-#include "orrery/bh/build_topology.hpp"
 #include "orrery/bh/walk.hpp"
 #include "orrery/core/error.hpp"
 #include "orrery/core/softening.hpp"
