@@ -84,6 +84,10 @@
 #                 (default 2), into mpi_let_h200{host,gpu}_{old,new}_ROUND.csv
 #                 (ORRERY_OLD_FILES="a b": the old binary is the new build with those files
 #                 swapped for the old copy's, see build_old)
+#                 With ORRERY_LET_VARIANTS="opts A|opts B|..." one binary runs the same rows with
+#                 each variant's options appended to ORRERY_LET_ARGS, the variants in turn each
+#                 round, ORRERY_LET_ROUNDS rounds -> mpi_let_h200{host,gpu}_v{I}_{ROUND}.csv
+#                 (e.g. ORRERY_LET_VARIANTS="--freed-memory release|--freed-memory keep")
 #   probe-mpi     what the host's MPI can do with device buffers: ompi_info's CUDA lines, UCX's
 #                 CUDA transports, then mpi_exchange_bench's `device` transport forced
 #                 (--force-device-mpi) through the UCX PML at K = 2 ranks sharing the GPU, in a
@@ -422,6 +426,21 @@ task_bench-mpi-let() {
       let_rows build/old/bench/mpi_let_bench "${csv%.csv}_old_$round.csv" "$logs/mpi_let_bench_old_$round.log"
       say "== round $round: new"
       let_rows build/cuda/bench/mpi_let_bench "${csv%.csv}_new_$round.csv" "$logs/mpi_let_bench_new_$round.log"
+    done
+    return 0
+  fi
+  if [ -n "${ORRERY_LET_VARIANTS:-}" ]; then
+    # One binary, options that differ alternately, each round every variant
+    # in turn (ORRERY_LET_ROUNDS, default 2), into one CSV per variant and round.
+    local round v i variants
+    IFS='|' read -ra variants <<<"$ORRERY_LET_VARIANTS"
+    for round in $(seq 1 "${ORRERY_LET_ROUNDS:-2}"); do
+      for i in "${!variants[@]}"; do
+        v=${variants[$i]}
+        say "== round $round: variant $i (${v})"
+        ORRERY_LET_ARGS="${ORRERY_LET_ARGS:-} $v" let_rows build/cuda/bench/mpi_let_bench \
+          "${csv%.csv}_v${i}_$round.csv" "$logs/mpi_let_bench_v${i}_$round.log"
+      done
     done
     return 0
   fi
