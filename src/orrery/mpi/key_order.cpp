@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <memory>
 #include <utility>
 
 #include "orrery/bh/radix_sort.hpp"
@@ -94,46 +95,64 @@ void merge_positions(const std::vector<std::uint64_t>& keys, std::span<const Tie
   }
 }
 
-/// The positions of `at` (in its order) whose pair is out of order with a
-/// neighbour's in `at`: greater than the next, or less than the one before.
-/// Moves them from `at` to the end of `out`; returns how many moved.
+/// Splits the pairs 0..n-1 into `run`, a subsequence in the order of its
+/// pairs, and `pulled`, the rest (in no order). Each thread scans its chunk
+/// once, its kept pairs a stack written over the chunk's own part of `run`:
+/// a pair less than the stack's top is pulled with that top (a descent's
+/// two pairs, as a small outlier or a large one makes; the stack stays in
+/// order). Then the seams between the chunks, in order: while the last kept
+/// pair of the chunks before is greater than a chunk's first, both are
+/// pulled. Any split into a run in order and the rest gives the one merged
+/// order (the pairs are distinct), so the split may depend on the threads.
 template <class Tie>
-std::int64_t pull_out_of_order(const std::vector<std::uint64_t>& keys, std::span<const Tie> tie,
-                               std::vector<std::int32_t>& at, std::vector<std::int32_t>& out) {
-  const auto n = static_cast<std::int64_t>(at.size());
-  std::vector<std::uint8_t> bad(static_cast<std::size_t>(n));
-  std::int64_t count = 0;
-#pragma omp parallel for schedule(static) reduction(+ : count) if (n >= kParallelLoop)
-  for (std::int64_t j = 0; j < n; ++j) {
-    bad[j] = (j > 0 && pair_less(keys, tie, at[j], at[j - 1])) || (j + 1 < n && pair_less(keys, tie, at[j + 1], at[j]));
-    count += bad[j];
-  }
-  if (count == 0) return 0;
-  // Both lists compacted in parallel: each thread's chunk counts its pulled
-  // pairs, and the counts before it say where its kept and pulled go.
+void split_into_run(const std::vector<std::uint64_t>& keys, std::span<const Tie> tie, std::vector<std::int32_t>& run,
+                    std::vector<std::int32_t>& pulled) {
+  const auto n = static_cast<std::int64_t>(keys.size());
   const int threads = n >= kParallelLoop ? std::max(1, omp_get_max_threads()) : 1;
-  std::vector<std::int64_t> pulled_before(static_cast<std::size_t>(threads) + 1, 0);
-  std::vector<std::int32_t> kept(static_cast<std::size_t>(n - count));
-  const std::size_t out_at = out.size();
-  out.resize(out_at + static_cast<std::size_t>(count));
-#pragma omp parallel num_threads(threads)
-  {
-    const int t = omp_get_thread_num(), nt = omp_get_num_threads();  // nt <= threads
-    const std::int64_t b = n * t / nt, e = n * (t + 1) / nt;
-    std::int64_t mine = 0;
-    for (std::int64_t j = b; j < e; ++j) mine += bad[j];
-    pulled_before[t + 1] = mine;
-#pragma omp barrier
-#pragma omp single
-    for (int c = 0; c < nt; ++c) pulled_before[c + 1] += pulled_before[c];
-    std::int64_t p = pulled_before[t], k = b - pulled_before[t];
+  // Every element is written before it is read: no zero fill (16 MB at 4M).
+  const auto stacks = std::make_unique_for_overwrite<std::int32_t[]>(static_cast<std::size_t>(n));
+  std::vector<std::int64_t> first(static_cast<std::size_t>(threads)), top(static_cast<std::size_t>(threads));
+  std::vector<std::vector<std::int32_t>> pulled_by(static_cast<std::size_t>(threads));
+#pragma omp parallel for schedule(static, 1) num_threads(threads)
+  for (int t = 0; t < threads; ++t) {
+    const std::int64_t b = n * t / threads, e = n * (t + 1) / threads;
+    auto& out = pulled_by[static_cast<std::size_t>(t)];
+    std::int64_t k = b;
     for (std::int64_t j = b; j < e; ++j) {
-      if (bad[j]) out[out_at + static_cast<std::size_t>(p++)] = at[j];
-      else kept[static_cast<std::size_t>(k++)] = at[j];
+      if (k > b && pair_less(keys, tie, j, stacks[k - 1])) {
+        out.push_back(stacks[--k]);
+        out.push_back(static_cast<std::int32_t>(j));
+      } else {
+        stacks[k++] = static_cast<std::int32_t>(j);
+      }
     }
+    first[t] = b, top[t] = k;
   }
-  at = std::move(kept);
-  return count;
+  // The seams: chunk p is the last one before c with pairs kept.
+  std::vector<std::int32_t> seams;
+  for (int c = 1, p = first[0] < top[0] ? 0 : -1; c < threads; ++c) {
+    while (p >= 0 && first[c] < top[c] && pair_less(keys, tie, stacks[first[c]], stacks[top[p] - 1])) {
+      seams.push_back(stacks[--top[p]]);
+      seams.push_back(stacks[first[c]++]);
+      while (p >= 0 && first[p] == top[p]) --p;  // emptied: the one before it
+    }
+    if (first[c] < top[c]) p = c;
+  }
+  // The kept parts one after another, and the pulled lists appended.
+  std::vector<std::int64_t> run_at(static_cast<std::size_t>(threads) + 1, 0),
+      pulled_at(static_cast<std::size_t>(threads) + 1, static_cast<std::int64_t>(seams.size()));
+  for (int c = 0; c < threads; ++c) {
+    run_at[c + 1] = run_at[c] + (top[c] - first[c]);
+    pulled_at[c + 1] = pulled_at[c] + static_cast<std::int64_t>(pulled_by[c].size());
+  }
+  run.resize(static_cast<std::size_t>(run_at[threads]));
+  pulled = std::move(seams);
+  pulled.resize(static_cast<std::size_t>(pulled_at[threads]));
+#pragma omp parallel for schedule(static, 1) num_threads(threads)
+  for (int c = 0; c < threads; ++c) {
+    std::copy(stacks.get() + first[c], stacks.get() + top[c], run.begin() + run_at[c]);
+    std::copy(pulled_by[c].begin(), pulled_by[c].end(), pulled.begin() + pulled_at[c]);
+  }
 }
 
 }  // namespace
@@ -154,20 +173,11 @@ bool sort_by_key_and_tie(std::vector<std::uint64_t>&& keys, std::span<const Tie>
     return true;
   }
   // Nearly in order (a rank's particles a drift after their last sort):
-  // the pairs out of order with a neighbour are pulled out, again on what is
-  // left until it is in order, then sorted alone and merged back. Where
-  // that pulls many, or does not settle, the radix sort of all is cheaper.
-  const std::int64_t most = n / 4;
-  std::vector<std::int32_t> run(static_cast<std::size_t>(n)), pulled;
-#pragma omp parallel for schedule(static) if (n >= kParallelLoop)
-  for (std::int64_t i = 0; i < n; ++i) run[i] = static_cast<std::int32_t>(i);
-  bool settled = false;
-  for (int pass = 0; pass < 8 && static_cast<std::int64_t>(pulled.size()) <= most; ++pass)
-    if (pull_out_of_order(keys, tie, run, pulled) == 0) {
-      settled = true;
-      break;
-    }
-  if (!settled || static_cast<std::int64_t>(pulled.size()) > most) {
+  // a run in order is split off in one pass, the rest sorted alone and
+  // merged back. Where that pulls many, the radix sort of all is cheaper.
+  std::vector<std::int32_t> run, pulled;
+  split_into_run(keys, tie, run, pulled);
+  if (static_cast<std::int64_t>(pulled.size()) > n / 4) {
     radix_sort_pairs(keys, tie, sorted_keys, order);
     return false;
   }

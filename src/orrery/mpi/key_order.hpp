@@ -17,9 +17,9 @@ namespace orrery::mpi {
 /// of the k-th smallest pair and sorted_keys[k] = keys[order[k]]. Input
 /// already in that order (checked in parallel, O(n)) gives the identity
 /// without a sort. Input nearly in order (a rank's particles a drift after
-/// their last sort) has the pairs out of order with a neighbour pulled out,
-/// again on what is left until it is in order, and those sorted alone and
-/// merged back: a few O(n) passes where a quarter or fewer are pulled.
+/// their last sort) has a run in order split off in one O(n) pass (each
+/// descent's two pairs pulled), and the pulled pairs sorted alone and
+/// merged back, where a quarter or fewer are pulled.
 /// Otherwise bh::sort_by_key's parallel radix sort by (key, i), then each
 /// run of equal keys sorted by tie (runs are short: equal keys are
 /// particles within one finest cell, or one cell at several levels).

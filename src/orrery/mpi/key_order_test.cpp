@@ -2,6 +2,7 @@
 #include "orrery/mpi/key_order.hpp"
 
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -65,7 +66,7 @@ TEST(SortByKeyAndTie, BothOverloadsGiveStdSortsOrder) {
 
 // Pairs nearly in order (a rank's particles after a drift: neighbours
 // swapped, a few moved far, equal keys with their ties out of order, a
-// pattern that needs a second pass) take the pull-out-and-merge path, and
+// pattern whose first descents hide a second) take the split-and-merge path, and
 // input far from order takes the radix sort: std::sort's order and keys in
 // every case.
 TEST(SortByKeyAndTie, NearlySortedInputGivesStdSortsOrder) {
@@ -100,11 +101,11 @@ TEST(SortByKeyAndTie, NearlySortedInputGivesStdSortsOrder) {
   std::vector<std::int32_t> ties_tie = tie;
   for (std::int32_t i = 0; i + 2 < n; i += 30) std::swap(ties_tie[i], ties_tie[i + 2]);  // equal keys, ties reversed
   check(ties, ties_tie, "ties out of order");
-  // Blocks 3 4 1 2: the first pass pulls 4 and 1, leaving 3 before 2 for a second.
+  // Blocks 3 4 1 2: pulling 4 and 1 leaves 3 before 2, pulled next.
   std::vector<std::uint64_t> two(n);
   for (std::int32_t i = 0; i < n; ++i) two[i] = static_cast<std::uint64_t>(i);
   for (std::int32_t i = 0; i + 3 < n; i += 40) two[i] = i + 2, two[i + 1] = i + 3, two[i + 2] = i, two[i + 3] = i + 1;
-  check(two, tie, "two passes");
+  check(two, tie, "blocks 3 4 1 2");
   std::vector<std::uint64_t> far = key;
   for (auto& k : far) k = next();
   check(far, tie, "shuffled: the radix sort");
@@ -117,6 +118,34 @@ TEST(SortByKeyAndTie, NearlySortedInputGivesStdSortsOrder) {
   for (std::int32_t i = 0; i + 1 < big; i += 2)
     if (next() % 100 < 15) std::swap(many[i], many[i + 1]);
   check(many, many_tie, "15 % of neighbours swapped");
+}
+
+// The run is split off in chunks, one per thread, and mended at the seams
+// between them: a chunk whose kept pairs all belong after the next chunk's
+// first ones is emptied there, then the chunk before it meets what is left
+// of the next; a descent across a seam is pulled. Sixteen chunks of 10,000
+// pairs whatever the cores; about 15,000 pulled, under the quarter past
+// which the radix sort takes over.
+TEST(SortByKeyAndTie, SeamsBetweenTheThreadsChunksAreMended) {
+  const int threads = omp_get_max_threads();
+  omp_set_num_threads(16);
+  const std::int32_t n = 160000;
+  std::vector<std::uint64_t> key(n);
+  std::vector<std::int32_t> tie(n);
+  for (std::int32_t i = 0; i < n; ++i) key[i] = static_cast<std::uint64_t>(i), tie[i] = i;
+  for (std::int32_t m = 0; m < 100; ++m) key[19900 + m] = 35000 + m;           // chunk 1 ends inside chunk 3
+  for (std::int32_t i = 20000; i < 27500; ++i) key[i] = i + 100000;            // chunk 2: 7,500 large ...
+  for (std::int32_t i = 27500; i < 30000; ++i) key[i] = i - 20000;             // ... 2,500 pulled with them: 5,000 kept
+  std::swap(key[50000 - 1], key[50000]);                                        // a descent across the seam of 4 and 5
+  std::vector<std::int32_t> want(n);
+  std::iota(want.begin(), want.end(), 0);
+  std::stable_sort(want.begin(), want.end(), [&](std::int32_t a, std::int32_t b) { return key[a] < key[b]; });
+  std::vector<std::uint64_t> sorted;
+  std::vector<std::int32_t> order;
+  EXPECT_FALSE(sort_by_key_and_tie(std::vector<std::uint64_t>(key), std::span<const std::int32_t>(tie), sorted, order));
+  omp_set_num_threads(threads);
+  EXPECT_EQ(order, want);
+  for (std::size_t k = 0; k < want.size(); ++k) ASSERT_EQ(sorted[k], key[want[k]]) << "element " << k;
 }
 
 // A sorted run with others around it (a migration's particles that stayed
