@@ -137,21 +137,19 @@ RankParticles<Real> migrate(RankParticles<Real>&& mine, std::vector<std::uint64_
   // them. Then every field is gathered once, straight from where it is.
   std::vector<std::int32_t> by;
   sort_by_key_and_tie_around(std::move(k), std::span<const std::uint64_t>(tie), home_at, home_at + home_n, keys, by);
-  // Into `mine`'s own vectors, each through `received` (its bytes are read
-  // into arrived_particles already): no fresh vector is zero-filled.
+  RankParticles<Real> out;
+  out.resize(static_cast<std::size_t>(n));
   for_each_field(
-      [&](auto& field, const auto& came) {
-        rewrite_through(field, static_cast<std::size_t>(n), received, [&](auto* to) {
+      [&](auto& to, const auto& stayed, const auto& came) {
 #pragma omp parallel for schedule(static) if (n >= kParallelLoop)
-          for (std::int64_t q = 0; q < n; ++q) {
-            const std::int64_t j = by[q];
-            to[q] = is_home(j) ? field[home[j - home_at]] : came[arrival(j)];
-          }
-        });
+        for (std::int64_t q = 0; q < n; ++q) {
+          const std::int64_t j = by[q];
+          to[q] = is_home(j) ? stayed[home[j - home_at]] : came[arrival(j)];
+        }
       },
-      mine, arrived_particles);
+      out, mine, arrived_particles);
   piece("rebuild");
-  return std::move(mine);
+  return out;
 }
 
 template <class Real>

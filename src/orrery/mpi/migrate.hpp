@@ -28,18 +28,16 @@ namespace orrery::mpi {
 /// this rank and none arrives, as on one rank, `mine` and `keys` are
 /// returned as they are, moved, not copied); the copies use the rank's
 /// threads (parallel_copy.hpp). `received` is the all-to-all's receive
-/// buffer, the caller's to keep across solves; once its bytes are read it
-/// is the rebuild's scratch (afterwards its bytes are unspecified).
+/// buffer, the caller's to keep across solves (afterwards it holds the
+/// bytes received, read into the result and no longer needed).
 /// lap(piece), where given, is called at the end of each piece: "pack" (the
 /// parts gathered into the message), "alltoall" and "rebuild" (the
 /// particles held afterwards in order); the benchmark's split of the phase.
 /// The particles that arrive are usually few (they crossed a boundary), and
 /// the ones that stayed are in order: the arrivals are merged into them
 /// (sort_by_key_and_tie_around), not all sorted again, and every field is
-/// gathered once from `mine` and the arrivals into `received` and copied
-/// back into `mine`'s own vector (rank_particles.hpp's rewrite_through):
-/// the result is `mine`'s storage, and the peak is `mine`, the arrivals and
-/// one field's bytes, no second copy of all particles.
+/// gathered once into the result from `mine` and the arrivals (no interim
+/// copy of all particles: the peak is `mine`, the result and the arrivals).
 template <class Real>
 RankParticles<Real> migrate(RankParticles<Real>&& mine, std::vector<std::uint64_t>& keys, std::span<const int> dest,
                             const bh::Cube& cube, const Communicator& comm, ByteBuffer& received,

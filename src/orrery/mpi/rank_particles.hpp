@@ -93,48 +93,25 @@ RankParticles<Real> permuted(const RankParticles<Real>& in, const std::vector<In
   return out;
 }
 
-/// Makes v's size n for the caller to overwrite every element. Where its
-/// allocation holds n it is kept, and only the elements past the old size
-/// are zero-filled (a few, when a rank gained particles). Past it the old
-/// allocation is freed first and one of n and 1/64 more is made, so that
-/// the next steps' small gains fit (std::vector's own growth would double it).
-template <class T>
-void resize_for_overwrite(std::vector<T>& v, std::size_t n) {
-  if (n > v.capacity()) {
-    std::vector<T>().swap(v);
-    v.reserve(n + n / 64);
-  }
-  v.resize(n);
-}
-
-/// Rewrites `field` as n elements: fill(T* out) writes all n into `scratch`
-/// (it may read `field`, which is unchanged until it returns), then the
-/// field is resized for overwrite and they are copied back on the rank's
-/// threads. A fresh vector in its place would be zero-filled on one thread
-/// (about 20 ms for a rank of 4M particles' 16 fields) before being written
-/// again. scratch's bytes are overwritten, its allocation kept (it grows to
-/// the widest field's bytes once).
-template <class T, class Fill>
-void rewrite_through(std::vector<T>& field, std::size_t n, ByteBuffer& scratch, Fill&& fill) {
-  const std::size_t bytes = n * sizeof(T);
-  scratch.resize_for_overwrite(bytes);
-  fill(reinterpret_cast<T*>(scratch.data()));
-  resize_for_overwrite(field, n);
-  copy_bytes(field.data(), scratch.data(), bytes);
-}
-
 /// The particles reordered where they are: p[k] becomes the old p[order[k]],
-/// every field, through `scratch` (rewrite_through: unlike permuted(), no
-/// vector is made).
+/// every field, each gathered into `scratch` and copied back on the rank's
+/// threads. Unlike permuted(), no vector is made: a fresh one is zero-filled
+/// on one thread (about 20 ms for a rank of 4M particles' 16 fields) before
+/// the gather writes it again. scratch's bytes are overwritten, its
+/// allocation kept (it grows to the widest field's bytes once).
 template <class Real, class Index>
 void permute_in_place(RankParticles<Real>& p, const std::vector<Index>& order, ByteBuffer& scratch) {
   const auto n = static_cast<std::int64_t>(order.size());
   for_each_field(
       [&](auto& field) {
+        using T = typename std::remove_reference_t<decltype(field)>::value_type;
         if (field.size() != order.size())
           throw RuntimeFailure("permute_in_place: a field of " + std::to_string(field.size()) + " particles and an order of " +
                                std::to_string(order.size()) + "; accepted: every field the order's size (RankParticles::resize)");
-        rewrite_through(field, order.size(), scratch, [&](auto* out) { gather(out, field.data(), order.data(), n); });
+        const std::size_t bytes = static_cast<std::size_t>(n) * sizeof(T);
+        scratch.resize_for_overwrite(bytes);
+        gather(scratch.data(), field.data(), order.data(), n);
+        copy_bytes(field.data(), scratch.data(), bytes);
       },
       p);
 }

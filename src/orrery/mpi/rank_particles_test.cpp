@@ -1,8 +1,6 @@
 // A rank's particles reordered where they are (rank_particles.hpp's
 // permute_in_place) equal the copy permuted() makes, every field, and the
-// scratch keeps its allocation from one field to the next; a field rewritten
-// through the scratch at another size (rewrite_through, the migration's
-// rebuild) keeps its allocation where it fits and grows it by 1/64 where not.
+// scratch keeps its allocation from one field to the next.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -55,40 +53,6 @@ TEST(PermuteInPlace, RefusesAFieldOfAnotherSize) {
   std::vector<std::int32_t> order(10);
   std::iota(order.begin(), order.end(), 0);
   EXPECT_THROW(permute_in_place(s, order, scratch), RuntimeFailure);
-}
-
-TEST(ResizeForOverwrite, KeepsTheAllocationWhereItFitsAndGrowsWithRoom) {
-  std::vector<double> v(1000, 1.0);
-  const double* kept = v.data();
-  resize_for_overwrite(v, 900);
-  EXPECT_EQ(v.size(), 900u);
-  EXPECT_EQ(v.data(), kept) << "a smaller size keeps the allocation";
-  resize_for_overwrite(v, 1000);
-  EXPECT_EQ(v.data(), kept) << "a size within the capacity keeps the allocation";
-  resize_for_overwrite(v, 6400);
-  EXPECT_EQ(v.size(), 6400u);
-  EXPECT_EQ(v.capacity(), 6400u + 100u) << "past the capacity: the size and 1/64 more, not std::vector's doubling";
-  const double* grown = v.data();
-  resize_for_overwrite(v, 6480);
-  EXPECT_EQ(v.data(), grown) << "a small gain after a growth fits its room";
-}
-
-TEST(RewriteThrough, ReadsTheOldFieldAndWritesTheNewSize) {
-  // Above kParallelLoop, so the copy back runs on the threads.
-  for (const std::size_t n : {std::size_t{30000}, std::size_t{50000}}) {
-    std::vector<std::uint64_t> field(40000);
-    std::iota(field.begin(), field.end(), std::uint64_t{5});
-    const std::vector<std::uint64_t> old = field;
-    ByteBuffer scratch;
-    // Element q becomes the old element (q * 7) mod 40000 plus q: every
-    // element read from the field while it is rewritten.
-    rewrite_through(field, n, scratch, [&](std::uint64_t* out) {
-      for (std::size_t q = 0; q < n; ++q) out[q] = field[(q * 7) % 40000] + q;
-    });
-    ASSERT_EQ(field.size(), n);
-    for (std::size_t q = 0; q < n; ++q) ASSERT_EQ(field[q], old[(q * 7) % 40000] + q) << "element " << q << " of " << n;
-    EXPECT_EQ(scratch.size(), n * sizeof(std::uint64_t));
-  }
 }
 
 }  // namespace
