@@ -1,5 +1,6 @@
-"""scripts/plot_diagnostics.py (units of the run) and scripts/test_summary.py
-(skip reasons and the closing line of the test command)."""
+"""scripts/plot_diagnostics.py (units of the run), scripts/test_summary.py
+(skip reasons and the closing line of the test command) and
+scripts/golden_merge.py (what a recording may replace)."""
 
 import importlib.util
 
@@ -55,3 +56,28 @@ def test_the_summary_gives_each_skip_reason_and_one_closing_line(tmp_path, capsy
     assert "pip install: did not run" in capsys.readouterr().out
     assert summary.main(["--pytest", str(xml)]) == 1  # the C++ part did not run: not a pass
     assert capsys.readouterr().out.splitlines()[-1].startswith("tests: C++: did not run; Python 2")
+
+
+def test_golden_merge_replaces_a_coherent_cases_visits_and_nothing_else(tmp_path, capsys):
+    merge = script("golden_merge")
+    name = "plummer/tree/cuda/coherent/exact/monopole/geometric"
+    fields = "ax=01 ay=02 az=03 pot=04 counts={c} totals={v}/95/59 sample=0x1p-4,0x1p-1,0x1p+0"
+    golden = tmp_path / "golden.txt"
+    golden.write_text("# header\ninput=aa " + name + " " + fields.format(c="c1", v=158) + "\n")
+    visits = tmp_path / "visits.txt"
+    visits.write_text("input=aa " + name + " " + fields.format(c="c2", v=152) + "\n")
+    assert merge.main(str(golden), str(visits)) == 1, "without --replace-visits any difference is refused"
+    assert "c1" in golden.read_text()
+    assert merge.main(str(golden), str(visits), replace_visits=True) == 0
+    assert golden.read_text() == "# header\ninput=aa " + name + " " + fields.format(c="c2", v=152) + "\n"
+    assert "visits 158 -> 152" in capsys.readouterr().out
+    # A force, an interaction total or an independent walk's visits: refused, the file kept.
+    for case, line in [(name, fields.format(c="c3", v=150).replace("ax=01", "ax=09")),
+                       (name, fields.format(c="c3", v=150).replace("/95/", "/96/")),
+                       (name.replace("coherent", "independent"), fields.format(c="c3", v=150))]:
+        golden.write_text("input=aa " + case + " " + fields.format(c="c2", v=152) + "\n")
+        kept = golden.read_text()
+        visits.write_text("input=aa " + case + " " + line + "\n")
+        assert merge.main(str(golden), str(visits), replace_visits=True) == 1, line
+        assert golden.read_text() == kept
+
