@@ -88,6 +88,7 @@
 #                 each variant's options appended to ORRERY_LET_ARGS, the variants in turn each
 #                 round, ORRERY_LET_ROUNDS rounds -> mpi_let_h200{host,gpu}_v{I}_{ROUND}.csv
 #                 (e.g. ORRERY_LET_VARIANTS="--freed-memory release|--freed-memory keep")
+#                 ORRERY_LET_MODELS="plummer hernquist": the models of the rows (default plummer)
 #   probe-mpi     what the host's MPI can do with device buffers: ompi_info's CUDA lines, UCX's
 #                 CUDA transports, then mpi_exchange_bench's `device` transport forced
 #                 (--force-device-mpi) through the UCX PML at K = 2 ranks sharing the GPU, in a
@@ -408,12 +409,12 @@ build_old() {
 task_bench-mpi-let() {
   local csv=$out/mpi_let_${machine}host.csv gpu=0
   [[ ${ORRERY_LET_ARGS:-} == *"--backend cuda"* ]] && gpu=1 csv=$out/mpi_let_${machine}gpu.csv
-  say "== scripts/mpi_let_bench.sh: Plummer, K = ${ORRERY_LET_RANKS:-1 2 4 8 16} ranks of ${ORRERY_LET_THREADS:-$(nproc) / K} threads, N = ${ORRERY_LET_SIZES:-1048576/rank 4194304 16777216:1,4,16}${ORRERY_LET_ARGS:+, options $ORRERY_LET_ARGS}"
+  say "== scripts/mpi_let_bench.sh: ${ORRERY_LET_MODELS:-plummer}, K = ${ORRERY_LET_RANKS:-1 2 4 8 16} ranks of ${ORRERY_LET_THREADS:-$(nproc) / K} threads, N = ${ORRERY_LET_SIZES:-1048576/rank 4194304 16777216:1,4,16}${ORRERY_LET_ARGS:+, options $ORRERY_LET_ARGS}"
   let_rows() {  # BIN CSV LOG
     OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ORRERY_LET_STEPS=${ORRERY_LET_STEPS:-2} \
       ORRERY_LET_WARMUP=${ORRERY_LET_WARMUP:-0} ORRERY_LET_BUDGET_S=${ORRERY_LET_BUDGET_S:-300} \
       scripts/mpi_let_bench.sh "$1" "$2" "${ORRERY_LET_SIZES:-1048576/rank 4194304 16777216:1,4,16}" \
-      "${ORRERY_LET_RANKS:-1 2 4 8 16}" plummer >"$3" 2>&1 || fail "mpi_let_bench.sh (see $3)"
+      "${ORRERY_LET_RANKS:-1 2 4 8 16}" ${ORRERY_LET_MODELS:-plummer} >"$3" 2>&1 || fail "mpi_let_bench.sh (see $3)"
     tee -a "$summary" <"$3"
   }
   if [ -n "${ORRERY_OLD_SRC:-}" ]; then
