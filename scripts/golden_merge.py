@@ -10,9 +10,11 @@ from its golden only in the node visits (the per-target hash `counts` and the
 first of `totals`; its accelerations, potentials, samples and interaction
 totals the same) replaces it: the coherent walk counts a warp's visits, which
 move with the warps' composition (docs/adr/0018's warp order), not with any
-result. Every replacement is listed with its old and new visits. Every added exact-mode CUDA case must have the accelerations,
-potentials and samples of the CPU's exact case of the same name (contract 1);
-its counters may differ (the coherent walk counts group visits).
+result. Every replacement is listed with its old and new visits.
+
+Every added exact-mode CUDA case must have the accelerations, potentials and
+samples of the CPU's exact case of the same name (contract 1); its counters
+may differ (the coherent walk counts group visits).
 """
 import re
 import sys

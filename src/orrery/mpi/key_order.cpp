@@ -97,8 +97,8 @@ void merge_positions(const std::vector<std::uint64_t>& keys, std::span<const Tie
 
 /// Splits the pairs 0..n-1 into `run`, a subsequence in the order of its
 /// pairs, and `pulled`, the rest (in no order). Each thread scans its chunk
-/// once, its kept pairs a stack written over the chunk's own part of `run`:
-/// a pair less than the stack's top is pulled with that top (a descent's
+/// once, its kept pairs a stack in the chunk's own part of one array: a
+/// pair less than the stack's top is pulled with that top (a descent's
 /// two pairs, as a small outlier or a large one makes; the stack stays in
 /// order). Then the seams between the chunks, in order: while the last kept
 /// pair of the chunks before is greater than a chunk's first, both are
