@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <numeric>
 #include <string>
 #include <type_traits>
 
@@ -367,11 +366,14 @@ AssembledTree<Real> assemble_tree(
   t.z[np] = static_cast<Real>(cube.z0);
   t.m[np] = std::numeric_limits<Real>::quiet_NaN();
   t.order.resize(static_cast<std::size_t>(np) + 1);
-  std::iota(t.order.begin(), t.order.end(), 0);
+#pragma omp parallel for schedule(static) if (np >= kParallelLoop)
+  for (std::int32_t j = 0; j <= np; ++j) t.order[static_cast<std::size_t>(j)] = j;
 
-  t.key = all.key;
-  t.level = all.level;
+  // The nodes' keys and levels are moved, not copied, once their escape
+  // indices are known (nothing below reads `all`'s).
   t.next = escape_indices(all.key, all.level);
+  t.key = std::move(all.key);
+  t.level = std::move(all.level);
   t.first.resize(static_cast<std::size_t>(nn));
   t.count.resize(static_cast<std::size_t>(nn));
   // at[n]: the first held particle whose key is not below node n's cell.
