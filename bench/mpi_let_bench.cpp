@@ -20,12 +20,18 @@
 //
 // --freed-memory keep|release: the process's allocator keeps freed memory
 // for its next allocations (as `orrery run` does, the default) or follows
-// its own rules (docs/adr/0020); the last column names it.
+// its own rules (docs/adr/0020); the column after the pieces names it.
+// The last six columns count what the kernel did for a rank's process in a
+// step (getrusage: every thread; the same median of the largest and of the
+// mean over the ranks): its minor page faults (fresh pages touched) and its
+// involuntary and voluntary context switches (off its cores while ready, or
+// waiting), the costs that no phase's timer names.
 //
 //   mpi_let_bench --n N [--model plummer|hernquist] [--steps S] [--warmup W]
 //                 [--theta T] [--backend cpu|cuda] [--freed-memory keep|release] [--header]
 #include <mpi.h>
 #include <omp.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -52,6 +58,14 @@
 namespace {
 
 using namespace orrery;
+
+/// The process's minor page faults, involuntary and voluntary context
+/// switches so far (every thread's).
+std::vector<double> kernel_counts() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return {static_cast<double>(u.ru_minflt), static_cast<double>(u.ru_nivcsw), static_cast<double>(u.ru_nvcsw)};
+}
 
 struct Args {
   std::int64_t n = 100000;
@@ -214,11 +228,12 @@ void run(const Args& a, int rank, int size) {
                                            "decomposition/top",    "decomposition/owners", "migration/pack",
                                            "migration/alltoall",   "migration/rebuild"};
   std::vector<std::vector<double>> time_max, time_mean, bytes_max, bytes_mean, split_max, split_mean, piece_max,
-      piece_mean;
+      piece_mean, kernel_max, kernel_mean;
   std::vector<double> step_max;
   for (int step = 0; step < a.warmup + a.steps; ++step) {
     MPI_Barrier(MPI_COMM_WORLD);
     const double t0 = MPI_Wtime();
+    const std::vector<double> kernel_before = kernel_counts();
     integrate::kick(s.p, s.a, half);
     integrate::drift(s.p, dt);
     const double t1 = MPI_Wtime();
@@ -228,6 +243,8 @@ void run(const Args& a, int rank, int size) {
     const std::vector<double> split = split_between(split_before, walk->step_seconds());
     integrate::kick(s.p, s.a, half);
     const double t3 = MPI_Wtime();
+    std::vector<double> kernel = kernel_counts();
+    for (std::size_t k = 0; k < kernel.size(); ++k) kernel[k] -= kernel_before[k];
     std::map<std::string, double> t;
     t["kick/drift"] = (t1 - t0) + (t3 - t2);
     for (const auto& [phase, seconds] : report.phase_seconds) t[phase] += seconds;
@@ -239,8 +256,11 @@ void run(const Args& a, int rank, int size) {
     std::vector<double> my_pieces;
     for (const auto& name : pieces) my_pieces.push_back(by_piece[name]);
     const OverRanks times = over_ranks(mine, size), bytes = over_ranks(step_bytes(tree), size),
-                    splits = over_ranks(split, size), piece_times = over_ranks(my_pieces, size);
+                    splits = over_ranks(split, size), piece_times = over_ranks(my_pieces, size),
+                    kernel_work = over_ranks(kernel, size);
     if (step < a.warmup) continue;
+    kernel_max.push_back(kernel_work.max);
+    kernel_mean.push_back(kernel_work.mean);
     piece_max.push_back(piece_times.max);
     piece_mean.push_back(piece_times.mean);
     split_max.push_back(splits.max);
@@ -280,7 +300,10 @@ void run(const Args& a, int rank, int size) {
     else std::printf(",%.6f,%.6f", smax[k], smean[k]);
   const std::vector<double> pmax = medians(piece_max), pmean = medians(piece_mean);
   for (std::size_t k = 0; k < pieces.size(); ++k) std::printf(",%.6f,%.6f", pmax[k], pmean[k]);
-  std::printf(",%s\n", to_string(a.freed_memory));
+  std::printf(",%s", to_string(a.freed_memory));
+  const std::vector<double> kmax = medians(kernel_max), kmean = medians(kernel_mean);
+  for (std::size_t k = 0; k < kmax.size(); ++k) std::printf(",%.0f,%.0f", kmax[k], kmean[k]);
+  std::printf("\n");
 }
 
 }  // namespace
@@ -300,6 +323,8 @@ int main(int argc, char** argv) {
       "exchange_assembly_mean_s,decomposition_cube_max_s,decomposition_cube_mean_s,decomposition_sort_max_s,"
       "decomposition_sort_mean_s,decomposition_top_max_s,decomposition_top_mean_s,decomposition_owners_max_s,"
       "decomposition_owners_mean_s,migration_pack_max_s,migration_pack_mean_s,migration_alltoall_max_s,"
-      "migration_alltoall_mean_s,migration_rebuild_max_s,migration_rebuild_mean_s,freed_memory",
+      "migration_alltoall_mean_s,migration_rebuild_max_s,migration_rebuild_mean_s,freed_memory,"
+      "minor_faults_max,minor_faults_mean,involuntary_switches_max,involuntary_switches_mean,"
+      "voluntary_switches_max,voluntary_switches_mean",
       parse, run);
 }
