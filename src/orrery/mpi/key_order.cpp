@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <memory>
 #include <utility>
 
@@ -104,21 +105,34 @@ void merge_positions(const std::vector<std::uint64_t>& keys, std::span<const Tie
 /// pair of the chunks before is greater than a chunk's first, both are
 /// pulled. Any split into a run in order and the rest gives the one merged
 /// order (the pairs are distinct), so the split may depend on the threads.
+/// Returns false, leaving run and pulled unspecified, where more than `most`
+/// are pulled: the chunks add up their pulled pairs as they go and all stop
+/// once the sum passes it (input far from order, a first solve's: the radix
+/// sort takes it, and the pass is not finished in vain).
 template <class Tie>
-void split_into_run(const std::vector<std::uint64_t>& keys, std::span<const Tie> tie, std::vector<std::int32_t>& run,
-                    std::vector<std::int32_t>& pulled) {
+bool split_into_run(const std::vector<std::uint64_t>& keys, std::span<const Tie> tie, std::int64_t most,
+                    std::vector<std::int32_t>& run, std::vector<std::int32_t>& pulled) {
   const auto n = static_cast<std::int64_t>(keys.size());
   const int threads = n >= kParallelLoop ? std::max(1, omp_get_max_threads()) : 1;
   // Every element is written before it is read: no zero fill (16 MB at 4M).
   const auto stacks = std::make_unique_for_overwrite<std::int32_t[]>(static_cast<std::size_t>(n));
   std::vector<std::int64_t> first(static_cast<std::size_t>(threads)), top(static_cast<std::size_t>(threads));
   std::vector<std::vector<std::int32_t>> pulled_by(static_cast<std::size_t>(threads));
+  std::atomic<std::int64_t> pulled_so_far{0};
+  constexpr std::int64_t kReportEvery = 4096;  // pairs scanned between a chunk's reports
 #pragma omp parallel for schedule(static, 1) num_threads(threads)
   for (int t = 0; t < threads; ++t) {
     const std::int64_t b = n * t / threads, e = n * (t + 1) / threads;
     auto& out = pulled_by[static_cast<std::size_t>(t)];
     std::int64_t k = b;
+    std::size_t reported = 0;
     for (std::int64_t j = b; j < e; ++j) {
+      if ((j - b) % kReportEvery == kReportEvery - 1) {
+        const auto total = pulled_so_far.fetch_add(static_cast<std::int64_t>(out.size() - reported)) +
+                           static_cast<std::int64_t>(out.size() - reported);
+        reported = out.size();
+        if (total > most) break;
+      }
       if (k > b && pair_less(keys, tie, j, stacks[k - 1])) {
         out.push_back(stacks[--k]);
         out.push_back(static_cast<std::int32_t>(j));
@@ -126,8 +140,10 @@ void split_into_run(const std::vector<std::uint64_t>& keys, std::span<const Tie>
         stacks[k++] = static_cast<std::int32_t>(j);
       }
     }
+    pulled_so_far.fetch_add(static_cast<std::int64_t>(out.size() - reported));
     first[t] = b, top[t] = k;
   }
+  if (pulled_so_far.load() > most) return false;
   // The seams: chunk p is the last one before c with pairs kept.
   std::vector<std::int32_t> seams;
   for (int c = 1, p = first[0] < top[0] ? 0 : -1; c < threads; ++c) {
@@ -153,6 +169,7 @@ void split_into_run(const std::vector<std::uint64_t>& keys, std::span<const Tie>
     std::copy(stacks.get() + first[c], stacks.get() + top[c], run.begin() + run_at[c]);
     std::copy(pulled_by[c].begin(), pulled_by[c].end(), pulled.begin() + pulled_at[c]);
   }
+  return static_cast<std::int64_t>(pulled.size()) <= most;
 }
 
 }  // namespace
@@ -176,8 +193,7 @@ bool sort_by_key_and_tie(std::vector<std::uint64_t>&& keys, std::span<const Tie>
   // a run in order is split off in one pass, the rest sorted alone and
   // merged back. Where that pulls many, the radix sort of all is cheaper.
   std::vector<std::int32_t> run, pulled;
-  split_into_run(keys, tie, run, pulled);
-  if (static_cast<std::int64_t>(pulled.size()) > n / 4) {
+  if (!split_into_run(keys, tie, n / 4, run, pulled)) {
     radix_sort_pairs(keys, tie, sorted_keys, order);
     return false;
   }
