@@ -48,14 +48,15 @@ BONSAI_PER_GPU = 13.0e6  # 242e9 particles on 18600 K20X (Titan), > 95 % efficie
 def rows_of(path):
     """The CPU ranks' rows (a CSV from before the backend column has only
     those); the GPU ranks' rows (backend cuda/...) are not what the model fits,
-    and their empty-on-CPU columns (the walk's split) are left as text."""
+    and their empty-on-CPU columns (the walk's split) and the text columns
+    (model, backend, freed_memory) are left as text."""
     with open(path, newline="") as f:
         rows = [r for r in csv.DictReader(f) if r.get("backend", "cpu") == "cpu"]
     if not rows:
         raise SystemExit(f"{path}: no rows of CPU ranks (backend cpu) to fit; GPU-rank rows are not modelled")
     for r in rows:
         for k, v in r.items():
-            if k not in ("model", "backend") and v != "":
+            if k not in ("model", "backend", "freed_memory") and v != "":
                 r[k] = float(v)
         r["per_rank"] = r["n"] / r["ranks"]
     return rows
