@@ -68,8 +68,9 @@
 #   bench-mpi-let CPU ranks over the distributed tree (docs/performance/mpi.md, part 2):
 #                 scripts/mpi_let_bench.sh, K = 1, 2, 4, 8, 16 ranks of 16 / K threads (the cores
 #                 constant), Plummer, weak scaling at 1M per rank, strong at 4M, and at 16M with
-#                 K = 1, 4, 16; 2 timed steps a row after the untimed first solve; the rows cut off
-#                 at 300 s (estimated ~240 s for all) -> mpi_let_h200host.csv, then
+#                 K = 1, 4, 16; 2 timed steps a row after the untimed first solve and 2 untimed
+#                 steps (until 2026-12-07 none: the second solve's fresh pages were in the
+#                 medians, mpi.md); the rows cut off at 300 s -> mpi_let_h200host.csv, then
 #                 scripts/mpi_model.py's prediction from it (ORRERY_LET_SIZES, ORRERY_LET_RANKS,
 #                 ORRERY_LET_STEPS, ORRERY_LET_WARMUP, ORRERY_LET_BUDGET_S override;
 #                 ORRERY_LET_ARGS passes options to every row, ORRERY_LET_THREADS sets the threads
@@ -412,7 +413,7 @@ task_bench-mpi-let() {
   say "== scripts/mpi_let_bench.sh: ${ORRERY_LET_MODELS:-plummer}, K = ${ORRERY_LET_RANKS:-1 2 4 8 16} ranks of ${ORRERY_LET_THREADS:-$(nproc) / K} threads, N = ${ORRERY_LET_SIZES:-1048576/rank 4194304 16777216:1,4,16}${ORRERY_LET_ARGS:+, options $ORRERY_LET_ARGS}"
   let_rows() {  # BIN CSV LOG
     OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ORRERY_LET_STEPS=${ORRERY_LET_STEPS:-2} \
-      ORRERY_LET_WARMUP=${ORRERY_LET_WARMUP:-0} ORRERY_LET_BUDGET_S=${ORRERY_LET_BUDGET_S:-300} \
+      ORRERY_LET_WARMUP=${ORRERY_LET_WARMUP:-2} ORRERY_LET_BUDGET_S=${ORRERY_LET_BUDGET_S:-300} \
       scripts/mpi_let_bench.sh "$1" "$2" "${ORRERY_LET_SIZES:-1048576/rank 4194304 16777216:1,4,16}" \
       "${ORRERY_LET_RANKS:-1 2 4 8 16}" ${ORRERY_LET_MODELS:-plummer} >"$3" 2>&1 || fail "mpi_let_bench.sh (see $3)"
     tee -a "$summary" <"$3"

@@ -10,7 +10,8 @@
 # (weak scaling), either followed by :K,K,... for its own rank counts in
 # place of "K..."; a (K, N, model) row already run is not run again.
 # ORRERY_LET_STEPS and ORRERY_LET_WARMUP: the timed and the warm-up steps of
-# each row (default 3 and 1); ORRERY_LET_BUDGET_S: the seconds the rows may
+# each row (default 3 and 2: the steps after the first two are the steady
+# state, mpi_let_bench's header says why); ORRERY_LET_BUDGET_S: the seconds the rows may
 # take in all (default: no limit), a row is cut off (timeout) where it would
 # run past them and the rest are skipped, leaving the end canary 30 s. A row
 # that fails is reported and skipped. ORRERY_LET_ARGS: more options for every
@@ -22,7 +23,7 @@ bin=$1 out=$2 sizes=$3 ranks=$4
 shift 4
 models=${*:-plummer hernquist}
 cores=$(nproc)
-steps=(--steps "${ORRERY_LET_STEPS:-3}" --warmup "${ORRERY_LET_WARMUP:-1}")
+steps=(--steps "${ORRERY_LET_STEPS:-3}" --warmup "${ORRERY_LET_WARMUP:-2}")
 read -ra extra <<<"${ORRERY_LET_ARGS:-}"
 steps+=("${extra[@]}")
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_PROC_BIND=close

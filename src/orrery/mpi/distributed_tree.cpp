@@ -154,15 +154,15 @@ SolverReport DistributedTree<Real>::solve(RankParticles<Real>& particles, const 
   const TopTree top = build_top_tree(keys, top_bucket(n_all[0], comm_.size(), params.leaf_capacity), comm_);
   const std::vector<std::int64_t> cuts = domain_cuts(top, leaf_work(top, s, keys, comm_), comm_.size());
   decomposition_piece("top");
-  std::vector<int> dest(static_cast<std::size_t>(s.size()));
-#pragma omp parallel for schedule(static) if (s.size() >= kParallelLoop)
-  for (std::int64_t k = 0; k < s.size(); ++k) dest[k] = owner_of(top, cuts, keys[k]);
+  // The particles are sorted by key and the domains are pieces of the curve
+  // in rank order: each rank's particles are a range.
+  const std::vector<std::int64_t> starts = domain_starts(top, cuts, keys);
   decomposition_piece("owners");
   report.add_phase("decomposition", since(t));
   count_traffic("decomposition");
   t = Clock::now();
   tp = t;
-  s = migrate(std::move(s), keys, dest, cube, comm_, received_, piece_of("migration"));
+  s = migrate_ranges(std::move(s), keys, starts, cube, comm_, received_, piece_of("migration"));
   report.add_phase("migration", since(t));
   count_traffic("migration");
 

@@ -75,7 +75,8 @@ class DistributedTree {
   /// "decomposition" into "decomposition/cube" (the particle count and the
   /// key cube's reductions), "decomposition/sort" (the keys and the sort by
   /// them), "decomposition/top" (the top tree and the domains' cuts) and
-  /// "decomposition/owners"; "migration" into "migration/pack",
+  /// "decomposition/owners" (where each domain starts among the sorted
+  /// particles, a binary search a rank); "migration" into "migration/pack",
   /// "migration/alltoall" and "migration/rebuild" (migrate's); and each
   /// "exchange" into "exchange/domains" (the target boxes and their
   /// allgather), "exchange/selection" (write_let for every other rank),

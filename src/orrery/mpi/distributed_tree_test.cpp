@@ -259,6 +259,85 @@ TEST(DistributedTree, ParticlesThatCrossDomainsMigrateWithTheirIds) {
   EXPECT_TRUE(std::all_of(seen.begin(), seen.end(), [](std::uint64_t c) { return c == 1; }));
 }
 
+// The domains' starts among a rank's sorted keys are where owner_of changes,
+// for the balanced cuts and for cuts with empty and uneven domains.
+TEST(DomainStarts, AreWhereOwnerOfChanges) {
+  const auto comm = mpi::Communicator::world();
+  const int ranks = comm.size();
+  mpi::RankParticles<double> s = dealt(input<double>("hernquist", 6000), comm);
+  const bh::Cube cube{-600, -600, -600, 1200};
+  std::vector<std::uint64_t> keys;
+  mpi::ByteBuffer scratch;
+  mpi::sort_by_key_in_place(s, cube, keys, scratch);
+  const mpi::TopTree top = mpi::build_top_tree(keys, mpi::top_bucket(6000, ranks, 16), comm);
+  const auto leaves = static_cast<std::int64_t>(top.leaves.size());
+  std::vector<std::int64_t> uneven(static_cast<std::size_t>(ranks) + 1);
+  for (int r = 0; r <= ranks; ++r) uneven[r] = leaves * r * r / (ranks * ranks);
+  for (const auto& cuts : {mpi::domain_cuts(top, std::vector<std::uint64_t>(top.leaves.size(), 0), ranks), uneven}) {
+    const std::vector<std::int64_t> starts = mpi::domain_starts(top, cuts, keys);
+    ASSERT_EQ(starts.size(), static_cast<std::size_t>(ranks) + 1);
+    EXPECT_EQ(starts.front(), 0);
+    EXPECT_EQ(starts.back(), s.size());
+    for (int r = 0; r < ranks; ++r)
+      for (std::int64_t k = starts[r]; k < starts[r + 1]; ++k) ASSERT_EQ(mpi::owner_of(top, cuts, keys[k]), r) << k;
+  }
+}
+
+// migrate on its own, with destinations that rise along the sorted particles
+// (the decomposition's: each rank's part a range, sent as it lies), with
+// destinations scattered over the ranks, and with one particle in 37 sent
+// to the next rank, the rest staying (both a counting sort on the rank's
+// threads; the last merges the few arrivals into the particles that stayed,
+// which must keep their order): every particle arrives once with every
+// field, its key computed or kept, and each rank holds its particles in
+// (key, index) order.
+TEST(Migrate, EveryParticleArrivesOnceInOrderWithItsFields) {
+  const auto comm = mpi::Communicator::world();
+  const int ranks = comm.size(), rank = comm.rank();
+  const Particles<double> p = input<double>("collision", 5000);
+  const bh::Cube cube{-40, -40, -40, 80};
+  for (const std::string how : {"rising", "scattered", "few leave"}) {
+    const bool scattered = how == "scattered";
+    mpi::RankParticles<double> s = dealt(p, comm);
+    std::vector<std::uint64_t> keys;
+    mpi::ByteBuffer scratch;
+    mpi::sort_by_key_in_place(s, cube, keys, scratch);
+    std::vector<int> dest(static_cast<std::size_t>(s.size()));
+    for (std::int64_t k = 0; k < s.size(); ++k)
+      dest[k] = scattered           ? static_cast<int>((s.index[k] * 7 + 3) % static_cast<std::uint64_t>(ranks))
+                : how == "rising" ? static_cast<int>(k * ranks / std::max<std::int64_t>(1, s.size()))
+                                  : (k % 37 == 5 ? (rank + 1) % ranks : rank);
+    mpi::ByteBuffer received;
+    const mpi::RankParticles<double> got = mpi::migrate(std::move(s), keys, dest, cube, comm, received);
+    ASSERT_EQ(keys.size(), static_cast<std::size_t>(got.size())) << how;
+    std::vector<std::uint64_t> seen(static_cast<std::size_t>(p.size()), 0);
+    for (std::int64_t k = 0; k < got.size(); ++k) {
+      const std::uint64_t i = got.index[k];
+      ++seen[i];
+      EXPECT_EQ(keys[k], bh::position_key(got.p.x[k], got.p.y[k], got.p.z[k], cube)) << k;
+      EXPECT_TRUE(same(got.p.x[k], p.x[i]) && same(got.p.vy[k], p.vy[i]) && same(got.p.mass[k], p.mass[i]) &&
+                  got.p.id[k] == p.id[i])
+          << how << ": particle " << i << " on rank " << rank;
+      if (k > 0) {
+        EXPECT_TRUE(keys[k - 1] < keys[k] || (keys[k - 1] == keys[k] && got.index[k - 1] < i)) << how << ": " << k;
+      }
+      if (scattered) {
+        EXPECT_EQ((i * 7 + 3) % static_cast<std::uint64_t>(ranks), static_cast<std::uint64_t>(rank));
+      }
+    }
+    comm.sum(seen);
+    EXPECT_TRUE(std::all_of(seen.begin(), seen.end(), [](std::uint64_t c) { return c == 1; })) << how;
+  }
+  // Starts that do not cover the particles in K rising ranges are refused (on
+  // every rank alike, before any message).
+  mpi::RankParticles<double> s = dealt(p, comm);
+  std::vector<std::uint64_t> keys;
+  mpi::ByteBuffer scratch;
+  mpi::sort_by_key_in_place(s, cube, keys, scratch);
+  const std::vector<std::int64_t> short_of_one(static_cast<std::size_t>(ranks) + 1, 0);
+  EXPECT_THROW(mpi::migrate_ranges(std::move(s), keys, short_of_one, cube, comm, scratch), RuntimeFailure);
+}
+
 // The bytes each part of a solve moved (the benchmark's counts): what the
 // ranks sent is what they received, part by part; a rank received local
 // essential trees (more than the all-to-all's sizes) exactly when it holds

@@ -98,4 +98,17 @@ int owner_of(const TopTree& top, std::span<const std::int64_t> cuts, std::uint64
          1;
 }
 
+std::vector<std::int64_t> domain_starts(const TopTree& top, std::span<const std::int64_t> cuts,
+                                        std::span<const std::uint64_t> sorted_keys) {
+  // owner_of(key) >= r exactly when key's top leaf is cuts[r] or later, that
+  // is when key is at or past the start key of top leaf cuts[r].
+  const auto leaves = static_cast<std::int64_t>(top.leaves.size());
+  std::vector<std::int64_t> starts(cuts.size());
+  for (std::size_t r = 0; r < cuts.size(); ++r)
+    starts[r] = cuts[r] >= leaves ? static_cast<std::int64_t>(sorted_keys.size())
+                                  : std::lower_bound(sorted_keys.begin(), sorted_keys.end(), top.key[top.leaves[cuts[r]]]) -
+                                        sorted_keys.begin();
+  return starts;
+}
+
 }  // namespace orrery::mpi

@@ -52,4 +52,10 @@ std::vector<std::int64_t> domain_cuts(const TopTree& top, std::span<const std::u
 /// The rank whose domain holds `key` (cuts from domain_cuts).
 int owner_of(const TopTree& top, std::span<const std::int64_t> cuts, std::uint64_t key);
 
+/// Where each domain starts in keys sorted ascending: the particles whose
+/// owner_of is r are [starts[r], starts[r + 1]) (K + 1 values, starts[K] =
+/// keys.size()). One binary search a rank in place of owner_of a particle.
+std::vector<std::int64_t> domain_starts(const TopTree& top, std::span<const std::int64_t> cuts,
+                                        std::span<const std::uint64_t> sorted_keys);
+
 }  // namespace orrery::mpi

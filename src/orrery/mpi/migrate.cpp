@@ -1,5 +1,7 @@
 #include "orrery/mpi/migrate.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <numeric>
 #include <string>
@@ -29,11 +31,66 @@ inline std::int64_t part_count(std::span<const std::byte> all, const std::vector
 
 /// Particles order[0 .. n) of s as one part of a message: their count, then
 /// every field (gathered straight into the message, with the rank's threads).
+/// order null: particles first .. first + n, copied as they lie.
 template <class Real>
-void write_part(ByteWriter& w, const RankParticles<Real>& s, const std::int64_t* order, std::size_t n) {
+void write_part(ByteWriter& w, const RankParticles<Real>& s, const std::int64_t* order, std::int64_t first,
+                std::size_t n) {
   w.put(static_cast<std::int64_t>(n));
   for_each_field(
-      [&](const auto& v) { gather(w.grow(n * sizeof(v[0])), v.data(), order, static_cast<std::int64_t>(n)); }, s);
+      [&](const auto& v) {
+        void* to = w.grow(n * sizeof(v[0]));
+        if (order == nullptr) copy_bytes(to, v.data() + first, n * sizeof(v[0]));
+        else gather(to, v.data(), order, static_cast<std::int64_t>(n));
+      },
+      s);
+}
+
+/// Where each rank's particles are: rank r's are order[at[r] .. at[r + 1])
+/// of the particles, the order stable (a particle before another of the same
+/// rank stays before it). Where dest does not decrease (the decomposition's
+/// case: the particles sorted by key, the domains consecutive pieces of the
+/// curve in rank order) each rank's are a range and `order` stays empty (the
+/// identity); otherwise a counting sort on the rank's threads fills it.
+inline void by_destination(std::span<const int> dest, int ranks, std::vector<std::int64_t>& at,
+                           std::vector<std::int64_t>& order) {
+  const auto n = static_cast<std::int64_t>(dest.size());
+  at.assign(static_cast<std::size_t>(ranks) + 1, 0);
+  bool rising = true;
+#pragma omp parallel for schedule(static) reduction(&& : rising) if (n >= kParallelLoop)
+  for (std::int64_t k = 1; k < n; ++k) rising = rising && dest[k - 1] <= dest[k];
+  if (rising) {
+    for (int r = 0; r <= ranks; ++r)
+      at[r] = std::lower_bound(dest.begin(), dest.end(), r) - dest.begin();
+    order.clear();
+    return;
+  }
+  // Each thread counts its chunk, then writes its chunk's particles of rank
+  // r after those of the chunks before it: the serial counting sort's order.
+  const int threads = n >= kParallelLoop ? std::max(1, omp_get_max_threads()) : 1;
+  std::vector<std::int64_t> counts(static_cast<std::size_t>(threads) * ranks, 0);
+  order.resize(static_cast<std::size_t>(n));
+#pragma omp parallel num_threads(threads)
+  {
+    const int c = omp_get_thread_num(), nt = omp_get_num_threads();
+    const std::int64_t b = n * c / nt, e = n * (c + 1) / nt;
+    std::int64_t* mine = counts.data() + static_cast<std::size_t>(c) * ranks;
+    for (std::int64_t k = b; k < e; ++k) ++mine[dest[k]];
+#pragma omp barrier
+#pragma omp single
+    {
+      std::int64_t sum = 0;
+      for (int r = 0; r < ranks; ++r) {
+        at[r] = sum;
+        for (int t = 0; t < nt; ++t) {
+          const std::int64_t here = counts[static_cast<std::size_t>(t) * ranks + r];
+          counts[static_cast<std::size_t>(t) * ranks + r] = sum;
+          sum += here;
+        }
+      }
+      at[ranks] = sum;
+    }
+    for (std::int64_t k = b; k < e; ++k) order[mine[dest[k]]++] = k;
+  }
 }
 
 /// The parts [from[r], from[r + 1]) of `all`, appended in rank order. The
@@ -62,40 +119,38 @@ RankParticles<Real> read_parts(std::span<const std::byte> all, const std::vector
   return out;
 }
 
-}  // namespace
-
+/// migrate's and migrate_ranges': rank r's particles are order[at[r] ..
+/// at[r + 1]), or particles at[r] .. at[r + 1] where order is empty.
 template <class Real>
-RankParticles<Real> migrate(RankParticles<Real>&& mine, std::vector<std::uint64_t>& keys, std::span<const int> dest,
-                            const bh::Cube& cube, const Communicator& comm, ByteBuffer& received,
-                            const std::function<void(const char*)>& lap) {
+RankParticles<Real> migrate_parts(RankParticles<Real>&& mine, std::vector<std::uint64_t>& keys,
+                                  const std::vector<std::int64_t>& at, const std::vector<std::int64_t>& order,
+                                  const bh::Cube& cube, const Communicator& comm, ByteBuffer& received,
+                                  const std::function<void(const char*)>& lap) {
   const auto piece = [&lap](const char* name) {
     if (lap) lap(name);
   };
   const int ranks = comm.size(), self = comm.rank();
-  // The particles by destination, in their order (a stable counting sort).
-  std::vector<std::int64_t> at(static_cast<std::size_t>(ranks) + 1, 0), order(dest.size());
-  for (const int d : dest) ++at[d + 1];
-  for (int r = 0; r < ranks; ++r) at[r + 1] += at[r];
-  {
-    std::vector<std::int64_t> fill(at.begin(), at.end() - 1);
-    for (std::size_t k = 0; k < dest.size(); ++k) order[fill[dest[k]]++] = static_cast<std::int64_t>(k);
-  }
+  const bool ranges = order.empty();
+  const std::int64_t* const ordered = ranges ? nullptr : order.data();
   // The parts for the other ranks, gathered from `mine` into one message;
   // this rank's own part is copied once, from `mine` into the result.
   std::vector<std::byte> send;
   send.reserve(static_cast<std::size_t>(ranks) * sizeof(std::int64_t) +
-               static_cast<std::size_t>(static_cast<std::int64_t>(dest.size()) - (at[self + 1] - at[self])) *
+               static_cast<std::size_t>(mine.size() - (at[self + 1] - at[self])) *
                    particle_bytes(mine));
   std::vector<std::int64_t> to(static_cast<std::size_t>(ranks) + 1, 0), from;
   ByteWriter w(send);
   for (int r = 0; r < ranks; ++r) {
-    if (r != self) write_part(w, mine, order.data() + at[r], static_cast<std::size_t>(at[r + 1] - at[r]));
+    if (r != self)
+      write_part(w, mine, ranges ? nullptr : ordered + at[r], at[r], static_cast<std::size_t>(at[r + 1] - at[r]));
     to[r + 1] = static_cast<std::int64_t>(send.size());
   }
   piece("pack");
   comm.exchange(send, to, received, from);
   piece("alltoall");
-  const std::span<const std::int64_t> home(order.data() + at[self], static_cast<std::size_t>(at[self + 1] - at[self]));
+  // The particles that stay: home_of(i), i < home_n, in their order.
+  const std::int64_t home_first = at[self], home_n = at[self + 1] - at[self];
+  const auto home_of = [&](std::int64_t i) { return ranges ? home_first + i : ordered[home_first + i]; };
   // Every part received holds at least its count (each rank sends every
   // other its part, empty or not): nothing arrived if every count is 0, and
   // nothing left if the home part is all of `mine`, in its order (the
@@ -108,14 +163,14 @@ RankParticles<Real> migrate(RankParticles<Real>&& mine, std::vector<std::uint64_
       arrived |= n != 0;
       if (r < self) home_at += n;
     }
-  if (!arrived && static_cast<std::int64_t>(home.size()) == mine.size()) {
+  if (!arrived && home_n == mine.size()) {
     piece("rebuild");
     return std::move(mine);
   }
   // The arrivals alone (usually few: they crossed a boundary), in rank
   // order: those of the ranks before this one first (home_at of them).
   const RankParticles<Real> arrived_particles = read_parts<Real>(received, from, self, &mine, {});
-  const std::int64_t home_n = static_cast<std::int64_t>(home.size()), n = arrived_particles.size() + home_n;
+  const std::int64_t n = arrived_particles.size() + home_n;
   const auto is_home = [&](std::int64_t j) { return j >= home_at && j < home_at + home_n; };
   const auto arrival = [&](std::int64_t j) { return j < home_at ? j : j - home_n; };
   // The keys and indices of every particle held, the parts in rank order,
@@ -125,7 +180,7 @@ RankParticles<Real> migrate(RankParticles<Real>&& mine, std::vector<std::uint64_
 #pragma omp parallel for schedule(static) if (n >= kParallelLoop)
   for (std::int64_t j = 0; j < n; ++j) {
     if (is_home(j)) {
-      const std::int64_t h = home[j - home_at];
+      const std::int64_t h = home_of(j - home_at);
       k[j] = keys[h], tie[j] = mine.index[h];
     } else {
       const std::int64_t a = arrival(j);
@@ -144,7 +199,7 @@ RankParticles<Real> migrate(RankParticles<Real>&& mine, std::vector<std::uint64_
 #pragma omp parallel for schedule(static) if (n >= kParallelLoop)
         for (std::int64_t q = 0; q < n; ++q) {
           const std::int64_t j = by[q];
-          to[q] = is_home(j) ? stayed[home[j - home_at]] : came[arrival(j)];
+          to[q] = is_home(j) ? stayed[home_of(j - home_at)] : came[arrival(j)];
         }
       },
       out, mine, arrived_particles);
@@ -152,13 +207,38 @@ RankParticles<Real> migrate(RankParticles<Real>&& mine, std::vector<std::uint64_
   return out;
 }
 
+}  // namespace
+
+template <class Real>
+RankParticles<Real> migrate(RankParticles<Real>&& mine, std::vector<std::uint64_t>& keys, std::span<const int> dest,
+                            const bh::Cube& cube, const Communicator& comm, ByteBuffer& received,
+                            const std::function<void(const char*)>& lap) {
+  std::vector<std::int64_t> at, order;
+  by_destination(dest, comm.size(), at, order);
+  return migrate_parts(std::move(mine), keys, at, order, cube, comm, received, lap);
+}
+
+template <class Real>
+RankParticles<Real> migrate_ranges(RankParticles<Real>&& mine, std::vector<std::uint64_t>& keys,
+                                   std::span<const std::int64_t> starts, const bh::Cube& cube,
+                                   const Communicator& comm, ByteBuffer& received,
+                                   const std::function<void(const char*)>& lap) {
+  const auto ranks = static_cast<std::size_t>(comm.size());
+  bool valid = starts.size() == ranks + 1 && starts.front() == 0 && starts.back() == mine.size();
+  for (std::size_t r = 0; valid && r < ranks; ++r) valid = starts[r] <= starts[r + 1];
+  if (!valid)
+    throw RuntimeFailure("migrate_ranges: " + std::to_string(starts.size()) + " domain starts for " +
+                         std::to_string(ranks) + " ranks and " + std::to_string(mine.size()) +
+                         " particles; accepted: K + 1 starts rising from 0 to the particle count");
+  return migrate_parts(std::move(mine), keys, std::vector<std::int64_t>(starts.begin(), starts.end()), {}, cube, comm,
+                       received, lap);
+}
+
 template <class Real>
 RankParticles<Real> gathered_in_index_order(const RankParticles<Real>& mine, const Communicator& comm) {
   std::vector<std::byte> bytes;
   ByteWriter w(bytes);
-  std::vector<std::int64_t> all_mine(static_cast<std::size_t>(mine.size()));
-  std::iota(all_mine.begin(), all_mine.end(), std::int64_t{0});
-  write_part(w, mine, all_mine.data(), all_mine.size());
+  write_part(w, mine, nullptr, 0, static_cast<std::size_t>(mine.size()));
   std::vector<std::int64_t> from;
   const std::vector<std::byte> all = comm.allgather(bytes, from);
   RankParticles<Real> out = read_parts<Real>(all, from);
@@ -201,6 +281,12 @@ template RankParticles<float> migrate(RankParticles<float>&&, std::vector<std::u
 template RankParticles<double> migrate(RankParticles<double>&&, std::vector<std::uint64_t>&, std::span<const int>,
                                        const bh::Cube&, const Communicator&, ByteBuffer&,
                                        const std::function<void(const char*)>&);
+template RankParticles<float> migrate_ranges(RankParticles<float>&&, std::vector<std::uint64_t>&,
+                                             std::span<const std::int64_t>, const bh::Cube&, const Communicator&,
+                                             ByteBuffer&, const std::function<void(const char*)>&);
+template RankParticles<double> migrate_ranges(RankParticles<double>&&, std::vector<std::uint64_t>&,
+                                              std::span<const std::int64_t>, const bh::Cube&, const Communicator&,
+                                              ByteBuffer&, const std::function<void(const char*)>&);
 template RankParticles<float> gathered_in_index_order(const RankParticles<float>&, const Communicator&);
 template RankParticles<double> gathered_in_index_order(const RankParticles<double>&, const Communicator&);
 template void sort_by_key_in_place(RankParticles<float>&, const bh::Cube&, std::vector<std::uint64_t>&, ByteBuffer&);

@@ -43,6 +43,17 @@ RankParticles<Real> migrate(RankParticles<Real>&& mine, std::vector<std::uint64_
                             const bh::Cube& cube, const Communicator& comm, ByteBuffer& received,
                             const std::function<void(const char*)>& lap = {});
 
+/// migrate with particles starts[r] .. starts[r + 1] sent to rank r (K + 1
+/// starts rising from 0 to mine.size(); anything else is a RuntimeFailure):
+/// the decomposition's case, whose destinations rise along the particles
+/// sorted by key, each part sent as it lies, with no per-particle
+/// destination or order (global_tree.hpp's domain_starts gives them).
+template <class Real>
+RankParticles<Real> migrate_ranges(RankParticles<Real>&& mine, std::vector<std::uint64_t>& keys,
+                                   std::span<const std::int64_t> starts, const bh::Cube& cube,
+                                   const Communicator& comm, ByteBuffer& received,
+                                   const std::function<void(const char*)>& lap = {});
+
 /// Every rank's particles on every rank, in index order (one process's
 /// arrays, whatever K): what a snapshot or a checkpoint writes. O(N) on
 /// every rank for as long as the caller keeps it: an output step's interim
