@@ -148,7 +148,7 @@ SolverReport DistributedTree<Real>::solve(RankParticles<Real>& particles, const 
   std::vector<std::uint64_t> keys;
   // Sorted where they are, through the receive buffer (free until the
   // migration's all-to-all overwrites it).
-  sort_by_key_in_place(particles, cube, keys, received_);
+  sort_by_key_in_place(particles, cube, keys, received_, spare_);
   RankParticles<Real> s = std::move(particles);
   decomposition_piece("sort");
   const TopTree top = build_top_tree(keys, top_bucket(n_all[0], comm_.size(), params.leaf_capacity), comm_);

@@ -127,6 +127,9 @@ class DistributedTree {
   // across solves, it stays as large as the largest, so a step's exchanges
   // receive into pages already touched.
   ByteBuffer received_;
+  // The decomposition's sort gathers each Real field of the particles into
+  // it and swaps the two (permute_in_place): a rank's count of Real, kept.
+  std::vector<Real> spare_;
   // The send bytes of each evaluation's LET, cleared and rewritten: kept
   // across solves, its capacity is the largest so far, so the writes grow it
   // without a reallocation's copy and fresh pages.

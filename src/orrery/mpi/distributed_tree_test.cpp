@@ -268,7 +268,8 @@ TEST(DomainStarts, AreWhereOwnerOfChanges) {
   const bh::Cube cube{-600, -600, -600, 1200};
   std::vector<std::uint64_t> keys;
   mpi::ByteBuffer scratch;
-  mpi::sort_by_key_in_place(s, cube, keys, scratch);
+  std::vector<double> spare;
+  mpi::sort_by_key_in_place(s, cube, keys, scratch, spare);
   const mpi::TopTree top = mpi::build_top_tree(keys, mpi::top_bucket(6000, ranks, 16), comm);
   const auto leaves = static_cast<std::int64_t>(top.leaves.size());
   std::vector<std::int64_t> uneven(static_cast<std::size_t>(ranks) + 1);
@@ -301,7 +302,8 @@ TEST(Migrate, EveryParticleArrivesOnceInOrderWithItsFields) {
     mpi::RankParticles<double> s = dealt(p, comm);
     std::vector<std::uint64_t> keys;
     mpi::ByteBuffer scratch;
-    mpi::sort_by_key_in_place(s, cube, keys, scratch);
+    std::vector<double> spare;
+    mpi::sort_by_key_in_place(s, cube, keys, scratch, spare);
     std::vector<int> dest(static_cast<std::size_t>(s.size()));
     for (std::int64_t k = 0; k < s.size(); ++k)
       dest[k] = scattered           ? static_cast<int>((s.index[k] * 7 + 3) % static_cast<std::uint64_t>(ranks))
@@ -333,7 +335,8 @@ TEST(Migrate, EveryParticleArrivesOnceInOrderWithItsFields) {
   mpi::RankParticles<double> s = dealt(p, comm);
   std::vector<std::uint64_t> keys;
   mpi::ByteBuffer scratch;
-  mpi::sort_by_key_in_place(s, cube, keys, scratch);
+  std::vector<double> spare;
+  mpi::sort_by_key_in_place(s, cube, keys, scratch, spare);
   const std::vector<std::int64_t> short_of_one(static_cast<std::size_t>(ranks) + 1, 0);
   EXPECT_THROW(mpi::migrate_ranges(std::move(s), keys, short_of_one, cube, comm, scratch), RuntimeFailure);
 }

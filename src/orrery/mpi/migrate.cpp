@@ -270,9 +270,9 @@ bool key_order(const RankParticles<Real>& in, const bh::Cube& cube, std::vector<
 
 template <class Real>
 void sort_by_key_in_place(RankParticles<Real>& particles, const bh::Cube& cube, std::vector<std::uint64_t>& keys,
-                          ByteBuffer& scratch) {
+                          ByteBuffer& scratch, std::vector<Real>& spare) {
   std::vector<std::int32_t> order;
-  if (!key_order(particles, cube, keys, order)) permute_in_place(particles, order, scratch);
+  if (!key_order(particles, cube, keys, order)) permute_in_place(particles, order, scratch, spare);
 }
 
 template RankParticles<float> migrate(RankParticles<float>&&, std::vector<std::uint64_t>&, std::span<const int>,
@@ -289,7 +289,9 @@ template RankParticles<double> migrate_ranges(RankParticles<double>&&, std::vect
                                               ByteBuffer&, const std::function<void(const char*)>&);
 template RankParticles<float> gathered_in_index_order(const RankParticles<float>&, const Communicator&);
 template RankParticles<double> gathered_in_index_order(const RankParticles<double>&, const Communicator&);
-template void sort_by_key_in_place(RankParticles<float>&, const bh::Cube&, std::vector<std::uint64_t>&, ByteBuffer&);
-template void sort_by_key_in_place(RankParticles<double>&, const bh::Cube&, std::vector<std::uint64_t>&, ByteBuffer&);
+template void sort_by_key_in_place(RankParticles<float>&, const bh::Cube&, std::vector<std::uint64_t>&, ByteBuffer&,
+                                   std::vector<float>&);
+template void sort_by_key_in_place(RankParticles<double>&, const bh::Cube&, std::vector<std::uint64_t>&, ByteBuffer&,
+                                   std::vector<double>&);
 
 }  // namespace orrery::mpi

@@ -64,10 +64,10 @@ RankParticles<Real> gathered_in_index_order(const RankParticles<Real>& mine, con
 /// The particles sorted by (key, index) where they are, one process's order,
 /// and their keys in `cube` (fewer than 2^31 particles), with the rank's
 /// threads: the one order whatever their number (key_order.hpp). Particles
-/// already in order are left as they are. `scratch`: bytes for
-/// permute_in_place, overwritten (a buffer the caller keeps across calls).
+/// already in order are left as they are. `scratch` and `spare`:
+/// permute_in_place's (buffers the caller keeps across calls).
 template <class Real>
 void sort_by_key_in_place(RankParticles<Real>& particles, const bh::Cube& cube, std::vector<std::uint64_t>& keys,
-                          ByteBuffer& scratch);
+                          ByteBuffer& scratch, std::vector<Real>& spare);
 
 }  // namespace orrery::mpi

@@ -94,13 +94,18 @@ RankParticles<Real> permuted(const RankParticles<Real>& in, const std::vector<In
 }
 
 /// The particles reordered where they are: p[k] becomes the old p[order[k]],
-/// every field, each gathered into `scratch` and copied back on the rank's
-/// threads. Unlike permuted(), no vector is made: a fresh one is zero-filled
-/// on one thread (about 20 ms for a rank of 4M particles' 16 fields) before
-/// the gather writes it again. scratch's bytes are overwritten, its
-/// allocation kept (it grows to the widest field's bytes once).
+/// every field, on the rank's threads. Unlike permuted(), no vector is made:
+/// a fresh one is zero-filled on one thread (about 20 ms for a rank of 4M
+/// particles' 16 fields) before the gather writes it again. Each of the
+/// eleven fields of type Real (most of a particle's bytes) is gathered into
+/// `spare` and swapped with it, so the field's old storage is the next
+/// spare; the others are gathered into `scratch` and copied back. Both are
+/// the caller's to keep across calls: spare grows to the particles' count
+/// once (Real bytes a particle, the price of not copying those fields back),
+/// scratch to the widest other field's bytes.
 template <class Real, class Index>
-void permute_in_place(RankParticles<Real>& p, const std::vector<Index>& order, ByteBuffer& scratch) {
+void permute_in_place(RankParticles<Real>& p, const std::vector<Index>& order, ByteBuffer& scratch,
+                      std::vector<Real>& spare) {
   const auto n = static_cast<std::int64_t>(order.size());
   for_each_field(
       [&](auto& field) {
@@ -108,10 +113,19 @@ void permute_in_place(RankParticles<Real>& p, const std::vector<Index>& order, B
         if (field.size() != order.size())
           throw RuntimeFailure("permute_in_place: a field of " + std::to_string(field.size()) + " particles and an order of " +
                                std::to_string(order.size()) + "; accepted: every field the order's size (RankParticles::resize)");
-        const std::size_t bytes = static_cast<std::size_t>(n) * sizeof(T);
-        scratch.resize_for_overwrite(bytes);
-        gather(scratch.data(), field.data(), order.data(), n);
-        copy_bytes(field.data(), scratch.data(), bytes);
+        if constexpr (std::is_same_v<T, Real>) {
+          if (spare.size() != order.size()) {
+            if (spare.capacity() < order.size()) spare = std::vector<Real>();  // no copy of the old contents
+            spare.resize(order.size());
+          }
+          gather(spare.data(), field.data(), order.data(), n);
+          field.swap(spare);
+        } else {
+          const std::size_t bytes = static_cast<std::size_t>(n) * sizeof(T);
+          scratch.resize_for_overwrite(bytes);
+          gather(scratch.data(), field.data(), order.data(), n);
+          copy_bytes(field.data(), scratch.data(), bytes);
+        }
       },
       p);
 }

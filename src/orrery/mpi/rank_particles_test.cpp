@@ -1,8 +1,9 @@
 // A rank's particles reordered where they are (rank_particles.hpp's
 // permute_in_place) equal the copy permuted() makes, every field, and the
-// scratch keeps its allocation from one field to the next.
+// scratch and the spare keep their allocations from one call to the next.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <numeric>
 #include <random>
@@ -38,21 +39,38 @@ TEST(PermuteInPlace, EqualsPermutedInEveryField) {
   const RankParticles<double> want = permuted(original, order);
   RankParticles<double> got = original;
   ByteBuffer scratch;
-  permute_in_place(got, order, scratch);
+  std::vector<double> spare;
+  permute_in_place(got, order, scratch, spare);
   for_each_field([&](const auto& g, const auto& w) { EXPECT_EQ(g, w); }, got, want);
-  EXPECT_EQ(scratch.capacity(), n * sizeof(double)) << "the scratch grows to the widest field once";
+  EXPECT_EQ(scratch.capacity(), n * sizeof(std::uint64_t)) << "the scratch grows to the widest other field once";
+  EXPECT_EQ(spare.size(), n);
+  // Twice more: the permutation applied three times in all, against permuted()
+  // applied to its own result; no new storage (the fields' and the spare's
+  // blocks are the same set, passed round).
+  std::vector<const double*> blocks = {spare.data(), got.p.x.data(), got.a.potential.data()};
   const std::byte* kept = scratch.data();
-  permute_in_place(got, order, scratch);
+  permute_in_place(got, order, scratch, spare);
+  permute_in_place(got, order, scratch, spare);
+  const RankParticles<double> want3 = permuted(permuted(want, order), order);
+  for_each_field([&](const auto& g, const auto& w) { EXPECT_EQ(g, w); }, got, want3);
   EXPECT_EQ(scratch.data(), kept) << "a second permutation must reuse the scratch";
+  std::vector<const double*> all = {spare.data()};
+  for_each_field(
+      [&](const auto& f) {
+        if constexpr (std::is_same_v<typename std::decay_t<decltype(f)>::value_type, double>) all.push_back(f.data());
+      },
+      got);
+  for (const double* b : blocks) EXPECT_NE(std::find(all.begin(), all.end(), b), all.end()) << "a block was replaced";
 }
 
 TEST(PermuteInPlace, RefusesAFieldOfAnotherSize) {
   RankParticles<double> s = numbered(10);
   s.bin.resize(9);
   ByteBuffer scratch;
+  std::vector<double> spare;
   std::vector<std::int32_t> order(10);
   std::iota(order.begin(), order.end(), 0);
-  EXPECT_THROW(permute_in_place(s, order, scratch), RuntimeFailure);
+  EXPECT_THROW(permute_in_place(s, order, scratch, spare), RuntimeFailure);
 }
 
 }  // namespace
