@@ -10,6 +10,8 @@
 //                        accelerations only, steady state (previous accelerations), N = 1M and 16M
 //   gpu_direct           GPU direct summation, potentials, N = 1M
 //   cpu_tree             CPU tree as gpu_tree_geometric, N = 1M, all host threads
+//   gpu_tree_host        (not by default) gpu_tree_geometric through solve() on host arrays:
+//                        the sources' upload and the results' download included, N = 1M and 16M
 //   gpu_tree_phases      (not by default) the two GPU tree rows' phases from their
 //                        SolverReport, rows "gpu_tree_geometric:walk" and so on
 //   issue21              (not by default) issue 21's inputs at N = 2^20 with their fastest
@@ -20,7 +22,7 @@
 //                        (eps 0.05) relative at tolerance 0.002, cap 0.5; the total and the walk
 //   list21               (not by default) the list walk (docs/adr/0019) on issue 21's inputs,
 //                        relative cap 0.55, tolerance 0.008 (cube, Hernquist) and 0.006 (Plummer)
-// GPU rows are device-resident (solve_device), timed on the host around the
+// GPU rows are device-resident (solve_device) but gpu_tree_host, timed on the host around the
 // call and a device synchronisation. Protocol: 3 warm-up evaluations, then
 // --trials timed ones (5 at 16M and on the CPU); median, min, max and the
 // interquartile spread are written.
@@ -199,7 +201,9 @@ class Session {
     for (std::size_t p = 0; p < names.size(); ++p) write(row + ":" + names[p], d.n, ms[p]);
   }
 
-  void cpu(const std::string& row, const gravity::GravityConfig& g, HostSet& h, int trials) {
+  /// A row through solve() on host arrays (the CPU solver's, or a GPU
+  /// solver's with its copies).
+  void host(const std::string& row, const gravity::GravityConfig& g, HostSet& h, int trials) {
     auto solver = gravity::make_solver<float>(g);
     const auto once = [&] { solver->solve(h.sources(), h.out()); };
     once();
@@ -272,7 +276,7 @@ int main(int argc, char** argv) {
       list_row("hernquist", ic::hernquist_sphere(n, 20261223), 0.05, 0.008);
     }
     const bool plummer_rows = want("gpu_tree_geometric") || want("gpu_tree_relative") || want("gpu_tree_phases") ||
-                              want("gpu_direct") || want("cpu_tree");
+                              want("gpu_direct") || want("cpu_tree") || want("gpu_tree_host");
     for (const std::int64_t n : {std::int64_t(1) << 20, std::int64_t(1) << 24}) {
       if (!plummer_rows) break;
       bench::HostSet h(n);
@@ -280,6 +284,7 @@ int main(int argc, char** argv) {
       const int k = n > (std::int64_t(1) << 20) ? 5 : s.trials();
       if (want("gpu_tree_geometric")) s.gpu("gpu_tree_geometric", bench::geometric_tree("cuda"), d, true, false, k);
       if (want("gpu_tree_relative")) s.gpu("gpu_tree_relative", bench::relative_tree(), d, false, true, k);
+      if (want("gpu_tree_host")) s.host("gpu_tree_host", bench::geometric_tree("cuda"), h, k);
       if (want("gpu_tree_phases")) {
         s.gpu_phases("gpu_tree_geometric", bench::geometric_tree("cuda"), d, true, false, k);
         s.gpu_phases("gpu_tree_relative", bench::relative_tree(), d, false, true, k);
@@ -290,7 +295,7 @@ int main(int argc, char** argv) {
         direct.backend = "cuda";
         direct.softening = 0.05;
         if (want("gpu_direct")) s.gpu("gpu_direct", direct, d, true, false, 5);
-        if (want("cpu_tree")) s.cpu("cpu_tree", bench::geometric_tree("cpu"), h, 5);
+        if (want("cpu_tree")) s.host("cpu_tree", bench::geometric_tree("cpu"), h, 5);
       }
     }
   } catch (const std::exception& e) {

@@ -12,11 +12,12 @@ void DeviceTreeCopy<Real>::upload(const bh::Octree<Real>& t, cuda::StreamHandle 
   num_particles_ = static_cast<std::int64_t>(t.x.size());
   params_ = t.params;
   for_each_array(
-      [s]<class T>(TreeArray, cuda::DeviceBuffer<T>& dst, const std::vector<T>& src) {
+      [this]<class T>(TreeArray, cuda::DeviceBuffer<T>& dst, const std::vector<T>& src) {
         dst.fit(src.size());  // the block is kept when it holds the new size: a tree's sizes change a little
-        dst.upload(std::span<const T>(src), s);
+        staged_.add(dst.data(), src.data(), src.size() * sizeof(T));
       },
       arrays_, t);
+  staged_.run(s);
 }
 
 template <class Real>

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "orrery/cuda/memory.hpp"
+#include "orrery/cuda/staged_upload.hpp"
 #include "orrery/bh/octree.hpp"
 
 namespace orrery::bh {
@@ -16,7 +17,8 @@ template <class Real>
 class DeviceTreeCopy {
  public:
   /// Copies every array of `tree` to the device (each buffer's block is
-  /// reused when it holds the new size: cuda::DeviceBuffer::fit). Returns
+  /// reused when it holds the new size: cuda::DeviceBuffer::fit) through
+  /// page-locked staging kept across uploads (cuda::StagedUpload). Returns
   /// when the copies are complete.
   void upload(const bh::Octree<Real>& tree, cuda::StreamHandle stream = nullptr);
   /// Device pointers; valid until the next upload() or destruction.
@@ -31,6 +33,7 @@ class DeviceTreeCopy {
   TreeParams params_;
   Multipole multipole_ = Multipole::monopole;
   TreeArrays<Real, cuda::DeviceBuffer> arrays_;
+  cuda::StagedUpload staged_;
 };
 
 extern template class DeviceTreeCopy<float>;

@@ -29,7 +29,7 @@ void free_device_bytes(void* p) noexcept {
 
 void copy_host_to_device(void* dst, const void* src, std::size_t bytes, StreamHandle stream) {
   if (bytes == 0) return;
-  ORRERY_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream));
+  copy_host_to_device_async(dst, src, bytes, stream);
   ORRERY_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
@@ -42,6 +42,11 @@ void copy_device_to_host(void* dst, const void* src, std::size_t bytes, StreamHa
 void copy_device_to_host_async(void* dst, const void* src, std::size_t bytes, StreamHandle stream) {
   if (bytes == 0) return;
   ORRERY_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream));
+}
+
+void copy_host_to_device_async(void* dst, const void* src, std::size_t bytes, StreamHandle stream) {
+  if (bytes == 0) return;
+  ORRERY_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream));
 }
 
 void copy_device_to_device(void* dst, const void* src, std::size_t bytes, StreamHandle stream) {

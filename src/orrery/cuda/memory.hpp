@@ -23,6 +23,9 @@ void copy_device_to_host(void* dst, const void* src, std::size_t bytes, StreamHa
 /// Enqueued on `stream` and not waited for: `dst` (page-locked, or the copy
 /// is synchronous anyway) holds the bytes once the stream is synchronised.
 void copy_device_to_host_async(void* dst, const void* src, std::size_t bytes, StreamHandle stream);
+/// Enqueued on `stream` and not waited for: `src` (page-locked, or the copy
+/// is synchronous anyway) must hold its bytes until the stream is synchronised.
+void copy_host_to_device_async(void* dst, const void* src, std::size_t bytes, StreamHandle stream);
 /// Asynchronous on `stream` (device-to-device copies need no host sync).
 void copy_device_to_device(void* dst, const void* src, std::size_t bytes, StreamHandle stream);
 /// Sets `bytes` bytes to zero, asynchronously on `stream`.

@@ -13,6 +13,7 @@
 #include "orrery/cuda/memory.hpp"
 #include "orrery/cuda/pinned_buffer.hpp"
 #include "orrery/cuda/staged_download.hpp"
+#include "orrery/cuda/staged_upload.hpp"
 
 namespace orrery::cuda {
 namespace {
@@ -243,6 +244,34 @@ TEST(StagedDownloadTest, CopiesEveryQueuedArrayIntoItsHostArrayOrKeepsIt) {
     const std::span<const int> in_place = staged.staged<int>(kept);
     ASSERT_EQ(in_place.size(), std::size_t(sizes[0]));
     for (int i = 0; i < sizes[0]; ++i) ASSERT_EQ(in_place[i], 3 * i) << "kept element " << i;
+  }
+}
+
+TEST(StagedUploadTest, CopiesEveryQueuedHostArrayIntoItsDeviceArray) {
+  SKIP_WITHOUT_GPU();
+  // Sizes off any alignment, one past two upload pieces (16 MiB), one empty.
+  const std::size_t sizes[4] = {1000, 3, (std::size_t(1) << 23) + 5, 0};
+  Stream stream;
+  StagedUpload staged;
+  for (int round = 0; round < 2; ++round) {  // the second reuses the staging
+    std::vector<DeviceBuffer<int>> device;
+    std::vector<std::vector<int>> host;
+    for (int a = 0; a < 4; ++a) {
+      device.emplace_back(sizes[a] + 1);  // one more: no byte past its copy may change
+      zero_device_bytes(device.back().data(), (sizes[a] + 1) * sizeof(int), stream.get());
+      host.emplace_back(sizes[a]);
+      for (std::size_t i = 0; i < sizes[a]; ++i) host[a][i] = static_cast<int>(i) * (a + 1) + round;
+      staged.add(device[a].data(), host[a].data(), sizes[a] * sizeof(int));
+    }
+    staged.run(stream.get());
+    for (int a = 0; a < 4; ++a) host[a].assign(host[a].size(), -7);  // the device holds its own bytes now
+    for (int a = 0; a < 4; ++a) {
+      std::vector<int> back(sizes[a] + 1);
+      device[a].download(back);
+      for (std::size_t i = 0; i < sizes[a]; ++i)
+        ASSERT_EQ(back[i], static_cast<int>(i) * (a + 1) + round) << "array " << a << ", element " << i;
+      EXPECT_EQ(back[sizes[a]], 0) << "array " << a << ": a byte past its copy was written";
+    }
   }
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "orrery/cuda/pinned_buffer.hpp"
+#include "orrery/cuda/staging_queue.hpp"
 #include "orrery/cuda/stream.hpp"
 
 namespace orrery::cuda {
@@ -29,18 +30,12 @@ class StagedDownload {
   /// page-locked buffer: valid until the next add().
   template <class T>
   std::span<const T> staged(std::size_t k) const {
-    const Copy& c = copies_.at(k);
+    const StagingQueue::Copy& c = queue_.copies.at(k);
     return {reinterpret_cast<const T*>(staging_.data() + c.at), c.bytes / sizeof(T)};
   }
 
  private:
-  struct Copy {
-    void* to;
-    const void* from;
-    std::size_t bytes, at;  // at: the offset in the staging buffer
-  };
-  std::vector<Copy> copies_;
-  std::size_t total_ = 0;
+  StagingQueue queue_;
   bool ran_ = false;
   PinnedBuffer<std::byte> staging_;
 };

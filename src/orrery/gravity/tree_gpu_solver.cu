@@ -16,6 +16,8 @@
 #include "orrery/cuda/device.hpp"
 #include "orrery/cuda/event_timer.hpp"
 #include "orrery/cuda/memory.hpp"
+#include "orrery/cuda/staged_download.hpp"
+#include "orrery/cuda/staged_upload.hpp"
 #include "orrery/bh/device_tree_copy.hpp"
 #include "orrery/bh/leaf_order_gpu.hpp"
 #include "orrery/bh/walk.hpp"
@@ -171,6 +173,10 @@ struct GpuTreeSolver<Real>::State {
   bh::DeviceTreeCopy<Real> tree_copy;
   bh::HilbertLeafOrder leaf_order;  // WarpOrder::hilbert: every source's walk order
   cuda::DeviceBuffer<Real> sources[4];  // solve() with a device build: x, y, z, mass uploaded
+  // solve()'s copies from and to the caller's host arrays, through page-locked
+  // staging kept across solves (pageable copies run at a few GB/s).
+  cuda::StagedUpload up;
+  cuda::StagedDownload down;
   cuda::DeviceBuffer<Real> sorted[3];  // the relative bootstrap: ax, ay, az in sorted order
   cuda::DeviceBuffer<Real> result[4];  // solve(): ax, ay, az, pot in the caller's order, before download
   cuda::DeviceBuffer<std::uint32_t> counts[3];
@@ -299,8 +305,9 @@ SourcesView<Real> GpuTreeSolver<Real>::upload_sources(const SourcesView<Real>& s
   const Real* in[4] = {s.x, s.y, s.z, s.mass};
   for (int k = 0; k < 4; ++k) {
     ensure(st.sources[k], s.count);
-    st.sources[k].upload(std::span<const Real>(in[k], static_cast<std::size_t>(s.count)), stream);
+    st.up.add(st.sources[k].data(), in[k], static_cast<std::size_t>(s.count) * sizeof(Real));
   }
+  st.up.run(stream);
   st.t_upload.stop(stream);
   report.add_phase("upload", st.t_upload.seconds());
   return {s.count, st.sources[0].data(), st.sources[1].data(), st.sources[2].data(), st.sources[3].data()};
@@ -346,8 +353,10 @@ AccelerationsView<Real> GpuTreeSolver<Real>::result_buffers(const AccelerationsV
   // The relative opening's a_old is what the caller's arrays hold on entry,
   // not what an earlier solve left on the device.
   const Real* previous[3] = {out.ax, out.ay, out.az};
-  if (o.previous_accelerations)
-    for (int c = 0; c < 3; ++c) st.result[c].upload(std::span<const Real>(previous[c], n), st.stream.get());
+  if (o.previous_accelerations) {
+    for (int c = 0; c < 3; ++c) st.up.add(st.result[c].data(), previous[c], n * sizeof(Real));
+    st.up.run(st.stream.get());
+  }
   return {out.count, st.result[0].data(), st.result[1].data(), st.result[2].data(), pot ? st.result[3].data() : nullptr};
 }
 
@@ -360,7 +369,8 @@ void GpuTreeSolver<Real>::download_results(const AccelerationsView<Real>& out, c
   Real* host[4] = {out.ax, out.ay, out.az, out.potential};
   st.t_download.start(stream);
   for (int c = 0; c < 3 + pot; ++c)
-    st.result[c].download(std::span<Real>(host[c], static_cast<std::size_t>(out.count)), stream);
+    st.down.add(host[c], st.result[c].data(), static_cast<std::size_t>(out.count) * sizeof(Real));
+  st.down.run(stream);
   st.t_download.stop(stream);
   report.add_phase("download", st.t_download.seconds());
 }

@@ -10,6 +10,7 @@
 #include "orrery/bh/tree_walk_gpu.hpp"
 #include "orrery/cuda/memory.hpp"
 #include "orrery/cuda/staged_download.hpp"
+#include "orrery/cuda/staged_upload.hpp"
 #include "orrery/cuda/stream.hpp"
 #include "orrery/mpi/parallel_copy.hpp"
 
@@ -32,16 +33,17 @@ class GpuLetWalk final : public LetWalk<Real> {
     const std::size_t n = targets.size();
     auto t = Clock::now();
     copy_.upload(tree, s);
-    ensure(targets_, n).upload(targets, s);
+    up_.add(ensure(targets_, n).data(), targets.data(), targets.size_bytes());
     for (auto& r : result_) ensure(r, n);
     for (auto& c : counts_) ensure(c, n);
     bh::DeviceWalkTargets<Real> out{result_[0].data(), result_[1].data(), result_[2].data(),
                                     potential ? result_[3].data() : nullptr, counts_[0].data(), counts_[1].data(),
                                     counts_[2].data()};
     if (scale != nullptr) {
-      ensure(scale_, n).upload(std::span<const Real>(scale, n), s);
+      up_.add(ensure(scale_, n).data(), scale, n * sizeof(Real));
       out.scale = scale_.data();
     }
+    up_.run(s);
     const bh::GpuWalkParams params{config_.traversal,           config_.group_width,
                                    config_.tree.math,           config_.tree.softening_kind,
                                    config_.tree.softening,      potential};
@@ -75,8 +77,9 @@ class GpuLetWalk final : public LetWalk<Real> {
     const Real* host[4] = {run.x, run.y, run.z, run.mass};
     for (int c = 0; c < 4; ++c) {
       run_[c].fit(n);  // the block kept when it holds the run: the runs differ in size
-      run_[c].upload(std::span<const Real>(host[c], n), s);
+      up_.add(run_[c].data(), host[c], n * sizeof(Real));
     }
+    up_.run(s);
     build_.build(SourcesView<Real>{run.count, run_[0].data(), run_[1].data(), run_[2].data(), run_[3].data()}, params,
                  s, cube);
     moments = build_.download_moments();  // before the walk's records reuse the build's scratch
@@ -114,6 +117,7 @@ class GpuLetWalk final : public LetWalk<Real> {
   cuda::DeviceBuffer<Real> result_[4], scale_;
   cuda::DeviceBuffer<std::uint32_t> counts_[3];
   cuda::StagedDownload staged_;  // the results' and counters' download
+  cuda::StagedUpload up_;        // the targets' and scales', and each run's sources'
   double seconds_[3] = {0, 0, 0};  // upload, kernel, download (step_seconds)
 };
 
