@@ -253,7 +253,9 @@ TEST(StagedUploadTest, CopiesEveryQueuedHostArrayIntoItsDeviceArray) {
   const std::size_t sizes[4] = {1000, 3, (std::size_t(1) << 23) + 5, 0};
   Stream stream;
   StagedUpload staged;
-  for (int round = 0; round < 2; ++round) {  // the second reuses the staging
+  StagedUpload pageable(std::size_t(1) << 20);  // the queue is past its limit: the pageable way
+  for (int round = 0; round < 4; ++round) {  // the second and the fourth reuse their staging
+    StagedUpload& up = round < 2 ? staged : pageable;
     std::vector<DeviceBuffer<int>> device;
     std::vector<std::vector<int>> host;
     for (int a = 0; a < 4; ++a) {
@@ -261,9 +263,9 @@ TEST(StagedUploadTest, CopiesEveryQueuedHostArrayIntoItsDeviceArray) {
       zero_device_bytes(device.back().data(), (sizes[a] + 1) * sizeof(int), stream.get());
       host.emplace_back(sizes[a]);
       for (std::size_t i = 0; i < sizes[a]; ++i) host[a][i] = static_cast<int>(i) * (a + 1) + round;
-      staged.add(device[a].data(), host[a].data(), sizes[a] * sizeof(int));
+      up.add(device[a].data(), host[a].data(), sizes[a] * sizeof(int));
     }
-    staged.run(stream.get());
+    up.run(stream.get());
     for (int a = 0; a < 4; ++a) host[a].assign(host[a].size(), -7);  // the device holds its own bytes now
     for (int a = 0; a < 4; ++a) {
       std::vector<int> back(sizes[a] + 1);

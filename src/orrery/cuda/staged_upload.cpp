@@ -12,6 +12,11 @@ void StagedUpload::run(StreamHandle stream) {
   // A piece large enough that the threads' copy and the transfer each run
   // at their rate, small enough that the first transfer starts early.
   constexpr std::size_t kPiece = std::size_t(16) << 20;
+  if (queue_.total > max_staged_) {
+    for (const auto& c : queue_.copies) copy_host_to_device(c.to, c.from, c.bytes, stream);
+    queue_.clear();
+    return;
+  }
   const std::span<std::byte> staged = staging_.first(queue_.total);
   for (const auto& c : queue_.copies)
     for (std::size_t at = 0; at < c.bytes; at += kPiece) {

@@ -14,16 +14,26 @@
 
 namespace orrery::cuda {
 
+/// The most page-locked bytes a staging queue holds by default: above it a
+/// run's copies go the pageable way instead (a billion particles' sources
+/// are 16 GB, which page-locked would take from the host for the process's
+/// life). A GPU rank of 16M particles stages about 0.45 GB.
+inline constexpr std::size_t kMaxStagedBytes = std::size_t(1) << 30;
+
 class StagedUpload {
  public:
+  /// max_staged: the most page-locked bytes a run may use (tests lower it).
+  explicit StagedUpload(std::size_t max_staged = kMaxStagedBytes) : max_staged_(max_staged) {}
   /// Queues a copy of `bytes` from host address `from` to device address `to`.
   void add(void* to, const void* from, std::size_t bytes) { queue_.add(to, from, bytes); }
   /// Runs the queued copies on `stream` and returns when every device array
   /// holds its bytes (the host arrays may then change); the queue is
-  /// emptied, the page-locked buffer kept (grown with room to spare).
+  /// emptied, the page-locked buffer kept (grown with room to spare). A
+  /// queue of more than max_staged bytes is copied from pageable memory.
   void run(StreamHandle stream);
 
  private:
+  std::size_t max_staged_;
   StagingQueue queue_;
   PinnedBuffer<std::byte> staging_;
 };
