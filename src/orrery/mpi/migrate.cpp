@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <numeric>
 #include <string>
+#include <utility>
 
 #include "orrery/core/error.hpp"
 
@@ -263,7 +264,9 @@ bool key_order(const RankParticles<Real>& in, const bh::Cube& cube, std::vector<
   std::vector<std::uint64_t> k(static_cast<std::size_t>(n));
 #pragma omp parallel for schedule(static) if (n >= kParallelLoop)
   for (std::int64_t j = 0; j < n; ++j) k[j] = bh::position_key(in.p.x[j], in.p.y[j], in.p.z[j], cube);
-  return sort_by_key_and_tie(k, std::span<const std::uint64_t>(in.index), keys, order);
+  // Moved: the sort keeps them as the sorted keys where they are in order
+  // (the const overload would copy them first).
+  return sort_by_key_and_tie(std::move(k), std::span<const std::uint64_t>(in.index), keys, order);
 }
 
 }  // namespace
