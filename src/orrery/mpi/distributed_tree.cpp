@@ -180,13 +180,19 @@ SolverReport DistributedTree<Real>::solve(RankParticles<Real>& particles, const 
 
   const auto n = static_cast<std::size_t>(s.size());
   // The targets: every particle, or (active_only) those whose s.active is
-  // set, as sorted particles k = which[j]; results [j] in that order.
-  std::vector<std::size_t> which;
-  for (std::size_t k = 0; k < n; ++k)
-    if (!active_only || s.active[k] != 0) which.push_back(k);
-  const std::size_t m = which.size();
-  std::vector<Real> ax(m), ay(m), az(m), pot(options.potential ? m : 0);
-  std::vector<InteractionCounts> counts(m);
+  // set, as sorted particles k = target(j); results [j] in that order.
+  std::vector<std::size_t> which;  // active_only's targets (every particle's is j itself)
+  if (active_only)
+    for (std::size_t k = 0; k < n; ++k)
+      if (s.active[k] != 0) which.push_back(k);
+  const std::size_t m = active_only ? which.size() : n;
+  const auto target = [&](std::size_t j) { return active_only ? which[j] : j; };
+  // Every element is written by the walk (or, with no targets, there is none).
+  std::vector<Real>&ax = results_.ax, &ay = results_.ay, &az = results_.az, &pot = results_.pot;
+  std::vector<InteractionCounts>& counts = results_.counts;
+  for (auto* v : {&ax, &ay, &az}) v->resize(m);
+  pot.resize(options.potential ? m : 0);
+  counts.resize(m);
   std::vector<std::int32_t> targets(active_only ? m : 0);  // their indices in the assembled tree (active_only)
   std::vector<Real> target_scale;
   // One evaluation: the local essential trees for these scales, then the walk.
@@ -230,13 +236,18 @@ SolverReport DistributedTree<Real>::solve(RankParticles<Real>& particles, const 
     if (m > 0)
       walk_->walk(tree_.tree, walked, potential, ax.data(), ay.data(), az.data(), potential ? pot.data() : nullptr,
                   counts.data(), walked_scale.empty() ? nullptr : walked_scale.data());
-    // The check is collective, so that every rank stops at the same point.
-    std::int64_t bad = -1;
-    for (std::size_t j = 0; j < m && bad < 0; ++j)
-      if (std::isnan(ax[j]) | std::isnan(ay[j]) | std::isnan(az[j])) bad = static_cast<std::int64_t>(j);
-    const int first_bad = comm_.max(bad >= 0 ? comm_.size() - rank : 0);
-    if (bad >= 0)
-      throw_missing_node(tree_, walked[bad], s.p.id[which[bad]], walked_scale.empty() ? Real(0) : walked_scale[bad], rank);
+    // The first target with a NaN (the lowest j, whatever the threads). The
+    // check is collective, so that every rank stops at the same point.
+    constexpr std::int64_t kNone = std::numeric_limits<std::int64_t>::max();
+    std::int64_t bad = kNone;
+    const auto mm = static_cast<std::int64_t>(m);
+#pragma omp parallel for schedule(static) reduction(min : bad) if (mm >= kParallelLoop)
+    for (std::int64_t j = 0; j < mm; ++j)
+      if (std::isnan(ax[j]) | std::isnan(ay[j]) | std::isnan(az[j])) bad = std::min(bad, j);
+    const int first_bad = comm_.max(bad != kNone ? comm_.size() - rank : 0);
+    if (bad != kNone)
+      throw_missing_node(tree_, walked[bad], s.p.id[target(static_cast<std::size_t>(bad))],
+                         walked_scale.empty() ? Real(0) : walked_scale[bad], rank);
     if (first_bad > 0)
       throw RuntimeFailure("rank " + std::to_string(rank) + " stops: rank " + std::to_string(comm_.size() - first_bad) +
                            "'s walk opened a node it was not sent (that rank names it)");
@@ -269,7 +280,7 @@ SolverReport DistributedTree<Real>::solve(RankParticles<Real>& particles, const 
   for (std::size_t j = 0; j < m; ++j) {
     visits += counts[j].node_visits, cells += counts[j].cell_interactions, pairs += counts[j].particle_interactions;
     const std::uint64_t work = counts[j].cell_interactions + counts[j].particle_interactions;
-    s.work[which[j]] = static_cast<std::uint32_t>(std::min<std::uint64_t>(work, 0xffffffffu));
+    s.work[target(j)] = static_cast<std::uint32_t>(std::min<std::uint64_t>(work, 0xffffffffu));
   }
   std::vector<std::uint64_t> sums = {visits, cells, pairs};
   comm_.sum(sums);
@@ -284,12 +295,20 @@ SolverReport DistributedTree<Real>::solve(RankParticles<Real>& particles, const 
       if (options.potential) s.a.potential[k] = pot[j];
     }
   } else {
+    // Swapped: the particles' old arrays are the next solve's results'.
     if (!keep_accelerations) {
-      s.a.ax = std::move(ax);
-      s.a.ay = std::move(ay);
-      s.a.az = std::move(az);
+      s.a.ax.swap(ax);
+      s.a.ay.swap(ay);
+      s.a.az.swap(az);
     }
-    s.a.potential = options.potential ? std::move(pot) : std::vector<Real>(n, Real(0));
+    if (options.potential) {
+      s.a.potential.swap(pot);
+    } else {
+      s.a.potential.resize(n);
+      Real* const p = s.a.potential.data();
+#pragma omp parallel for schedule(static) if (s.size() >= kParallelLoop)
+      for (std::int64_t k = 0; k < s.size(); ++k) p[k] = Real(0);
+    }
   }
   particles = std::move(s);
   return report;

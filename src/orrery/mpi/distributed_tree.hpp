@@ -127,6 +127,14 @@ class DistributedTree {
   // across solves, it stays as large as the largest, so a step's exchanges
   // receive into pages already touched.
   ByteBuffer received_;
+  // The walk's results, [targets] in their order, kept across solves: every
+  // element is written each solve, so the storage is reused with no zero
+  // fill (28 bytes a target); the accelerations and potentials are swapped
+  // into the particles, whose old arrays come back here.
+  struct Results {
+    std::vector<Real> ax, ay, az, pot;
+    std::vector<InteractionCounts> counts;
+  } results_;
   // The decomposition's sort gathers each Real field of the particles into
   // it and swaps the two (permute_in_place): a rank's count of Real, kept.
   std::vector<Real> spare_;
