@@ -188,7 +188,7 @@ SolverReport DistributedTree<Real>::solve(RankParticles<Real>& particles, const 
   const std::size_t m = active_only ? which.size() : n;
   const auto target = [&](std::size_t j) { return active_only ? which[j] : j; };
   // Every element is written by the walk (or, with no targets, there is none).
-  std::vector<Real>&ax = results_.ax, &ay = results_.ay, &az = results_.az, &pot = results_.pot;
+  std::vector<Real> &ax = results_.ax, &ay = results_.ay, &az = results_.az, &pot = results_.pot;
   std::vector<InteractionCounts>& counts = results_.counts;
   for (auto* v : {&ax, &ay, &az}) v->resize(m);
   pot.resize(options.potential ? m : 0);
