@@ -162,7 +162,7 @@ SolverReport DistributedTree<Real>::solve(RankParticles<Real>& particles, const 
   count_traffic("decomposition");
   t = Clock::now();
   tp = t;
-  s = migrate_ranges(std::move(s), keys, starts, cube, comm_, received_, piece_of("migration"));
+  s = migrate(std::move(s), keys, starts, cube, comm_, received_, piece_of("migration"));
   report.add_phase("migration", since(t));
   count_traffic("migration");
 

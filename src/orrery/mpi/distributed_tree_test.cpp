@@ -284,34 +284,41 @@ TEST(DomainStarts, AreWhereOwnerOfChanges) {
   }
 }
 
-// migrate on its own, with destinations that rise along the sorted particles
-// (the decomposition's: each rank's part a range, sent as it lies), with
-// destinations scattered over the ranks, and with one particle in 37 sent
-// to the next rank, the rest staying (both a counting sort on the rank's
-// threads; the last merges the few arrivals into the particles that stayed,
-// which must keep their order): every particle arrives once with every
-// field, its key computed or kept, and each rank holds its particles in
-// (key, index) order.
+// migrate on its own, each rank's sorted particles sent as ranges: spread
+// over every rank (most arrive from elsewhere: all sorted again), the first
+// one in 37 of each rank but rank 0's sent to the rank before (a few
+// arrivals merged into the particles that stayed), and all staying (returned
+// as they are): every particle arrives once with every field, its key
+// computed or kept, and each rank holds its particles in (key, index) order;
+// starts that are not K + 1 rising ranges over the particles are refused.
 TEST(Migrate, EveryParticleArrivesOnceInOrderWithItsFields) {
   const auto comm = mpi::Communicator::world();
   const int ranks = comm.size(), rank = comm.rank();
   const Particles<double> p = input<double>("collision", 5000);
   const bh::Cube cube{-40, -40, -40, 80};
-  for (const std::string how : {"rising", "scattered", "few leave"}) {
-    const bool scattered = how == "scattered";
-    mpi::RankParticles<double> s = dealt(p, comm);
-    std::vector<std::uint64_t> keys;
+  const auto sorted_share = [&](mpi::RankParticles<double>& s, std::vector<std::uint64_t>& keys) {
+    s = dealt(p, comm);
     mpi::ByteBuffer scratch;
     std::vector<double> spare;
     mpi::sort_by_key_in_place(s, cube, keys, scratch, spare);
-    std::vector<int> dest(static_cast<std::size_t>(s.size()));
-    for (std::int64_t k = 0; k < s.size(); ++k)
-      dest[k] = scattered           ? static_cast<int>((s.index[k] * 7 + 3) % static_cast<std::uint64_t>(ranks))
-                : how == "rising" ? static_cast<int>(k * ranks / std::max<std::int64_t>(1, s.size()))
-                                  : (k % 37 == 5 ? (rank + 1) % ranks : rank);
+  };
+  for (const std::string how : {"spread", "few leave", "all stay"}) {
+    mpi::RankParticles<double> s;
+    std::vector<std::uint64_t> keys;
+    sorted_share(s, keys);
+    const std::int64_t n = s.size();
+    std::vector<std::int64_t> starts(static_cast<std::size_t>(ranks) + 1, n);
+    for (int r = 0; r < ranks; ++r)
+      starts[r] = how == "spread"      ? n * r / ranks
+                  : how == "few leave" ? (r < rank ? 0 : r == rank ? (rank > 0 ? n / 37 : 0) : n)
+                                       : (r <= rank ? 0 : n);
+    const std::int64_t kept = starts[rank + 1] - starts[rank];
     mpi::ByteBuffer received;
-    const mpi::RankParticles<double> got = mpi::migrate(std::move(s), keys, dest, cube, comm, received);
+    const mpi::RankParticles<double> got = mpi::migrate(std::move(s), keys, starts, cube, comm, received);
     ASSERT_EQ(keys.size(), static_cast<std::size_t>(got.size())) << how;
+    if (how == "all stay") {
+      EXPECT_EQ(got.size(), kept);
+    }
     std::vector<std::uint64_t> seen(static_cast<std::size_t>(p.size()), 0);
     for (std::int64_t k = 0; k < got.size(); ++k) {
       const std::uint64_t i = got.index[k];
@@ -323,22 +330,17 @@ TEST(Migrate, EveryParticleArrivesOnceInOrderWithItsFields) {
       if (k > 0) {
         EXPECT_TRUE(keys[k - 1] < keys[k] || (keys[k - 1] == keys[k] && got.index[k - 1] < i)) << how << ": " << k;
       }
-      if (scattered) {
-        EXPECT_EQ((i * 7 + 3) % static_cast<std::uint64_t>(ranks), static_cast<std::uint64_t>(rank));
-      }
     }
     comm.sum(seen);
     EXPECT_TRUE(std::all_of(seen.begin(), seen.end(), [](std::uint64_t c) { return c == 1; })) << how;
   }
-  // Starts that do not cover the particles in K rising ranges are refused (on
-  // every rank alike, before any message).
-  mpi::RankParticles<double> s = dealt(p, comm);
+  // Refused on every rank alike, before any message.
+  mpi::RankParticles<double> s;
   std::vector<std::uint64_t> keys;
-  mpi::ByteBuffer scratch;
-  std::vector<double> spare;
-  mpi::sort_by_key_in_place(s, cube, keys, scratch, spare);
+  sorted_share(s, keys);
   const std::vector<std::int64_t> short_of_one(static_cast<std::size_t>(ranks) + 1, 0);
-  EXPECT_THROW(mpi::migrate_ranges(std::move(s), keys, short_of_one, cube, comm, scratch), RuntimeFailure);
+  mpi::ByteBuffer received;
+  EXPECT_THROW(mpi::migrate(std::move(s), keys, short_of_one, cube, comm, received), RuntimeFailure);
 }
 
 // The bytes each part of a solve moved (the benchmark's counts): what the

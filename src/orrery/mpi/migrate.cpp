@@ -1,7 +1,5 @@
 #include "orrery/mpi/migrate.hpp"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <numeric>
 #include <string>
@@ -30,89 +28,27 @@ inline std::int64_t part_count(std::span<const std::byte> all, const std::vector
   return ByteReader{all.subspan(from[r], from[r + 1] - from[r])}.get<std::int64_t>();
 }
 
-/// Particles order[0 .. n) of s as one part of a message: their count, then
-/// every field (gathered straight into the message, with the rank's threads).
-/// order null: particles first .. first + n, copied as they lie.
+/// Particles first .. first + n of s as one part of a message: their count,
+/// then every field, copied as they lie (with the rank's threads).
 template <class Real>
-void write_part(ByteWriter& w, const RankParticles<Real>& s, const std::int64_t* order, std::int64_t first,
-                std::size_t n) {
+void write_part(ByteWriter& w, const RankParticles<Real>& s, std::int64_t first, std::size_t n) {
   w.put(static_cast<std::int64_t>(n));
-  for_each_field(
-      [&](const auto& v) {
-        void* to = w.grow(n * sizeof(v[0]));
-        if (order == nullptr) copy_bytes(to, v.data() + first, n * sizeof(v[0]));
-        else gather(to, v.data(), order, static_cast<std::int64_t>(n));
-      },
-      s);
+  for_each_field([&](const auto& v) { copy_bytes(w.grow(n * sizeof(v[0])), v.data() + first, n * sizeof(v[0])); }, s);
 }
 
-/// Where each rank's particles are: rank r's are order[at[r] .. at[r + 1])
-/// of the particles, the order stable (a particle before another of the same
-/// rank stays before it). Where dest does not decrease (the decomposition's
-/// case: the particles sorted by key, the domains consecutive pieces of the
-/// curve in rank order) each rank's are a range and `order` stays empty (the
-/// identity); otherwise a counting sort on the rank's threads fills it.
-inline void by_destination(std::span<const int> dest, int ranks, std::vector<std::int64_t>& at,
-                           std::vector<std::int64_t>& order) {
-  const auto n = static_cast<std::int64_t>(dest.size());
-  at.assign(static_cast<std::size_t>(ranks) + 1, 0);
-  bool rising = true;
-#pragma omp parallel for schedule(static) reduction(&& : rising) if (n >= kParallelLoop)
-  for (std::int64_t k = 1; k < n; ++k) rising = rising && dest[k - 1] <= dest[k];
-  if (rising) {
-    for (int r = 0; r <= ranks; ++r)
-      at[r] = std::lower_bound(dest.begin(), dest.end(), r) - dest.begin();
-    order.clear();
-    return;
-  }
-  // Each thread counts its chunk, then writes its chunk's particles of rank
-  // r after those of the chunks before it: the serial counting sort's order.
-  const int threads = n >= kParallelLoop ? std::max(1, omp_get_max_threads()) : 1;
-  std::vector<std::int64_t> counts(static_cast<std::size_t>(threads) * ranks, 0);
-  order.resize(static_cast<std::size_t>(n));
-#pragma omp parallel num_threads(threads)
-  {
-    const int c = omp_get_thread_num(), nt = omp_get_num_threads();
-    const std::int64_t b = n * c / nt, e = n * (c + 1) / nt;
-    std::int64_t* mine = counts.data() + static_cast<std::size_t>(c) * ranks;
-    for (std::int64_t k = b; k < e; ++k) ++mine[dest[k]];
-#pragma omp barrier
-#pragma omp single
-    {
-      std::int64_t sum = 0;
-      for (int r = 0; r < ranks; ++r) {
-        at[r] = sum;
-        for (int t = 0; t < nt; ++t) {
-          const std::int64_t here = counts[static_cast<std::size_t>(t) * ranks + r];
-          counts[static_cast<std::size_t>(t) * ranks + r] = sum;
-          sum += here;
-        }
-      }
-      at[ranks] = sum;
-    }
-    for (std::int64_t k = b; k < e; ++k) order[mine[dest[k]]++] = k;
-  }
-}
-
-/// The parts [from[r], from[r + 1]) of `all`, appended in rank order. The
-/// part of rank `self` (>= 0) did not travel: it is particles home_order of
-/// `home` (a rank's particles for itself stay home).
+/// The parts [from[r], from[r + 1]) of `all`, appended in rank order, but
+/// for part `skip` (a rank's own: empty, its particles never travel).
 template <class Real>
-RankParticles<Real> read_parts(std::span<const std::byte> all, const std::vector<std::int64_t>& from, int self = -1,
-                               const RankParticles<Real>* home = nullptr, std::span<const std::int64_t> home_order = {}) {
+RankParticles<Real> read_parts(std::span<const std::byte> all, const std::vector<std::int64_t>& from, int skip = -1) {
   const std::size_t parts = from.size() - 1;
   std::vector<std::size_t> at(parts + 1, 0);  // each part's first particle in `out`
   for (std::size_t r = 0; r < parts; ++r)
-    at[r + 1] = at[r] + (static_cast<int>(r) == self ? home_order.size() : static_cast<std::size_t>(part_count(all, from, r)));
+    at[r + 1] = at[r] + (static_cast<int>(r) == skip ? 0 : static_cast<std::size_t>(part_count(all, from, r)));
   RankParticles<Real> out;
   out.resize(at[parts]);
   for (std::size_t r = 0; r < parts; ++r) {
+    if (static_cast<int>(r) == skip) continue;
     const std::size_t b = at[r], n = at[r + 1] - at[r];
-    if (static_cast<int>(r) == self) {
-      for_each_field([&](auto& to, const auto& v) { gather(to.data() + b, v.data(), home_order.data(), std::int64_t(n)); },
-                     out, *home);
-      continue;
-    }
     ByteReader in{all.subspan(from[r], from[r + 1] - from[r])};
     in.get<std::int64_t>();
     for_each_field([&](auto& v) { in.get(std::span(v.data() + b, n)); }, out);
@@ -120,19 +56,23 @@ RankParticles<Real> read_parts(std::span<const std::byte> all, const std::vector
   return out;
 }
 
-/// migrate's and migrate_ranges': rank r's particles are order[at[r] ..
-/// at[r + 1]), or particles at[r] .. at[r + 1] where order is empty.
+}  // namespace
+
 template <class Real>
-RankParticles<Real> migrate_parts(RankParticles<Real>&& mine, std::vector<std::uint64_t>& keys,
-                                  const std::vector<std::int64_t>& at, const std::vector<std::int64_t>& order,
-                                  const bh::Cube& cube, const Communicator& comm, ByteBuffer& received,
-                                  const std::function<void(const char*)>& lap) {
+RankParticles<Real> migrate(RankParticles<Real>&& mine, std::vector<std::uint64_t>& keys,
+                            std::span<const std::int64_t> starts, const bh::Cube& cube, const Communicator& comm,
+                            ByteBuffer& received, const std::function<void(const char*)>& lap) {
   const auto piece = [&lap](const char* name) {
     if (lap) lap(name);
   };
   const int ranks = comm.size(), self = comm.rank();
-  const bool ranges = order.empty();
-  const std::int64_t* const ordered = ranges ? nullptr : order.data();
+  bool valid = starts.size() == static_cast<std::size_t>(ranks) + 1 && starts.front() == 0 && starts.back() == mine.size();
+  for (int r = 0; valid && r < ranks; ++r) valid = starts[r] <= starts[r + 1];
+  if (!valid)
+    throw RuntimeFailure("migrate: " + std::to_string(starts.size()) + " domain starts for " + std::to_string(ranks) +
+                         " ranks and " + std::to_string(mine.size()) +
+                         " particles; accepted: K + 1 starts rising from 0 to the particle count");
+  const auto& at = starts;
   // The parts for the other ranks, gathered from `mine` into one message;
   // this rank's own part is copied once, from `mine` into the result.
   std::vector<std::byte> send;
@@ -143,15 +83,14 @@ RankParticles<Real> migrate_parts(RankParticles<Real>&& mine, std::vector<std::u
   ByteWriter w(send);
   for (int r = 0; r < ranks; ++r) {
     if (r != self)
-      write_part(w, mine, ranges ? nullptr : ordered + at[r], at[r], static_cast<std::size_t>(at[r + 1] - at[r]));
+      write_part(w, mine, at[r], static_cast<std::size_t>(at[r + 1] - at[r]));
     to[r + 1] = static_cast<std::int64_t>(send.size());
   }
   piece("pack");
   comm.exchange(send, to, received, from);
   piece("alltoall");
-  // The particles that stay: home_of(i), i < home_n, in their order.
+  // The particles that stay: home_first .. home_first + home_n, in order.
   const std::int64_t home_first = at[self], home_n = at[self + 1] - at[self];
-  const auto home_of = [&](std::int64_t i) { return ranges ? home_first + i : ordered[home_first + i]; };
   // Every part received holds at least its count (each rank sends every
   // other its part, empty or not): nothing arrived if every count is 0, and
   // nothing left if the home part is all of `mine`, in its order (the
@@ -170,7 +109,7 @@ RankParticles<Real> migrate_parts(RankParticles<Real>&& mine, std::vector<std::u
   }
   // The arrivals alone (usually few: they crossed a boundary), in rank
   // order: those of the ranks before this one first (home_at of them).
-  const RankParticles<Real> arrived_particles = read_parts<Real>(received, from, self, &mine, {});
+  const RankParticles<Real> arrived_particles = read_parts<Real>(received, from, self);
   const std::int64_t n = arrived_particles.size() + home_n;
   const auto is_home = [&](std::int64_t j) { return j >= home_at && j < home_at + home_n; };
   const auto arrival = [&](std::int64_t j) { return j < home_at ? j : j - home_n; };
@@ -181,7 +120,7 @@ RankParticles<Real> migrate_parts(RankParticles<Real>&& mine, std::vector<std::u
 #pragma omp parallel for schedule(static) if (n >= kParallelLoop)
   for (std::int64_t j = 0; j < n; ++j) {
     if (is_home(j)) {
-      const std::int64_t h = home_of(j - home_at);
+      const std::int64_t h = home_first + (j - home_at);
       k[j] = keys[h], tie[j] = mine.index[h];
     } else {
       const std::int64_t a = arrival(j);
@@ -200,7 +139,7 @@ RankParticles<Real> migrate_parts(RankParticles<Real>&& mine, std::vector<std::u
 #pragma omp parallel for schedule(static) if (n >= kParallelLoop)
         for (std::int64_t q = 0; q < n; ++q) {
           const std::int64_t j = by[q];
-          to[q] = is_home(j) ? stayed[home_of(j - home_at)] : came[arrival(j)];
+          to[q] = is_home(j) ? stayed[home_first + (j - home_at)] : came[arrival(j)];
         }
       },
       out, mine, arrived_particles);
@@ -208,38 +147,11 @@ RankParticles<Real> migrate_parts(RankParticles<Real>&& mine, std::vector<std::u
   return out;
 }
 
-}  // namespace
-
-template <class Real>
-RankParticles<Real> migrate(RankParticles<Real>&& mine, std::vector<std::uint64_t>& keys, std::span<const int> dest,
-                            const bh::Cube& cube, const Communicator& comm, ByteBuffer& received,
-                            const std::function<void(const char*)>& lap) {
-  std::vector<std::int64_t> at, order;
-  by_destination(dest, comm.size(), at, order);
-  return migrate_parts(std::move(mine), keys, at, order, cube, comm, received, lap);
-}
-
-template <class Real>
-RankParticles<Real> migrate_ranges(RankParticles<Real>&& mine, std::vector<std::uint64_t>& keys,
-                                   std::span<const std::int64_t> starts, const bh::Cube& cube,
-                                   const Communicator& comm, ByteBuffer& received,
-                                   const std::function<void(const char*)>& lap) {
-  const auto ranks = static_cast<std::size_t>(comm.size());
-  bool valid = starts.size() == ranks + 1 && starts.front() == 0 && starts.back() == mine.size();
-  for (std::size_t r = 0; valid && r < ranks; ++r) valid = starts[r] <= starts[r + 1];
-  if (!valid)
-    throw RuntimeFailure("migrate_ranges: " + std::to_string(starts.size()) + " domain starts for " +
-                         std::to_string(ranks) + " ranks and " + std::to_string(mine.size()) +
-                         " particles; accepted: K + 1 starts rising from 0 to the particle count");
-  return migrate_parts(std::move(mine), keys, std::vector<std::int64_t>(starts.begin(), starts.end()), {}, cube, comm,
-                       received, lap);
-}
-
 template <class Real>
 RankParticles<Real> gathered_in_index_order(const RankParticles<Real>& mine, const Communicator& comm) {
   std::vector<std::byte> bytes;
   ByteWriter w(bytes);
-  write_part(w, mine, nullptr, 0, static_cast<std::size_t>(mine.size()));
+  write_part(w, mine, 0, static_cast<std::size_t>(mine.size()));
   std::vector<std::int64_t> from;
   const std::vector<std::byte> all = comm.allgather(bytes, from);
   RankParticles<Real> out = read_parts<Real>(all, from);
@@ -278,16 +190,10 @@ void sort_by_key_in_place(RankParticles<Real>& particles, const bh::Cube& cube, 
   if (!key_order(particles, cube, keys, order)) permute_in_place(particles, order, scratch, spare);
 }
 
-template RankParticles<float> migrate(RankParticles<float>&&, std::vector<std::uint64_t>&, std::span<const int>,
-                                      const bh::Cube&, const Communicator&, ByteBuffer&,
-                                      const std::function<void(const char*)>&);
-template RankParticles<double> migrate(RankParticles<double>&&, std::vector<std::uint64_t>&, std::span<const int>,
-                                       const bh::Cube&, const Communicator&, ByteBuffer&,
-                                       const std::function<void(const char*)>&);
-template RankParticles<float> migrate_ranges(RankParticles<float>&&, std::vector<std::uint64_t>&,
+template RankParticles<float> migrate(RankParticles<float>&&, std::vector<std::uint64_t>&,
                                              std::span<const std::int64_t>, const bh::Cube&, const Communicator&,
                                              ByteBuffer&, const std::function<void(const char*)>&);
-template RankParticles<double> migrate_ranges(RankParticles<double>&&, std::vector<std::uint64_t>&,
+template RankParticles<double> migrate(RankParticles<double>&&, std::vector<std::uint64_t>&,
                                               std::span<const std::int64_t>, const bh::Cube&, const Communicator&,
                                               ByteBuffer&, const std::function<void(const char*)>&);
 template RankParticles<float> gathered_in_index_order(const RankParticles<float>&, const Communicator&);

@@ -15,7 +15,11 @@
 
 namespace orrery::mpi {
 
-/// Sends particle k to rank dest[k] (one MPI_Alltoallv of bytes); returns
+/// Sends particles starts[r] .. starts[r + 1] to rank r (one MPI_Alltoallv
+/// of bytes; K + 1 starts rising from 0 to mine.size(), anything else a
+/// RuntimeFailure): the decomposition's parts, whose destinations rise along
+/// the particles sorted by key (global_tree.hpp's domain_starts), each sent
+/// as it lies. Returns
 /// what this rank holds afterwards sorted by (key, index), one process's
 /// order, with their keys in `keys`. On entry `mine` is in that order and
 /// `keys` holds its keys in `cube` (sorted_by_key's): the keys of the
@@ -39,20 +43,9 @@ namespace orrery::mpi {
 /// gathered once into the result from `mine` and the arrivals (no interim
 /// copy of all particles: the peak is `mine`, the result and the arrivals).
 template <class Real>
-RankParticles<Real> migrate(RankParticles<Real>&& mine, std::vector<std::uint64_t>& keys, std::span<const int> dest,
-                            const bh::Cube& cube, const Communicator& comm, ByteBuffer& received,
-                            const std::function<void(const char*)>& lap = {});
-
-/// migrate with particles starts[r] .. starts[r + 1] sent to rank r (K + 1
-/// starts rising from 0 to mine.size(); anything else is a RuntimeFailure):
-/// the decomposition's case, whose destinations rise along the particles
-/// sorted by key, each part sent as it lies, with no per-particle
-/// destination or order (global_tree.hpp's domain_starts gives them).
-template <class Real>
-RankParticles<Real> migrate_ranges(RankParticles<Real>&& mine, std::vector<std::uint64_t>& keys,
-                                   std::span<const std::int64_t> starts, const bh::Cube& cube,
-                                   const Communicator& comm, ByteBuffer& received,
-                                   const std::function<void(const char*)>& lap = {});
+RankParticles<Real> migrate(RankParticles<Real>&& mine, std::vector<std::uint64_t>& keys,
+                            std::span<const std::int64_t> starts, const bh::Cube& cube, const Communicator& comm,
+                            ByteBuffer& received, const std::function<void(const char*)>& lap = {});
 
 /// Every rank's particles on every rank, in index order (one process's
 /// arrays, whatever K): what a snapshot or a checkpoint writes. O(N) on
