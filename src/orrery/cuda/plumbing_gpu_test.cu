@@ -219,8 +219,10 @@ TEST(StagedDownloadTest, CopiesEveryQueuedArrayIntoItsHostArrayOrKeepsIt) {
   // Sizes off any alignment, one larger than a copy piece (1 MiB), one empty.
   const int sizes[4] = {1000, 3, (1 << 18) + 5, 0};
   Stream stream;
-  StagedDownload staged;
-  for (int round = 0; round < 2; ++round) {  // the second reuses the staging
+  StagedDownload staging;
+  StagedDownload pageable(std::size_t(1) << 20);  // the queue is past its limit: only the kept copy staged
+  for (int round = 0; round < 4; ++round) {  // the second and the fourth reuse their staging
+    StagedDownload& staged = round < 2 ? staging : pageable;
     std::vector<DeviceBuffer<int>> device;
     std::vector<std::vector<int>> host;
     for (int a = 0; a < 4; ++a) {

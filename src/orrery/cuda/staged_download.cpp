@@ -16,6 +16,20 @@ std::size_t StagedDownload::add(void* to, const void* from, std::size_t bytes) {
 }
 
 void StagedDownload::run(StreamHandle stream) {
+  if (queue_.total > max_staged_) {
+    // As StagedUpload: a huge queue keeps no more page-locked memory than
+    // that. The kept copies (read from the buffer by staged()) are placed
+    // one after another; the others go straight into their host arrays.
+    StagingQueue kept;
+    for (auto& c : queue_.copies)
+      if (c.to == nullptr) c.at = kept.copies[kept.add(nullptr, c.from, c.bytes)].at;
+    const std::span<std::byte> staged = staging_.first(kept.total);
+    for (const auto& c : queue_.copies)
+      copy_device_to_host_async(c.to == nullptr ? staged.data() + c.at : c.to, c.from, c.bytes, stream);
+    synchronize(stream);
+    ran_ = true;
+    return;
+  }
   const std::span<std::byte> staged = staging_.first(queue_.total);
   for (const auto& c : queue_.copies) copy_device_to_host_async(staged.data() + c.at, c.from, c.bytes, stream);
   synchronize(stream);

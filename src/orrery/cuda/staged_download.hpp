@@ -17,6 +17,8 @@ namespace orrery::cuda {
 
 class StagedDownload {
  public:
+  /// max_staged: the most page-locked bytes a run may use (tests lower it).
+  explicit StagedDownload(std::size_t max_staged = kMaxStagedBytes) : max_staged_(max_staged) {}
   /// Queues a copy of `bytes` from device address `from` to host address
   /// `to` and returns its number in the queue. With `to` null the bytes stay
   /// in the page-locked buffer, for a caller that reads them once in
@@ -25,6 +27,9 @@ class StagedDownload {
   /// Runs the queued copies on `stream` (one wait for all of them) and
   /// returns when every host array holds its bytes. The page-locked buffer
   /// is kept (PinnedBuffer: grown with room to spare) for the next run.
+  /// A queue of more than max_staged bytes copies into its host arrays the
+  /// pageable way and stages only the copies it keeps (packed; those are
+  /// staged whatever their size, since staged() reads them there).
   void run(StreamHandle stream);
   /// The bytes of copy `k` of the last run, as elements of T, in the
   /// page-locked buffer: valid until the next add().
@@ -35,6 +40,7 @@ class StagedDownload {
   }
 
  private:
+  std::size_t max_staged_;
   StagingQueue queue_;
   bool ran_ = false;
   PinnedBuffer<std::byte> staging_;

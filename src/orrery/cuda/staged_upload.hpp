@@ -14,12 +14,6 @@
 
 namespace orrery::cuda {
 
-/// The most page-locked bytes a staging queue holds by default: above it a
-/// run's copies go the pageable way instead (a billion particles' sources
-/// are 16 GB, which page-locked would take from the host for the process's
-/// life). A GPU rank of 16M particles stages about 0.45 GB.
-inline constexpr std::size_t kMaxStagedBytes = std::size_t(1) << 30;
-
 class StagedUpload {
  public:
   /// max_staged: the most page-locked bytes a run may use (tests lower it).

@@ -369,13 +369,8 @@ void GpuTreeSolver<Real>::download_results(const AccelerationsView<Real>& out, c
   Real* host[4] = {out.ax, out.ay, out.az, out.potential};
   st.t_download.start(stream);
   const auto bytes = static_cast<std::size_t>(out.count) * sizeof(Real);
-  if ((3 + pot) * bytes <= cuda::kMaxStagedBytes) {
-    for (int c = 0; c < 3 + pot; ++c) st.down.add(host[c], st.result[c].data(), bytes);
-    st.down.run(stream);
-  } else {  // as StagedUpload: no more page-locked memory than that for a huge N
-    for (int c = 0; c < 3 + pot; ++c)
-      st.result[c].download(std::span<Real>(host[c], static_cast<std::size_t>(out.count)), stream);
-  }
+  for (int c = 0; c < 3 + pot; ++c) st.down.add(host[c], st.result[c].data(), bytes);
+  st.down.run(stream);
   st.t_download.stop(stream);
   report.add_phase("download", st.t_download.seconds());
 }

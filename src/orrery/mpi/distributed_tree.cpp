@@ -17,6 +17,7 @@
 #include "orrery/bh/opening_relative.hpp"
 #include "orrery/core/error.hpp"
 #include "orrery/mpi/global_tree.hpp"
+#include "orrery/mpi/kept_vector.hpp"
 #include "orrery/mpi/migrate.hpp"
 #include "orrery/mpi/parallel_copy.hpp"
 #include "orrery/mpi/top_moments.hpp"
@@ -190,9 +191,9 @@ SolverReport DistributedTree<Real>::solve(RankParticles<Real>& particles, const 
   // Every element is written by the walk (or, with no targets, there is none).
   std::vector<Real> &ax = results_.ax, &ay = results_.ay, &az = results_.az, &pot = results_.pot;
   std::vector<InteractionCounts>& counts = results_.counts;
-  for (auto* v : {&ax, &ay, &az}) v->resize(m);
-  pot.resize(options.potential ? m : 0);
-  counts.resize(m);
+  for (auto* v : {&ax, &ay, &az}) resize_for_overwrite(*v, m);
+  resize_for_overwrite(pot, options.potential ? m : 0);
+  resize_for_overwrite(counts, m);
   std::vector<std::int32_t> targets(active_only ? m : 0);  // their indices in the assembled tree (active_only)
   std::vector<Real> target_scale;
   // One evaluation: the local essential trees for these scales, then the walk.
@@ -217,7 +218,7 @@ SolverReport DistributedTree<Real>::solve(RankParticles<Real>& particles, const 
     count_traffic("let");
     piece("alltoall");
     // A rank without targets (a subset solve) was sent nothing and walks nothing.
-    if (m > 0 || !active_only) tree_ = assemble_tree(top_nodes, own, s, keys, received_, from, cube, params, rank);
+    if (m > 0 || !active_only) assemble_tree(tree_, top_nodes, own, s, keys, received_, from, cube, params, rank);
     check_budget(m > 0 || !active_only ? static_cast<std::int64_t>(tree_.tree.x.size()) - 1 : static_cast<std::int64_t>(n),
                  static_cast<std::int64_t>(n));
     piece("assembly");  // with the budget's check (one all-reduce where a budget is set)

@@ -14,6 +14,7 @@
 #include "orrery/core/softening.hpp"
 #include "orrery/mpi/byte_stream.hpp"
 #include "orrery/mpi/key_order.hpp"
+#include "orrery/mpi/kept_vector.hpp"
 #include "orrery/mpi/parallel_copy.hpp"
 #include "orrery/mpi/preorder_merge.hpp"
 
@@ -270,11 +271,10 @@ void write_let(ByteWriter &w, const LocalTree<Real> &own,
 }
 
 template <class Real>
-AssembledTree<Real> assemble_tree(
-    const NodeRecords<Real> &top, const LocalTree<Real> &own,
-    const RankParticles<Real> &sorted, std::span<const std::uint64_t> keys,
-    std::span<const std::byte> received, std::span<const std::int64_t> from,
-    const bh::Cube &cube, const bh::TreeParams &params, int rank) {
+void assemble_tree(AssembledTree<Real> &out, const NodeRecords<Real> &top, const LocalTree<Real> &own,
+                   const RankParticles<Real> &sorted, std::span<const std::uint64_t> keys,
+                   std::span<const std::byte> received, std::span<const std::int64_t> from, const bh::Cube &cube,
+                   const bh::TreeParams &params, int rank) {
   const int ranks = static_cast<int>(from.size()) - 1;
   // The node records each rank sent, and where each rank's particles go in
   // the held arrays: in rank order, this rank's own in its place. The ranks'
@@ -304,23 +304,31 @@ AssembledTree<Real> assemble_tree(
     pieces.push_back({in, held, n});
     held += n;
   }
-  // Every field of the held particles; one more slot for the sentinel.
-  std::vector<std::uint64_t> key(held), index(held);
-  std::vector<Real> x(held + 1), y(held + 1), z(held + 1), m(held + 1);
-  const auto fields = [&](auto &&f) { f(key), f(index), f(x), f(y), f(z), f(m); };
-  copy_bytes(key.data() + own_at, keys.data(), own_n * sizeof(std::uint64_t));
-  copy_bytes(index.data() + own_at, sorted.index.data(), own_n * sizeof(std::uint64_t));
-  copy_bytes(x.data() + own_at, sorted.p.x.data(), own_n * sizeof(Real));
-  copy_bytes(y.data() + own_at, sorted.p.y.data(), own_n * sizeof(Real));
-  copy_bytes(z.data() + own_at, sorted.p.z.data(), own_n * sizeof(Real));
-  copy_bytes(m.data() + own_at, sorted.p.mass.data(), own_n * sizeof(Real));
+  // Every field of the held particles, written into the last tree's
+  // storage (every element is overwritten: no zero fill, no fresh pages,
+  // and never two trees held at once); one more slot for the sentinel.
+  bh::Octree<Real> &t = out.tree;
+  AssemblyScratch &a = out.scratch;
+  resize_for_overwrite(a.key, held);
+  resize_for_overwrite(a.index, held);
+  for (auto *v : {&t.x, &t.y, &t.z, &t.m})
+    resize_for_overwrite(*v, held + 1);
+  const auto fields = [&](auto &&f) { f(a.key), f(a.index), f(t.x), f(t.y), f(t.z), f(t.m); };
+  copy_bytes(a.key.data() + own_at, keys.data(), own_n * sizeof(std::uint64_t));
+  copy_bytes(a.index.data() + own_at, sorted.index.data(), own_n * sizeof(std::uint64_t));
+  copy_bytes(t.x.data() + own_at, sorted.p.x.data(), own_n * sizeof(Real));
+  copy_bytes(t.y.data() + own_at, sorted.p.y.data(), own_n * sizeof(Real));
+  copy_bytes(t.z.data() + own_at, sorted.p.z.data(), own_n * sizeof(Real));
+  copy_bytes(t.m.data() + own_at, sorted.p.mass.data(), own_n * sizeof(Real));
   for (Piece &p : pieces)
     fields([&](auto &v) { p.in.get(std::span(v.data() + p.at, p.n)); });
   // One process's order, (key, index): checked, then (the particles being in
   // order) kept without a sort; any other input is sorted, to the same order.
-  std::vector<std::uint64_t> held_keys;
-  std::vector<std::int32_t> by;
-  const bool in_order = sort_by_key_and_tie(std::move(key), std::span<const std::uint64_t>(index), held_keys, by);
+  // The keys move into held_keys (in order) and come back below.
+  std::vector<std::uint64_t> &held_keys = a.held_keys;
+  std::vector<std::int32_t> &by = a.by;
+  const bool in_order =
+      sort_by_key_and_tie(std::move(a.key), std::span<const std::uint64_t>(a.index), held_keys, by);
 
   // The nodes in global pre-order: every rank's list in rank order (this
   // rank's own subtrees in its place), the top tree's internal nodes merged in.
@@ -328,27 +336,23 @@ AssembledTree<Real> assemble_tree(
   for (int r = 0; r < ranks; ++r)
     lists[r] = r == rank ? &own.nodes : &got[r];
   NodeRecords<Real> all;
-  AssembledTree<Real> out;
   copy_runs(std::span<const NodeRun<Real>>(preorder_runs(top, std::span<const NodeRecords<Real> *const>(lists), rank)),
             all, out.origin, params.opening == bh::Opening::relative,
             params.multipole == bh::Multipole::quadrupole);
   const std::int64_t nn = all.size();
 
-  bh::Octree<Real> &t = out.tree;
   t.cube = cube;
   t.params = params;
   const auto np = static_cast<std::int32_t>(held);
   out.poison = np;
-  out.own.resize(static_cast<std::size_t>(sorted.size()));
-  if (in_order) {
-    t.x = std::move(x), t.y = std::move(y), t.z = std::move(z), t.m = std::move(m);
-  } else {
-    for (auto *v : {&t.x, &t.y, &t.z, &t.m})
-      v->resize(held + 1);
-    gather(t.x.data(), x.data(), by.data(), np);
-    gather(t.y.data(), y.data(), by.data(), np);
-    gather(t.z.data(), z.data(), by.data(), np);
-    gather(t.m.data(), m.data(), by.data(), np);
+  resize_for_overwrite(out.own, static_cast<std::size_t>(sorted.size()));
+  if (!in_order) {
+    // Held out of order (no input the solver makes): gathered into place.
+    std::vector<Real> was;
+    for (auto *v : {&t.x, &t.y, &t.z, &t.m}) {
+      was = *v;
+      gather(v->data(), was.data(), by.data(), np);
+    }
   }
   const auto own_from = static_cast<std::int32_t>(own_at), own_to = static_cast<std::int32_t>(own_at + own_n);
   if (in_order) {
@@ -365,7 +369,7 @@ AssembledTree<Real> assemble_tree(
   t.x[np] = static_cast<Real>(cube.x0), t.y[np] = static_cast<Real>(cube.y0),
   t.z[np] = static_cast<Real>(cube.z0);
   t.m[np] = std::numeric_limits<Real>::quiet_NaN();
-  t.order.resize(static_cast<std::size_t>(np) + 1);
+  resize_for_overwrite(t.order, static_cast<std::size_t>(np) + 1);
 #pragma omp parallel for schedule(static) if (np >= kParallelLoop)
   for (std::int32_t j = 0; j <= np; ++j) t.order[static_cast<std::size_t>(j)] = j;
 
@@ -374,14 +378,15 @@ AssembledTree<Real> assemble_tree(
   t.next = escape_indices(all.key, all.level);
   t.key = std::move(all.key);
   t.level = std::move(all.level);
-  t.first.resize(static_cast<std::size_t>(nn));
-  t.count.resize(static_cast<std::size_t>(nn));
+  resize_for_overwrite(t.first, static_cast<std::size_t>(nn));
+  resize_for_overwrite(t.count, static_cast<std::size_t>(nn));
   // at[n]: the first held particle whose key is not below node n's cell.
   // The nodes' keys do not decrease (pre-order), so neither does at: each
   // thread searches its chunk's first node over every held key, then each
   // next one from the answer before (a galloping search: the same answer as
   // a binary search over them all). at[nn] = every held particle.
-  std::vector<std::int32_t> at(static_cast<std::size_t>(nn) + 1);
+  std::vector<std::int32_t> &at = a.at;
+  resize_for_overwrite(at, static_cast<std::size_t>(nn) + 1);
   at[static_cast<std::size_t>(nn)] = np;
   std::int32_t depth = 0;
   const int threads = nn >= kParallelLoop ? std::max(1, omp_get_max_threads()) : 1;
@@ -408,7 +413,7 @@ AssembledTree<Real> assemble_tree(
     t.first[n] = complete ? at[n] : np;
     t.count[n] = complete ? at[t.next[n]] - at[n] : 1;
   }
-  t.depth = std::max(t.depth, depth);
+  t.depth = depth;
   t.mass = std::move(all.mass);
   t.com_x = std::move(all.com_x);
   t.com_y = std::move(all.com_y);
@@ -417,7 +422,8 @@ AssembledTree<Real> assemble_tree(
   t.crit_rel = std::move(all.crit_rel);
   t.quad = std::move(all.quad);
   out.complete = std::move(all.complete);
-  return out;
+  a.key.swap(held_keys);  // the keys' storage, for the next assembly
+  held_keys.clear();
 }
 
 template <class Real>
@@ -481,13 +487,13 @@ template void write_let(ByteWriter &, const LocalTree<double> &,
                         std::span<const std::uint64_t>,
                         std::span<const TargetDomain<double>>, const bh::Cube &,
                         double);
-template AssembledTree<float>
-assemble_tree(const NodeRecords<float> &, const LocalTree<float> &,
+template void
+assemble_tree(AssembledTree<float> &, const NodeRecords<float> &, const LocalTree<float> &,
               const RankParticles<float> &, std::span<const std::uint64_t>,
               std::span<const std::byte>, std::span<const std::int64_t>,
               const bh::Cube &, const bh::TreeParams &, int);
-template AssembledTree<double>
-assemble_tree(const NodeRecords<double> &, const LocalTree<double> &,
+template void
+assemble_tree(AssembledTree<double> &, const NodeRecords<double> &, const LocalTree<double> &,
               const RankParticles<double> &, std::span<const std::uint64_t>,
               std::span<const std::byte>, std::span<const std::int64_t>,
               const bh::Cube &, const bh::TreeParams &, int);

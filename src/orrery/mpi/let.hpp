@@ -70,6 +70,14 @@ void write_let(ByteWriter &w, const LocalTree<Real> &own,
                std::span<const TargetDomain<Real>> peer, const bh::Cube &cube,
                double shrink = 1.0);
 
+/// The assembly's own arrays, kept with its tree for the next assembly to
+/// overwrite (their contents are of no use after it returns).
+struct AssemblyScratch {
+  std::vector<std::uint64_t> key, index, held_keys; // the held particles'
+  std::vector<std::int32_t> by; // their order by (key, index)
+  std::vector<std::int32_t> at; // per node: its first held particle
+};
+
 /// The walk's tree on one rank.
 template <class Real> struct AssembledTree {
   bh::Octree<Real> tree; // every node held, in global pre-order; own and
@@ -81,13 +89,17 @@ template <class Real> struct AssembledTree {
       complete; // per node: its children or particles are here
   std::int32_t poison =
       0; // the sentinel particle of the nodes that are not complete
+  AssemblyScratch scratch;
 };
 
 /// Assembles the top tree's internal nodes, this rank's subtrees and the
-/// bytes received (from[r] .. from[r + 1] from rank r, written by write_let).
+/// bytes received (from[r] .. from[r + 1] from rank r, written by write_let)
+/// into `out`, whatever it held: its storage is reused (a rank assembles a
+/// tree of nearly the same size every evaluation, and the arrays a fresh one
+/// would zero-fill on one thread are most of the assembly's time).
 template <class Real>
-AssembledTree<Real> assemble_tree(
-    const NodeRecords<Real> &top, const LocalTree<Real> &own,
+void assemble_tree(
+    AssembledTree<Real> &out, const NodeRecords<Real> &top, const LocalTree<Real> &own,
     const RankParticles<Real> &sorted, std::span<const std::uint64_t> keys,
     std::span<const std::byte> received, std::span<const std::int64_t> from,
     const bh::Cube &cube, const bh::TreeParams &params, int rank);

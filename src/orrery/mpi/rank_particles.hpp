@@ -13,6 +13,7 @@
 #include "orrery/core/error.hpp"
 #include "orrery/core/particles.hpp"
 #include "orrery/mpi/byte_buffer.hpp"
+#include "orrery/mpi/kept_vector.hpp"
 #include "orrery/mpi/parallel_copy.hpp"
 
 namespace orrery::mpi {
@@ -114,10 +115,7 @@ void permute_in_place(RankParticles<Real>& p, const std::vector<Index>& order, B
           throw RuntimeFailure("permute_in_place: a field of " + std::to_string(field.size()) + " particles and an order of " +
                                std::to_string(order.size()) + "; accepted: every field the order's size (RankParticles::resize)");
         if constexpr (std::is_same_v<T, Real>) {
-          if (spare.size() != order.size()) {
-            if (spare.capacity() < order.size()) spare = std::vector<Real>();  // no copy of the old contents
-            spare.resize(order.size());
-          }
+          resize_for_overwrite(spare, order.size());
           gather(spare.data(), field.data(), order.data(), n);
           field.swap(spare);
         } else {
