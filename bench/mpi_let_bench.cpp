@@ -16,7 +16,9 @@
 // (SolverReport::piece_seconds): the exchange's (the target boxes, the LET's
 // selection, its all-to-all and its assembly, which sum to the exchange),
 // the decomposition's (the key cube, the sort, the top tree and cuts, the
-// owners) and the migration's (the pack, the all-to-all, the rebuild).
+// owners), the migration's (the pack, the all-to-all, the rebuild) and the
+// tree's (the backend's builds of the runs, their records, the leaves' plan,
+// the top tree).
 //
 // --freed-memory keep|release: the process's allocator keeps freed memory
 // for its next allocations (as `orrery run` does, the default) or follows
@@ -232,7 +234,8 @@ void run(const Args& a, int rank, int size) {
   const std::vector<std::string> pieces = {"exchange/domains",     "exchange/selection", "exchange/alltoall",
                                            "exchange/assembly",    "decomposition/cube", "decomposition/sort",
                                            "decomposition/top",    "decomposition/owners", "migration/pack",
-                                           "migration/alltoall",   "migration/rebuild"};
+                                           "migration/alltoall",   "migration/rebuild",    "tree/build",
+                                           "tree/records",         "tree/plan",            "tree/top"};
   std::vector<std::vector<double>> time_max, time_mean, bytes_max, bytes_mean, split_max, split_mean, piece_max,
       piece_mean, kernel_max, kernel_mean, untimed_max, untimed_mean;
   std::vector<double> step_max;
@@ -340,7 +343,9 @@ int main(int argc, char** argv) {
       "exchange_assembly_mean_s,decomposition_cube_max_s,decomposition_cube_mean_s,decomposition_sort_max_s,"
       "decomposition_sort_mean_s,decomposition_top_max_s,decomposition_top_mean_s,decomposition_owners_max_s,"
       "decomposition_owners_mean_s,migration_pack_max_s,migration_pack_mean_s,migration_alltoall_max_s,"
-      "migration_alltoall_mean_s,migration_rebuild_max_s,migration_rebuild_mean_s,freed_memory,"
+      "migration_alltoall_mean_s,migration_rebuild_max_s,migration_rebuild_mean_s,tree_build_max_s,"
+      "tree_build_mean_s,tree_records_max_s,tree_records_mean_s,tree_plan_max_s,tree_plan_mean_s,tree_top_max_s,"
+      "tree_top_mean_s,freed_memory,"
       "minor_faults_max,minor_faults_mean,involuntary_switches_max,involuntary_switches_mean,"
       "voluntary_switches_max,voluntary_switches_mean,untimed_max_s,untimed_mean_s",
       parse, run);

@@ -77,7 +77,12 @@ class DistributedTree {
   /// them), "decomposition/top" (the top tree and the domains' cuts) and
   /// "decomposition/owners" (where each domain starts among the sorted
   /// particles, a binary search a rank); "migration" into "migration/pack",
-  /// "migration/alltoall" and "migration/rebuild" (migrate's); and each
+  /// "migration/alltoall" and "migration/rebuild" (migrate's); "tree" into
+  /// "tree/build" (the backend's builds of the runs, a GPU rank's copies
+  /// to and from its device in them), "tree/records" (the subtrees' records
+  /// from them), "tree/plan" (each top leaf's particles found and checked)
+  /// and "tree/top"
+  /// (the top leaves' moments gathered, the top tree's records); and each
   /// "exchange" into "exchange/domains" (the target boxes and their
   /// allgather), "exchange/selection" (write_let for every other rank),
   /// "exchange/alltoall" and "exchange/assembly" (with the budget's check).

@@ -1,6 +1,7 @@
 #include "orrery/mpi/local_tree.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <string>
 
 #include "orrery/bh/build_topology.hpp"
@@ -48,7 +49,8 @@ struct LeafPlan {
 /// once from the same source, the serial order's bits (parallel_copy.hpp's rule).
 template <class Real>
 void add_run(LocalTree<Real>& out, const RankParticles<Real>& s, std::vector<LeafPlan>& plan, std::size_t j0,
-             std::size_t j1, const bh::Cube& cube, const bh::TreeParams& params, const RunBuild<Real>& build) {
+             std::size_t j1, const bh::Cube& cube, const bh::TreeParams& params, const RunBuild<Real>& build,
+             const std::function<void(const char*)>& lap) {
   const bool quad = params.multipole == bh::Multipole::quadrupole;
   const std::int32_t pb = plan[j0].b, pe = plan[j1 - 1].e;
   const SourcesView<Real> run{pe - pb, s.p.x.data() + pb, s.p.y.data() + pb, s.p.z.data() + pb,
@@ -58,6 +60,7 @@ void add_run(LocalTree<Real>& out, const RankParticles<Real>& s, std::vector<Lea
   // but it is then every leaf's own bounding cube, which the build takes.
   const bh::Cube* in = cube.side > 0 ? &cube : nullptr;
   const bh::Octree<Real> t = build(run, params, in, mo);
+  if (lap) lap("build");
   // The rank's particles are sorted by (key, index), so the build's stable
   // sort by key keeps them in place, and a node's first + pb is an index into s.
   std::int64_t moved = -1;
@@ -112,6 +115,7 @@ void add_run(LocalTree<Real>& out, const RankParticles<Real>& s, std::vector<Lea
     }
     out.root_moments[static_cast<std::size_t>(j)] = mo[static_cast<std::size_t>(p.f)];
   }
+  if (lap) lap("records");
 }
 
 }  // namespace
@@ -120,7 +124,7 @@ template <class Real>
 LocalTree<Real> build_local_tree(const RankParticles<Real>& s, std::span<const std::uint64_t> keys, const TopTree& top,
                                  std::int64_t leaf_begin, std::int64_t leaf_end, const bh::Cube& cube,
                                  const bh::TreeParams& params, std::int32_t run_particles,
-                                 const RunBuild<Real>& build) {
+                                 const RunBuild<Real>& build, const std::function<void(const char*)>& lap) {
   LocalTree<Real> out;
   out.cap2 = bh::relative_cap_factor<Real>(params.relative_cap);
   if (leaf_begin == leaf_end) return out;
@@ -145,6 +149,7 @@ LocalTree<Real> build_local_tree(const RankParticles<Real>& s, std::span<const s
   }
   out.roots.resize(plan.size());
   out.root_moments.resize(plan.size());
+  if (lap) lap("plan");
   // Builds over runs of consecutive top leaves of about run_particles
   // particles, in the global cube. The split rule decides a cell from the
   // particles inside it, and a top leaf's particles are all in its run, so
@@ -159,7 +164,7 @@ LocalTree<Real> build_local_tree(const RankParticles<Real>& s, std::span<const s
   for (std::size_t j0 = 0; j0 < plan.size();) {
     std::size_t j1 = j0 + 1;
     while (j1 < plan.size() && plan[j1].e - plan[j0].b <= run_particles) ++j1;
-    add_run(out, s, plan, j0, j1, cube, params, build);
+    add_run(out, s, plan, j0, j1, cube, params, build, lap);
     j0 = j1;
   }
   return out;
@@ -167,9 +172,11 @@ LocalTree<Real> build_local_tree(const RankParticles<Real>& s, std::span<const s
 
 template LocalTree<float> build_local_tree(const RankParticles<float>&, std::span<const std::uint64_t>, const TopTree&,
                                            std::int64_t, std::int64_t, const bh::Cube&, const bh::TreeParams&,
-                                           std::int32_t, const RunBuild<float>&);
+                                           std::int32_t, const RunBuild<float>&,
+                                           const std::function<void(const char*)>&);
 template LocalTree<double> build_local_tree(const RankParticles<double>&, std::span<const std::uint64_t>,
                                             const TopTree&, std::int64_t, std::int64_t, const bh::Cube&,
-                                            const bh::TreeParams&, std::int32_t, const RunBuild<double>&);
+                                            const bh::TreeParams&, std::int32_t, const RunBuild<double>&,
+                                            const std::function<void(const char*)>&);
 
 }  // namespace orrery::mpi

@@ -48,11 +48,14 @@ using RunBuild = std::function<bh::Octree<Real>(const SourcesView<Real>& run, co
 /// the top tree's is a RuntimeFailure naming the leaf. The leaves are built
 /// in runs of consecutive leaves of at most run_particles particles (a
 /// leaf larger than that is a run of its own); the records do not depend on
-/// the runs, nor on where `build` builds them.
+/// the runs, nor on where `build` builds them. lap, if set, is called with
+/// "plan" once the leaves' particles are found, then "build" after each
+/// run's build and "records" after its records are filled (a caller's timer).
 template <class Real>
 LocalTree<Real> build_local_tree(const RankParticles<Real>& sorted, std::span<const std::uint64_t> keys,
                                  const TopTree& top, std::int64_t leaf_begin, std::int64_t leaf_end,
                                  const bh::Cube& cube, const bh::TreeParams& params,
-                                 std::int32_t run_particles, const RunBuild<Real>& build);
+                                 std::int32_t run_particles, const RunBuild<Real>& build,
+                                 const std::function<void(const char*)>& lap = {});
 
 }  // namespace orrery::mpi
