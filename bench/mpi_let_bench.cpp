@@ -36,7 +36,10 @@
 // from the third on), so the timed steps follow at least two warm-up steps.
 //
 //   mpi_let_bench --n N [--model plummer|hernquist] [--steps S] [--warmup W]
-//                 [--theta T] [--backend cpu|cuda] [--freed-memory keep|release] [--header]
+//                 [--theta T] [--backend cpu|cuda] [--freed-memory keep|release]
+//                 [--build-run P] [--header]
+// --build-run P: the most particles of one build of a rank's subtrees
+// (mpi::DistributedOptions::build_run_particles; default 2^21).
 #include <mpi.h>
 #include <omp.h>
 #include <sys/resource.h>
@@ -83,6 +86,7 @@ struct Args {
   std::string backend = "cpu";
   FreedMemory freed_memory = FreedMemory::keep;
   bool header = false;
+  std::int64_t build_run = 0;  // mpi::DistributedOptions::build_run_particles; 0: its default
 };
 
 Args parse(int argc, char** argv) {
@@ -102,6 +106,7 @@ Args parse(int argc, char** argv) {
     else if (k == "--warmup") a.warmup = std::stoi(value());
     else if (k == "--theta") a.theta = std::stod(value());
     else if (k == "--backend") a.backend = value();
+    else if (k == "--build-run") a.build_run = std::stoll(value());
     else if (k == "--freed-memory") {
       try {
         a.freed_memory = parse_freed_memory(value(), "--freed-memory");
@@ -112,7 +117,7 @@ Args parse(int argc, char** argv) {
     } else if (k == "--header") a.header = true;
     else {
       std::fprintf(stderr,
-                   "mpi_let_bench: unknown option %s; accepted: --n --model --steps --warmup --theta --backend --freed-memory --header\n",
+                   "mpi_let_bench: unknown option %s; accepted: --n --model --steps --warmup --theta --backend --freed-memory --build-run --header\n",
                    k.c_str());
       std::exit(2);
     }
@@ -216,7 +221,9 @@ void run(const Args& a, int rank, int size) {
   const auto config = gravity::tree_solver_config(g);
   auto comm = mpi::Communicator::world();
   const std::shared_ptr<mpi::LetWalk<Real>> walk = walk_of<Real>(g, rank);
-  mpi::DistributedTree<Real> tree(config, comm, {}, walk);
+  mpi::DistributedOptions distributed;
+  if (a.build_run > 0) distributed.build_run_particles = static_cast<std::int32_t>(a.build_run);
+  mpi::DistributedTree<Real> tree(config, comm, distributed, walk);
   mpi::RankParticles<Real> s;
   {
     const Particles<Real> all = ic::to_precision<Real>(a.model == "plummer" ? ic::plummer_sphere(a.n, 42)
