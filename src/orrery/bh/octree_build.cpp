@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -63,7 +64,7 @@ Cube bounding_cube(const SourcesView<Real>& s) {
 /// 0010): the steps and the order of the GPU build. Each loop writes disjoint
 /// elements, so the result does not depend on the thread count. Returns the
 /// depth.
-int build_topology(const std::vector<std::uint64_t>& keys, std::int32_t cap, std::vector<std::uint64_t>& key,
+int build_topology(std::span<const std::uint64_t> keys, std::int32_t cap, std::vector<std::uint64_t>& key,
                    std::vector<std::int32_t>& level, std::vector<std::int32_t>& first,
                    std::vector<std::int32_t>& count, std::vector<std::int32_t>& next) {
   const auto n = static_cast<std::int32_t>(keys.size());
@@ -225,6 +226,34 @@ void validate_tree_input(const SourcesView<Real>& s, const TreeParams& p) {
                      " is invalid; accepted: a finite number >= 0");
 }
 
+/// The topology from the sorted keys and the moments bottom-up: the steps
+/// every host build ends with, once the tree holds its sorted sources.
+template <class Real>
+void finish_tree(Octree<Real>& tree, std::span<const std::uint64_t> sorted_keys, const TreeParams& params,
+                 PhaseClock& clock, std::vector<NodeMoments>* moments) {
+  tree.depth = build_topology(sorted_keys, params.leaf_capacity, tree.key, tree.level, tree.first, tree.count,
+                              tree.next);
+  clock.lap("build");
+
+  const std::size_t num_nodes = tree.key.size();
+  for (auto* v : {&tree.mass, &tree.com_x, &tree.com_y, &tree.com_z, &tree.crit2}) v->resize(num_nodes);
+  if (params.opening == Opening::relative) tree.crit_rel.resize(num_nodes);
+  tree.quad.resize(num_nodes * std::size_t(moment_components(params.multipole)));
+  with_multipole(params.multipole, [&](auto mp) {
+    constexpr Multipole M = decltype(mp)::value;
+    auto mo = build_moments<M>(tree);
+    // The double moments in the record the MPI ranks exchange (NodeMoments:
+    // up to the quadrupole, the orders the distributed tree accepts).
+    if constexpr (std::is_same_v<Moments<M>, NodeMoments>) {
+      if (moments != nullptr) *moments = std::move(mo);
+    } else if (moments != nullptr) {
+      throw InputError("build_octree: the double moments of a " + std::string(to_string(M)) +
+                       " tree were asked for; accepted: monopole or quadrupole trees");
+    }
+  });
+  clock.lap("moments");
+}
+
 template <class Real>
 Octree<Real> build_octree(const SourcesView<Real>& s, const TreeParams& params, SolverReport* report,
                           const Cube* cube, std::vector<NodeMoments>* moments) {
@@ -259,27 +288,43 @@ Octree<Real> build_octree(const SourcesView<Real>& s, const TreeParams& params, 
   }
   clock.lap("sort");
 
-  tree.depth = build_topology(sorted_keys, params.leaf_capacity, tree.key, tree.level, tree.first, tree.count,
-                              tree.next);
-  clock.lap("build");
+  finish_tree(tree, sorted_keys, params, clock, moments);
+  return tree;
+}
 
-  const std::size_t num_nodes = tree.key.size();
-  for (auto* v : {&tree.mass, &tree.com_x, &tree.com_y, &tree.com_z, &tree.crit2}) v->resize(num_nodes);
-  if (params.opening == Opening::relative) tree.crit_rel.resize(num_nodes);
-  tree.quad.resize(num_nodes * std::size_t(moment_components(params.multipole)));
-  with_multipole(params.multipole, [&](auto mp) {
-    constexpr Multipole M = decltype(mp)::value;
-    auto mo = build_moments<M>(tree);
-    // The double moments in the record the MPI ranks exchange (NodeMoments:
-    // up to the quadrupole, the orders the distributed tree accepts).
-    if constexpr (std::is_same_v<Moments<M>, NodeMoments>) {
-      if (moments != nullptr) *moments = std::move(mo);
-    } else if (moments != nullptr) {
-      throw InputError("build_octree: the double moments of a " + std::string(to_string(M)) +
-                       " tree were asked for; accepted: monopole or quadrupole trees");
-    }
-  });
-  clock.lap("moments");
+template <class Real>
+Octree<Real> build_octree_sorted(const SourcesView<Real>& s, std::span<const std::uint64_t> keys,
+                                 const TreeParams& params, const Cube& cube, std::vector<NodeMoments>* moments) {
+  validate_tree_input(s, params);
+  validate_cube(cube);
+  if (keys.size() != static_cast<std::size_t>(s.count))
+    throw InputError("build_octree_sorted: " + std::to_string(keys.size()) + " keys for " + std::to_string(s.count) +
+                     " sources; accepted: one key a source");
+  const std::int32_t n = static_cast<std::int32_t>(s.count);
+  // The order build_octree's sort by (key, index) would give is the
+  // identity exactly where the keys do not decrease.
+  std::int64_t descent = n;
+#pragma omp parallel for schedule(static) reduction(min : descent) if (n >= kParallelParticles)
+  for (std::int32_t i = 1; i < n; ++i)
+    if (keys[i] < keys[i - 1]) descent = std::min<std::int64_t>(descent, i);
+  if (descent < n)
+    throw InputError("build_octree_sorted: key " + std::to_string(descent) + " is below the one before it; accepted: "
+                     "sources sorted by their keys (build_octree sorts any other input)");
+  PhaseClock clock(nullptr);
+  Octree<Real> tree;
+  tree.params = params;
+  tree.cube = cube;
+  for (auto* v : {&tree.x, &tree.y, &tree.z, &tree.m}) v->resize(static_cast<std::size_t>(n));
+  tree.order.resize(static_cast<std::size_t>(n));
+#pragma omp parallel for schedule(static) if (n >= kParallelParticles)
+  for (std::int32_t i = 0; i < n; ++i) {
+    tree.x[i] = s.x[i];
+    tree.y[i] = s.y[i];
+    tree.z[i] = s.z[i];
+    tree.m[i] = s.mass[i];
+    tree.order[i] = i;
+  }
+  finish_tree(tree, keys, params, clock, moments);
   return tree;
 }
 
@@ -289,5 +334,9 @@ template Octree<float> build_octree(const SourcesView<float>&, const TreeParams&
                                     std::vector<NodeMoments>*);
 template Octree<double> build_octree(const SourcesView<double>&, const TreeParams&, SolverReport*, const Cube*,
                                      std::vector<NodeMoments>*);
+template Octree<float> build_octree_sorted(const SourcesView<float>&, std::span<const std::uint64_t>, const TreeParams&,
+                                           const Cube&, std::vector<NodeMoments>*);
+template Octree<double> build_octree_sorted(const SourcesView<double>&, std::span<const std::uint64_t>,
+                                            const TreeParams&, const Cube&, std::vector<NodeMoments>*);
 
 }  // namespace orrery::bh

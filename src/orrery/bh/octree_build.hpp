@@ -3,6 +3,7 @@
 // runs: the topology from the sorted keys (build_topology.hpp), the moments
 // bottom-up (build_steps.hpp); docs/adr/0010.
 #include <cstdint>
+#include <span>
 #include <string>
 
 #include "orrery/core/particles.hpp"
@@ -46,5 +47,18 @@ template <class Real>
 Octree<Real> build_octree(const SourcesView<Real>& sources, const TreeParams& params,
                           SolverReport* report = nullptr, const Cube* cube = nullptr,
                           std::vector<NodeMoments>* moments = nullptr);
+
+/// build_octree for sources already in key order: keys[i] is
+/// position_key(source i) in `cube` and the keys do not decrease (an MPI
+/// rank's particles after its decomposition's sort, which computed them).
+/// The same tree as build_octree(sources, params, nullptr, &cube, moments)
+/// bit for bit (whose sort by (key, index) is then the identity), without
+/// the keys, the sort and its gather; the sources are not checked against
+/// the cube (their keys were made in it). Keys that decrease, or not one a
+/// source, are an InputError.
+template <class Real>
+Octree<Real> build_octree_sorted(const SourcesView<Real>& sources, std::span<const std::uint64_t> keys,
+                                 const TreeParams& params, const Cube& cube,
+                                 std::vector<NodeMoments>* moments = nullptr);
 
 }  // namespace orrery::bh

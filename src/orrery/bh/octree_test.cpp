@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
+#include <span>
 #include <numeric>
 #include <tuple>
 
@@ -132,6 +134,54 @@ TEST(Octree, RejectsInvalidInputNamingTheField) {
   EXPECT_THROW(build_octree(q.sources(), TreeParams{}), InputError);
   EXPECT_THROW(build_octree(testing::uniform_cube(10, 1).sources(), TreeParams{-0.1, 8}), InputError);
   EXPECT_THROW(build_octree(testing::uniform_cube(10, 1).sources(), TreeParams{0.5, 0}), InputError);
+}
+
+TEST(Octree, BuildFromSortedKeysIsTheSortingBuildBitForBit) {
+  // Sources put in key order by a first build, four of them repeated (equal
+  // keys), in a cube larger than their box (an MPI rank's global cube).
+  auto p = testing::uniform_cube(30000, 7);
+  for (int k = 0; k < 4; ++k) {
+    p.x[100 + k] = p.x[99], p.y[100 + k] = p.y[99], p.z[100 + k] = p.z[99];
+  }
+  const Cube cube{-4.0, -4.5, -5.0, 10.0};
+  TreeParams params{0.5, 8, Multipole::quadrupole};
+  params.opening = Opening::relative;
+  const auto first = build_octree(p.sources(), params, nullptr, &cube);
+  const SourcesView<float> sorted{static_cast<std::int64_t>(first.x.size()), first.x.data(), first.y.data(),
+                                  first.z.data(), first.m.data()};
+  std::vector<std::uint64_t> keys(first.x.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) keys[i] = position_key(first.x[i], first.y[i], first.z[i], cube);
+  std::vector<NodeMoments> want_moments, got_moments;
+  const auto want = build_octree(sorted, params, nullptr, &cube, &want_moments);
+  const auto got = build_octree_sorted(sorted, std::span<const std::uint64_t>(keys), params, cube, &got_moments);
+  int arrays = 0;
+  for_each_array(
+      [&](TreeArray, const auto& w, const auto& g) {
+        ++arrays;
+        ASSERT_EQ(w.size(), g.size()) << "array " << arrays;
+        EXPECT_EQ(std::memcmp(w.data(), g.data(), w.size() * sizeof(w[0])), 0) << "array " << arrays;
+      },
+      want, got);
+  EXPECT_EQ(arrays, 17);
+  EXPECT_FALSE(got.crit_rel.empty());
+  EXPECT_EQ(got.depth, want.depth);
+  ASSERT_EQ(got_moments.size(), want_moments.size());
+  EXPECT_EQ(std::memcmp(got_moments.data(), want_moments.data(), got_moments.size() * sizeof(NodeMoments)), 0);
+
+  // Keys that decrease somewhere, or not one a source: named, refused.
+  std::swap(keys[500], keys[501]);
+  if (keys[500] == keys[501]) std::swap(keys[500], keys[20000]);
+  const auto message = [&](std::span<const std::uint64_t> k) {
+    try {
+      build_octree_sorted(sorted, k, params, cube);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message(keys).find("is below the one before it"), std::string::npos) << message(keys);
+  EXPECT_NE(message(std::span<const std::uint64_t>(keys).first(10)).find("10 keys for 30000 sources"),
+            std::string::npos);
 }
 
 }  // namespace

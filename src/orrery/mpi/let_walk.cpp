@@ -24,8 +24,10 @@ class CpuLetWalk final : public LetWalk<Real> {
 }  // namespace
 
 template <class Real>
-bh::Octree<Real> LetWalk<Real>::build_run(const SourcesView<Real>& run, const bh::TreeParams& params,
-                                          const bh::Cube* cube, std::vector<bh::NodeMoments>& moments) {
+bh::Octree<Real> LetWalk<Real>::build_run(const SourcesView<Real>& run, std::span<const std::uint64_t> keys,
+                                          const bh::TreeParams& params, const bh::Cube* cube,
+                                          std::vector<bh::NodeMoments>& moments) {
+  if (cube != nullptr) return bh::build_octree_sorted(run, keys, params, *cube, &moments);
   return bh::build_octree(run, params, nullptr, cube, &moments);
 }
 

@@ -70,7 +70,8 @@ class GpuLetWalk final : public LetWalk<Real> {
     lap(2, t);
   }
 
-  bh::Octree<Real> build_run(const SourcesView<Real>& run, const bh::TreeParams& params, const bh::Cube* cube,
+  bh::Octree<Real> build_run(const SourcesView<Real>& run, std::span<const std::uint64_t> /*keys: the device makes its own*/,
+                             const bh::TreeParams& params, const bh::Cube* cube,
                              std::vector<bh::NodeMoments>& moments) override {
     const auto s = stream_.get();
     const auto n = static_cast<std::size_t>(run.count);

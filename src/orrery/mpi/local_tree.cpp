@@ -48,7 +48,8 @@ struct LeafPlan {
 /// records go), then the records filled on the rank's threads, each written
 /// once from the same source, the serial order's bits (parallel_copy.hpp's rule).
 template <class Real>
-void add_run(LocalTree<Real>& out, const RankParticles<Real>& s, std::vector<LeafPlan>& plan, std::size_t j0,
+void add_run(LocalTree<Real>& out, const RankParticles<Real>& s, std::span<const std::uint64_t> keys,
+             std::vector<LeafPlan>& plan, std::size_t j0,
              std::size_t j1, const bh::Cube& cube, const bh::TreeParams& params, const RunBuild<Real>& build,
              const std::function<void(const char*)>& lap) {
   const bool quad = params.multipole == bh::Multipole::quadrupole;
@@ -59,7 +60,8 @@ void add_run(LocalTree<Real>& out, const RankParticles<Real>& s, std::vector<Lea
   // A cube of side 0 (every particle at one point) is refused from outside,
   // but it is then every leaf's own bounding cube, which the build takes.
   const bh::Cube* in = cube.side > 0 ? &cube : nullptr;
-  const bh::Octree<Real> t = build(run, params, in, mo);
+  const bh::Octree<Real> t = build(run, keys.subspan(static_cast<std::size_t>(pb), static_cast<std::size_t>(run.count)),
+                                   params, in, mo);
   if (lap) lap("build");
   // The rank's particles are sorted by (key, index), so the build's stable
   // sort by key keeps them in place, and a node's first + pb is an index into s.
@@ -164,7 +166,7 @@ LocalTree<Real> build_local_tree(const RankParticles<Real>& s, std::span<const s
   for (std::size_t j0 = 0; j0 < plan.size();) {
     std::size_t j1 = j0 + 1;
     while (j1 < plan.size() && plan[j1].e - plan[j0].b <= run_particles) ++j1;
-    add_run(out, s, plan, j0, j1, cube, params, build, lap);
+    add_run(out, s, keys, plan, j0, j1, cube, params, build, lap);
     j0 = j1;
   }
   return out;

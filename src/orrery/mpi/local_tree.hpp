@@ -36,11 +36,15 @@ struct LocalTree {
 /// tree in `cube` (null: the run's own bounding cube) with every node's double
 /// moments in `moments`. Its nodes and order are read, not its sorted sources,
 /// which may be left empty (the run is sorted by key: they are the run).
-/// The rank's backend supplies it (LetWalk::build_run: bh::build_octree on the
-/// host, or a GPU rank's device build, the same tree bit for bit).
+/// `keys` are the run's keys in `cube` (where it is given), in order: a
+/// build may take them instead of computing and sorting its own
+/// (bh::build_octree_sorted). The rank's backend supplies it
+/// (LetWalk::build_run: on the host, or a GPU rank's device build, the same
+/// tree bit for bit).
 template <class Real>
-using RunBuild = std::function<bh::Octree<Real>(const SourcesView<Real>& run, const bh::TreeParams& params,
-                                                const bh::Cube* cube, std::vector<bh::NodeMoments>& moments)>;
+using RunBuild = std::function<bh::Octree<Real>(const SourcesView<Real>& run, std::span<const std::uint64_t> keys,
+                                                const bh::TreeParams& params, const bh::Cube* cube,
+                                                std::vector<bh::NodeMoments>& moments)>;
 
 /// The subtrees of top leaves [leaf_begin, leaf_end) (top.leaves order) over
 /// the rank's particles sorted by (key, index), `keys` their keys in `cube`.
