@@ -335,7 +335,11 @@ void assemble_tree(AssembledTree<Real> &out, const NodeRecords<Real> &top, const
   std::vector<const NodeRecords<Real> *> lists(static_cast<std::size_t>(ranks));
   for (int r = 0; r < ranks; ++r)
     lists[r] = r == rank ? &own.nodes : &got[r];
+  // Merged into the last tree's node storage (moved back into the tree below).
   NodeRecords<Real> all;
+  all.key.swap(t.key), all.level.swap(t.level), all.mass.swap(t.mass), all.com_x.swap(t.com_x);
+  all.com_y.swap(t.com_y), all.com_z.swap(t.com_z), all.crit2.swap(t.crit2), all.crit_rel.swap(t.crit_rel);
+  all.quad.swap(t.quad), all.complete.swap(out.complete), all.count.swap(a.node_count);
   copy_runs(std::span<const NodeRun<Real>>(preorder_runs(top, std::span<const NodeRecords<Real> *const>(lists), rank)),
             all, out.origin, params.opening == bh::Opening::relative,
             params.multipole == bh::Multipole::quadrupole);
@@ -422,6 +426,7 @@ void assemble_tree(AssembledTree<Real> &out, const NodeRecords<Real> &top, const
   t.crit_rel = std::move(all.crit_rel);
   t.quad = std::move(all.quad);
   out.complete = std::move(all.complete);
+  a.node_count.swap(all.count);
   a.key.swap(held_keys);  // the keys' storage, for the next assembly
   held_keys.clear();
 }

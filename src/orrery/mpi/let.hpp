@@ -76,6 +76,7 @@ struct AssemblyScratch {
   std::vector<std::uint64_t> key, index, held_keys; // the held particles'
   std::vector<std::int32_t> by; // their order by (key, index)
   std::vector<std::int32_t> at; // per node: its first held particle
+  std::vector<std::int64_t> node_count; // per node: its global particle count
 };
 
 /// The walk's tree on one rank.

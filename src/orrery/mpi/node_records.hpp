@@ -13,6 +13,7 @@
 #include "orrery/bh/build_steps.hpp"
 #include "orrery/bh/octree.hpp"
 #include "orrery/mpi/byte_stream.hpp"
+#include "orrery/mpi/kept_vector.hpp"
 
 namespace orrery::mpi {
 
@@ -95,6 +96,17 @@ struct NodeRecords {
     quad.resize(with_quad ? u * bh::kQuadComponents : 0);
   }
 
+  /// resize() for a caller that then writes every record: a field that must
+  /// grow past its capacity is not copied, its old storage freed first
+  /// (mpi/kept_vector.hpp).
+  void resize_for_overwrite(std::int64_t n, bool rel, bool with_quad) {
+    const auto u = static_cast<std::size_t>(n);
+    for_each([&](auto& v) {
+      const bool none = (&v == static_cast<void*>(&crit_rel) && !rel) || (&v == static_cast<void*>(&quad) && !with_quad);
+      const std::size_t per = &v == static_cast<void*>(&quad) ? bh::kQuadComponents : 1;
+      mpi::resize_for_overwrite(v, none ? 0 : u * per);
+    });
+  }
   /// Record i (of resize()'s) becomes record k of `o`, which has the same
   /// fields: one thread per i may fill distinct records at once.
   void set(std::int64_t i, const NodeRecords& o, std::int64_t k) { set(i, o, k, 1); }

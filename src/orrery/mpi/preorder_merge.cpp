@@ -101,8 +101,8 @@ template <class Real>
 void copy_runs(std::span<const NodeRun<Real>> runs, NodeRecords<Real>& out, std::vector<int>& origin, bool rel,
                bool with_quad) {
   const std::int64_t n = runs.empty() ? 0 : runs.back().at + runs.back().count;
-  out.resize(n, rel, with_quad);
-  origin.resize(static_cast<std::size_t>(n));
+  out.resize_for_overwrite(n, rel, with_quad);  // the runs tile [0, n): every record is written
+  resize_for_overwrite(origin, static_cast<std::size_t>(n));
   // Pieces of at most kParallelLoop records, so that one long run (a rank's
   // own subtrees) spreads over the threads.
   std::vector<NodeRun<Real>> pieces;
