@@ -78,6 +78,14 @@ std::vector<double> kernel_counts() {
   return {static_cast<double>(u.ru_minflt), static_cast<double>(u.ru_nivcsw), static_cast<double>(u.ru_nvcsw)};
 }
 
+// The phases' pieces, in the CSV's order (their columns follow the walk's
+// steps): SolverReport::piece_seconds names; the header's columns are
+// these with '/' as '_'.
+const std::vector<std::string> kPieces = {
+    "exchange/domains",   "exchange/selection", "exchange/alltoall", "exchange/assembly", "decomposition/cube",
+    "decomposition/sort", "decomposition/top",  "decomposition/owners", "migration/pack",  "migration/alltoall",
+    "migration/rebuild",  "tree/build",         "tree/records",        "tree/plan",       "tree/top"};
+
 struct Args {
   std::int64_t n = 100000;
   std::string model = "plummer";
@@ -237,12 +245,7 @@ void run(const Args& a, int rank, int size) {
   options.previous_accelerations = true;
   const Real dt = Real(1.0 / 1024), half = dt / 2;
   const std::vector<std::string> parts = {"decomposition", "migration", "tree", "exchange", "walk", "kick/drift"};
-  // The phases' pieces, in the CSV's order (the last columns).
-  const std::vector<std::string> pieces = {"exchange/domains",     "exchange/selection", "exchange/alltoall",
-                                           "exchange/assembly",    "decomposition/cube", "decomposition/sort",
-                                           "decomposition/top",    "decomposition/owners", "migration/pack",
-                                           "migration/alltoall",   "migration/rebuild",    "tree/build",
-                                           "tree/records",         "tree/plan",            "tree/top"};
+
   std::vector<std::vector<double>> time_max, time_mean, bytes_max, bytes_mean, split_max, split_mean, piece_max,
       piece_mean, kernel_max, kernel_mean, untimed_max, untimed_mean;
   std::vector<double> step_max;
@@ -273,7 +276,7 @@ void run(const Args& a, int rank, int size) {
     std::map<std::string, double> by_piece;
     for (const auto& [name, seconds] : report.piece_seconds) by_piece[name] += seconds;
     std::vector<double> my_pieces;
-    for (const auto& name : pieces) my_pieces.push_back(by_piece[name]);
+    for (const auto& name : kPieces) my_pieces.push_back(by_piece[name]);
     const OverRanks times = over_ranks(mine, size), bytes = over_ranks(step_bytes(tree), size),
                     splits = over_ranks(split, size), piece_times = over_ranks(my_pieces, size),
                     kernel_work = over_ranks(kernel, size);
@@ -326,34 +329,37 @@ void run(const Args& a, int rank, int size) {
     if (smax.empty()) std::printf(",,");
     else std::printf(",%.6f,%.6f", smax[k], smean[k]);
   const std::vector<double> pmax = medians(piece_max), pmean = medians(piece_mean);
-  for (std::size_t k = 0; k < pieces.size(); ++k) std::printf(",%.6f,%.6f", pmax[k], pmean[k]);
+  for (std::size_t k = 0; k < kPieces.size(); ++k) std::printf(",%.6f,%.6f", pmax[k], pmean[k]);
   std::printf(",%s", to_string(a.freed_memory));
   const std::vector<double> kmax = medians(kernel_max), kmean = medians(kernel_mean);
   for (std::size_t k = 0; k < kmax.size(); ++k) std::printf(",%.0f,%.0f", kmax[k], kmean[k]);
   std::printf(",%.6f,%.6f\n", medians(untimed_max)[0], medians(untimed_mean)[0]);
 }
 
+/// The CSV header: the columns before the pieces, the pieces' (kPieces), the rest.
+std::string csv_header() {
+  std::string h =
+      "ranks,n,model,threads_per_rank,steps,decomposition_max_s,decomposition_mean_s,migration_max_s,"
+      "migration_mean_s,tree_max_s,tree_mean_s,exchange_max_s,exchange_mean_s,walk_max_s,walk_mean_s,"
+      "kick_drift_max_s,kick_drift_mean_s,step_max_s,step_mean_s,step_spread,own_particles_max,"
+      "own_particles_mean,held_particles_max,held_particles_mean,held_nodes_max,let_nodes_max,"
+      "let_nodes_mean,let_particles_max,let_particles_mean,let_bytes_sent_max,let_bytes_received_max,"
+      "let_bytes_received_mean,migration_bytes_received_max,migration_bytes_received_mean,"
+      "global_bytes_received_max,bytes_sent_max,bytes_received_max,bytes_received_mean,setup_max_s,backend,"
+      "walk_upload_max_s,walk_upload_mean_s,walk_kernel_max_s,walk_kernel_mean_s,walk_download_max_s,"
+      "walk_download_mean_s,";
+  for (std::string piece : kPieces) {
+    std::replace(piece.begin(), piece.end(), '/', '_');
+    h += piece + "_max_s," + piece + "_mean_s,";
+  }
+  return h +
+      "freed_memory,minor_faults_max,minor_faults_mean,involuntary_switches_max,involuntary_switches_mean,"
+      "voluntary_switches_max,voluntary_switches_mean,untimed_max_s,untimed_mean_s";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  return orrery::bench::mpi_bench_main(
-      argc, argv, "mpi_let_bench",
-      "ranks,n,model,threads_per_rank,steps,decomposition_max_s,decomposition_mean_s,migration_max_s,migration_mean_s,"
-      "tree_max_s,tree_mean_s,exchange_max_s,exchange_mean_s,walk_max_s,walk_mean_s,kick_drift_max_s,kick_drift_mean_s,"
-      "step_max_s,step_mean_s,step_spread,own_particles_max,own_particles_mean,held_particles_max,held_particles_mean,"
-      "held_nodes_max,let_nodes_max,let_nodes_mean,let_particles_max,let_particles_mean,let_bytes_sent_max,"
-      "let_bytes_received_max,let_bytes_received_mean,migration_bytes_received_max,migration_bytes_received_mean,"
-      "global_bytes_received_max,bytes_sent_max,bytes_received_max,bytes_received_mean,setup_max_s,backend,"
-      "walk_upload_max_s,walk_upload_mean_s,walk_kernel_max_s,walk_kernel_mean_s,walk_download_max_s,"
-      "walk_download_mean_s,exchange_domains_max_s,exchange_domains_mean_s,exchange_selection_max_s,"
-      "exchange_selection_mean_s,exchange_alltoall_max_s,exchange_alltoall_mean_s,exchange_assembly_max_s,"
-      "exchange_assembly_mean_s,decomposition_cube_max_s,decomposition_cube_mean_s,decomposition_sort_max_s,"
-      "decomposition_sort_mean_s,decomposition_top_max_s,decomposition_top_mean_s,decomposition_owners_max_s,"
-      "decomposition_owners_mean_s,migration_pack_max_s,migration_pack_mean_s,migration_alltoall_max_s,"
-      "migration_alltoall_mean_s,migration_rebuild_max_s,migration_rebuild_mean_s,tree_build_max_s,"
-      "tree_build_mean_s,tree_records_max_s,tree_records_mean_s,tree_plan_max_s,tree_plan_mean_s,tree_top_max_s,"
-      "tree_top_mean_s,freed_memory,"
-      "minor_faults_max,minor_faults_mean,involuntary_switches_max,involuntary_switches_mean,"
-      "voluntary_switches_max,voluntary_switches_mean,untimed_max_s,untimed_mean_s",
-      parse, run);
+  const std::string header = csv_header();
+  return orrery::bench::mpi_bench_main(argc, argv, "mpi_let_bench", header.c_str(), parse, run);
 }
