@@ -175,8 +175,9 @@ SolverReport DistributedTree<Real>::solve(RankParticles<Real>& particles, const 
   const RunBuild<Real> on_backend = [this](const SourcesView<Real>& run, std::span<const std::uint64_t> k,
                                            const bh::TreeParams& p, const bh::Cube* c,
                                            std::vector<bh::NodeMoments>& mo) { return walk_->build_run(run, k, p, c, mo); };
-  const LocalTree<Real> own = build_local_tree(s, keys, top, cuts[rank], cuts[rank + 1], cube, params,
-                                                 options_.build_run_particles, on_backend, tree_piece);
+  build_local_tree(own_, s, keys, top, cuts[rank], cuts[rank + 1], cube, params,
+                   options_.build_run_particles, on_backend, tree_piece);
+  const LocalTree<Real>& own = own_;
   const NodeRecords<Real> top_nodes = top_node_records<Real>(top, gather_leaf_moments(own.root_moments, top, comm_),
                                                              cube, params);
   tree_piece("top");

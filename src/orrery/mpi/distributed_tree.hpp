@@ -123,6 +123,8 @@ class DistributedTree {
   Communicator comm_;
   DistributedOptions options_;
   std::shared_ptr<LetWalk<Real>> walk_;
+  // The rank's own subtrees, rebuilt every solve into the last one's storage.
+  LocalTree<Real> own_;
   AssembledTree<Real> tree_;
   std::vector<PartTraffic> traffic_;
   // The receive buffer of a solve's all-to-alls (migration's, then each

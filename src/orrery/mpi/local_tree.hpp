@@ -55,8 +55,10 @@ using RunBuild = std::function<bh::Octree<Real>(const SourcesView<Real>& run, st
 /// the runs, nor on where `build` builds them. lap, if set, is called with
 /// "plan" once the leaves' particles are found, then "build" after each
 /// run's build and "records" after its records are filled (a caller's timer).
+/// The tree is written into `out`, whatever it held: its storage is reused
+/// (a rank builds nearly the same count of records every solve).
 template <class Real>
-LocalTree<Real> build_local_tree(const RankParticles<Real>& sorted, std::span<const std::uint64_t> keys,
+void build_local_tree(LocalTree<Real>& out, const RankParticles<Real>& sorted, std::span<const std::uint64_t> keys,
                                  const TopTree& top, std::int64_t leaf_begin, std::int64_t leaf_end,
                                  const bh::Cube& cube, const bh::TreeParams& params,
                                  std::int32_t run_particles, const RunBuild<Real>& build,
