@@ -82,6 +82,12 @@ std::int32_t add_run(std::vector<RunTree<Real>>& runs, const RankParticles<Real>
     throw RuntimeFailure("the rank's tree moved particle " + std::to_string(pb + moved) + " to " +
                          std::to_string(pb + t.order[static_cast<std::size_t>(moved)]) +
                          "; accepted: particles sorted by (key, index) before the build");
+  // Only the nodes are read from here on, and every run's tree is held
+  // until the records are filled: its sorted sources (the run itself, on
+  // the host's build) and its order go now, so that the runs held together
+  // cost their nodes alone.
+  for (auto* v : {&r.t.x, &r.t.y, &r.t.z, &r.t.m}) std::vector<Real>().swap(*v);
+  std::vector<std::int32_t>().swap(r.t.order);
   for (std::size_t j = j0; j < j1; ++j) {
     LeafPlan& p = plan[j];
     std::int32_t f = find_cell(t, p.key, p.level);
