@@ -20,10 +20,13 @@ void StagedDownload::run(StreamHandle stream) {
     // As StagedUpload: a huge queue keeps no more page-locked memory than
     // that. The kept copies (read from the buffer by staged()) are placed
     // one after another; the others go straight into their host arrays.
-    StagingQueue kept;
+    std::size_t kept = 0;
     for (auto& c : queue_.copies)
-      if (c.to == nullptr) c.at = kept.copies[kept.add(nullptr, c.from, c.bytes)].at;
-    const std::span<std::byte> staged = staging_.first(kept.total);
+      if (c.to == nullptr) {
+        c.at = kept;
+        kept += StagingQueue::padded(c.bytes);
+      }
+    const std::span<std::byte> staged = staging_.first(kept);
     for (const auto& c : queue_.copies)
       copy_device_to_host_async(c.to == nullptr ? staged.data() + c.at : c.to, c.from, c.bytes, stream);
     synchronize(stream);

@@ -22,11 +22,16 @@ struct StagingQueue {
   std::vector<Copy> copies;
   std::size_t total = 0;  // the page-locked bytes the queue needs
 
+  /// The room a copy of `bytes` takes in the buffer: the next copy starts
+  /// on a 256-byte boundary.
+  static constexpr std::size_t padded(std::size_t bytes) {
+    constexpr std::size_t kAlign = 256;
+    return (bytes + kAlign - 1) / kAlign * kAlign;
+  }
   /// Appends a copy and returns its number in the queue.
   std::size_t add(void* to, const void* from, std::size_t bytes) {
-    constexpr std::size_t kAlign = 256;
     copies.push_back({to, from, bytes, total});
-    total += (bytes + kAlign - 1) / kAlign * kAlign;
+    total += padded(bytes);
     return copies.size() - 1;
   }
   void clear() {
