@@ -115,9 +115,11 @@ LevelLists level_lists(const std::vector<std::int32_t>& level, int depth) {
 /// The moments bottom-up, level by level from the deepest, in double: a leaf
 /// sums its particles, an internal node combines its children (the chain p +
 /// 1, then next) in child order, the operands and the order of the GPU's
-/// climb; each node is then rounded into the pre-order arrays.
+/// climb; each node is then rounded into the pre-order arrays. `sorted`:
+/// the sources in the tree's order (its own arrays, or the caller's where
+/// they were given sorted).
 template <Multipole M, class Real>
-std::vector<Moments<M>> build_moments(Octree<Real>& tree) {
+std::vector<Moments<M>> build_moments(Octree<Real>& tree, const SourcesView<Real>& sorted) {
   const std::int32_t num_nodes = tree.num_nodes();
   const LevelLists lists = level_lists(tree.level, tree.depth);
   std::vector<Moments<M>> mo(num_nodes);
@@ -132,8 +134,7 @@ std::vector<Moments<M>> build_moments(Octree<Real>& tree) {
       const CellGeometry g = cell_geometry(tree.key[i], tree.level[i], tree.cube);
       std::int32_t children[8];
       const int nc = children_of(tree.next.data(), i, children);
-      mo[i] = nc == 0 ? leaf_moments<M>(tree.x.data(), tree.y.data(), tree.z.data(), tree.m.data(), tree.first[i],
-                                           tree.count[i], g)
+      mo[i] = nc == 0 ? leaf_moments<M>(sorted.x, sorted.y, sorted.z, sorted.mass, tree.first[i], tree.count[i], g)
                       : combine_moments<M>(nc, [&](int c) { return mo[children[c]]; }, g);
       store_moments<M>(out, i, mo[i], g, tree.params.theta, tree.params.tolerance);
     }
@@ -226,11 +227,11 @@ void validate_tree_input(const SourcesView<Real>& s, const TreeParams& p) {
                      " is invalid; accepted: a finite number >= 0");
 }
 
-/// The topology from the sorted keys and the moments bottom-up: the steps
-/// every host build ends with, once the tree holds its sorted sources.
+/// The topology from the sorted keys and the moments bottom-up over the
+/// sorted sources: the steps every host build ends with.
 template <class Real>
-void finish_tree(Octree<Real>& tree, std::span<const std::uint64_t> sorted_keys, const TreeParams& params,
-                 PhaseClock& clock, std::vector<NodeMoments>* moments) {
+void finish_tree(Octree<Real>& tree, const SourcesView<Real>& sorted, std::span<const std::uint64_t> sorted_keys,
+                 const TreeParams& params, PhaseClock& clock, std::vector<NodeMoments>* moments) {
   tree.depth = build_topology(sorted_keys, params.leaf_capacity, tree.key, tree.level, tree.first, tree.count,
                               tree.next);
   clock.lap("build");
@@ -241,7 +242,7 @@ void finish_tree(Octree<Real>& tree, std::span<const std::uint64_t> sorted_keys,
   tree.quad.resize(num_nodes * std::size_t(moment_components(params.multipole)));
   with_multipole(params.multipole, [&](auto mp) {
     constexpr Multipole M = decltype(mp)::value;
-    auto mo = build_moments<M>(tree);
+    auto mo = build_moments<M>(tree, sorted);
     // The double moments in the record the MPI ranks exchange (NodeMoments:
     // up to the quadrupole, the orders the distributed tree accepts).
     if constexpr (std::is_same_v<Moments<M>, NodeMoments>) {
@@ -288,17 +289,18 @@ Octree<Real> build_octree(const SourcesView<Real>& s, const TreeParams& params, 
   }
   clock.lap("sort");
 
-  finish_tree(tree, sorted_keys, params, clock, moments);
+  const SourcesView<Real> sorted{n, tree.x.data(), tree.y.data(), tree.z.data(), tree.m.data()};
+  finish_tree(tree, sorted, sorted_keys, params, clock, moments);
   return tree;
 }
 
 template <class Real>
-Octree<Real> build_octree_sorted(const SourcesView<Real>& s, std::span<const std::uint64_t> keys,
-                                 const TreeParams& params, const Cube& cube, std::vector<NodeMoments>* moments) {
+Octree<Real> build_nodes_sorted(const SourcesView<Real>& s, std::span<const std::uint64_t> keys,
+                                const TreeParams& params, const Cube& cube, std::vector<NodeMoments>* moments) {
   validate_tree_input(s, params);
   validate_cube(cube);
   if (keys.size() != static_cast<std::size_t>(s.count))
-    throw InputError("build_octree_sorted: " + std::to_string(keys.size()) + " keys for " + std::to_string(s.count) +
+    throw InputError("build_nodes_sorted: " + std::to_string(keys.size()) + " keys for " + std::to_string(s.count) +
                      " sources; accepted: one key a source");
   const std::int32_t n = static_cast<std::int32_t>(s.count);
   // The order build_octree's sort by (key, index) would give is the
@@ -308,23 +310,15 @@ Octree<Real> build_octree_sorted(const SourcesView<Real>& s, std::span<const std
   for (std::int32_t i = 1; i < n; ++i)
     if (keys[i] < keys[i - 1]) descent = std::min<std::int64_t>(descent, i);
   if (descent < n)
-    throw InputError("build_octree_sorted: key " + std::to_string(descent) + " is below the one before it; accepted: "
+    throw InputError("build_nodes_sorted: key " + std::to_string(descent) + " is below the one before it; accepted: "
                      "sources sorted by their keys (build_octree sorts any other input)");
   PhaseClock clock(nullptr);
   Octree<Real> tree;
   tree.params = params;
   tree.cube = cube;
-  for (auto* v : {&tree.x, &tree.y, &tree.z, &tree.m}) v->resize(static_cast<std::size_t>(n));
-  tree.order.resize(static_cast<std::size_t>(n));
-#pragma omp parallel for schedule(static) if (n >= kParallelParticles)
-  for (std::int32_t i = 0; i < n; ++i) {
-    tree.x[i] = s.x[i];
-    tree.y[i] = s.y[i];
-    tree.z[i] = s.z[i];
-    tree.m[i] = s.mass[i];
-    tree.order[i] = i;
-  }
-  finish_tree(tree, keys, params, clock, moments);
+  // The sources are the sorted sources themselves: the leaves' moments read
+  // them where they are, and the tree holds none of them, nor the order.
+  finish_tree(tree, s, keys, params, clock, moments);
   return tree;
 }
 
@@ -334,9 +328,9 @@ template Octree<float> build_octree(const SourcesView<float>&, const TreeParams&
                                     std::vector<NodeMoments>*);
 template Octree<double> build_octree(const SourcesView<double>&, const TreeParams&, SolverReport*, const Cube*,
                                      std::vector<NodeMoments>*);
-template Octree<float> build_octree_sorted(const SourcesView<float>&, std::span<const std::uint64_t>, const TreeParams&,
-                                           const Cube&, std::vector<NodeMoments>*);
-template Octree<double> build_octree_sorted(const SourcesView<double>&, std::span<const std::uint64_t>,
-                                            const TreeParams&, const Cube&, std::vector<NodeMoments>*);
+template Octree<float> build_nodes_sorted(const SourcesView<float>&, std::span<const std::uint64_t>, const TreeParams&,
+                                          const Cube&, std::vector<NodeMoments>*);
+template Octree<double> build_nodes_sorted(const SourcesView<double>&, std::span<const std::uint64_t>,
+                                           const TreeParams&, const Cube&, std::vector<NodeMoments>*);
 
 }  // namespace orrery::bh

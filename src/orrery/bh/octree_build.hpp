@@ -48,17 +48,20 @@ Octree<Real> build_octree(const SourcesView<Real>& sources, const TreeParams& pa
                           SolverReport* report = nullptr, const Cube* cube = nullptr,
                           std::vector<NodeMoments>* moments = nullptr);
 
-/// build_octree for sources already in key order: keys[i] is
-/// position_key(source i) in `cube` and the keys do not decrease (an MPI
-/// rank's particles after its decomposition's sort, which computed them).
-/// The same tree as build_octree(sources, params, nullptr, &cube, moments)
-/// bit for bit (whose sort by (key, index) is then the identity), without
-/// the keys, the sort and its gather; the sources are not checked against
-/// the cube (their keys were made in it). Keys that decrease, or not one a
-/// source, are an InputError.
+/// The nodes of build_octree's tree for sources already in key order:
+/// keys[i] is position_key(source i) in `cube` and the keys do not decrease
+/// (an MPI rank's particles after its decomposition's sort, which computed
+/// them). Every node array and `moments` are build_octree(sources, params,
+/// nullptr, &cube, moments)'s bit for bit, without the keys, the sort and
+/// its gather. That build's sort by (key, index) is then the identity and
+/// its sorted sources are `sources`, so the tree holds neither: x, y, z, m
+/// and order are empty, as in bh::DeviceOctree::download_nodes (a walk
+/// needs them put back). The sources are not checked against the cube
+/// (their keys were made in it). Keys that decrease, or not one a source,
+/// are an InputError.
 template <class Real>
-Octree<Real> build_octree_sorted(const SourcesView<Real>& sources, std::span<const std::uint64_t> keys,
-                                 const TreeParams& params, const Cube& cube,
-                                 std::vector<NodeMoments>* moments = nullptr);
+Octree<Real> build_nodes_sorted(const SourcesView<Real>& sources, std::span<const std::uint64_t> keys,
+                                const TreeParams& params, const Cube& cube,
+                                std::vector<NodeMoments>* moments = nullptr);
 
 }  // namespace orrery::bh

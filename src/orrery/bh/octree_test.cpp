@@ -136,7 +136,7 @@ TEST(Octree, RejectsInvalidInputNamingTheField) {
   EXPECT_THROW(build_octree(testing::uniform_cube(10, 1).sources(), TreeParams{0.5, 0}), InputError);
 }
 
-TEST(Octree, BuildFromSortedKeysIsTheSortingBuildBitForBit) {
+TEST(Octree, NodesFromSortedKeysAreTheSortingBuildsBitForBit) {
   // Sources put in key order by a first build, four of them repeated (equal
   // keys), in a cube larger than their box (an MPI rank's global cube).
   auto p = testing::uniform_cube(30000, 7);
@@ -153,16 +153,27 @@ TEST(Octree, BuildFromSortedKeysIsTheSortingBuildBitForBit) {
   for (std::size_t i = 0; i < keys.size(); ++i) keys[i] = position_key(first.x[i], first.y[i], first.z[i], cube);
   std::vector<NodeMoments> want_moments, got_moments;
   const auto want = build_octree(sorted, params, nullptr, &cube, &want_moments);
-  const auto got = build_octree_sorted(sorted, std::span<const std::uint64_t>(keys), params, cube, &got_moments);
-  int arrays = 0;
+  const auto got = build_nodes_sorted(sorted, std::span<const std::uint64_t>(keys), params, cube, &got_moments);
+  int arrays = 0, particle_arrays = 0;
   for_each_array(
-      [&](TreeArray, const auto& w, const auto& g) {
+      [&](TreeArray kind, const auto& w, const auto& g) {
         ++arrays;
+        if (kind == TreeArray::particle) {
+          // Held by neither: the sorting build's are the input, its order the identity.
+          ++particle_arrays;
+          EXPECT_TRUE(g.empty()) << "array " << arrays;
+          ASSERT_EQ(w.size(), first.x.size()) << "array " << arrays;
+          return;
+        }
         ASSERT_EQ(w.size(), g.size()) << "array " << arrays;
         EXPECT_EQ(std::memcmp(w.data(), g.data(), w.size() * sizeof(w[0])), 0) << "array " << arrays;
       },
       want, got);
   EXPECT_EQ(arrays, 17);
+  EXPECT_EQ(particle_arrays, 5);
+  for (std::size_t i = 0; i < want.order.size(); ++i) ASSERT_EQ(want.order[i], static_cast<std::int32_t>(i)) << i;
+  EXPECT_EQ(std::memcmp(want.x.data(), first.x.data(), first.x.size() * sizeof(float)), 0);
+  EXPECT_EQ(std::memcmp(want.m.data(), first.m.data(), first.m.size() * sizeof(float)), 0);
   EXPECT_FALSE(got.crit_rel.empty());
   EXPECT_EQ(got.depth, want.depth);
   ASSERT_EQ(got_moments.size(), want_moments.size());
@@ -173,7 +184,7 @@ TEST(Octree, BuildFromSortedKeysIsTheSortingBuildBitForBit) {
   if (keys[500] == keys[501]) std::swap(keys[500], keys[20000]);
   const auto message = [&](std::span<const std::uint64_t> k) {
     try {
-      build_octree_sorted(sorted, k, params, cube);
+      build_nodes_sorted(sorted, k, params, cube);
     } catch (const InputError& e) {
       return std::string(e.what());
     }

@@ -27,7 +27,7 @@ template <class Real>
 bh::Octree<Real> LetWalk<Real>::build_run(const SourcesView<Real>& run, std::span<const std::uint64_t> keys,
                                           const bh::TreeParams& params, const bh::Cube* cube,
                                           std::vector<bh::NodeMoments>& moments) {
-  if (cube != nullptr) return bh::build_octree_sorted(run, keys, params, *cube, &moments);
+  if (cube != nullptr) return bh::build_nodes_sorted(run, keys, params, *cube, &moments);
   return bh::build_octree(run, params, nullptr, cube, &moments);
 }
 

@@ -44,8 +44,8 @@ class LetWalk {
   /// The tree of one run of the rank's sorted particles (mpi::RunBuild, the
   /// builds of its own subtrees): bh::build_octree's tree in `cube` (null:
   /// the run's bounding cube) and every node's double moments. Here on the
-  /// host, from the run's keys where the cube is given (bh::build_octree_sorted:
-  /// the decomposition computed and sorted them); the GPU's builds on its
+  /// host, from the run's keys where the cube is given (bh::build_nodes_sorted:
+  /// the decomposition computed and sorted them; the nodes alone); the GPU's builds on its
   /// device (bh::DeviceOctree, the same tree bit for bit) and copies back its
   /// nodes and order, not its sorted sources (the run is sorted by key, so
   /// they are the run: mpi::RunBuild).

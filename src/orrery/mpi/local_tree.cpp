@@ -72,20 +72,26 @@ std::int32_t add_run(std::vector<RunTree<Real>>& runs, const RankParticles<Real>
   r.t = build(run, keys.subspan(static_cast<std::size_t>(pb), static_cast<std::size_t>(run.count)), params, in, r.mo);
   if (lap) lap("build");
   const bh::Octree<Real>& t = r.t;
-  // The rank's particles are sorted by (key, index), so the build's stable
-  // sort by key keeps them in place, and a node's first + pb is an index into s.
-  std::int64_t moved = -1;
+  // The rank's particles are sorted by (key, index), so a build that sorts
+  // (by key, stably) keeps them in place, and a node's first + pb is an
+  // index into s; one that was given the keys sorted returns no order.
+  if (!t.order.empty()) {
+    if (t.order.size() != static_cast<std::size_t>(run.count))
+      throw RuntimeFailure("the rank's tree of " + std::to_string(run.count) + " particles came with an order of " +
+                           std::to_string(t.order.size()) + "; accepted: one a particle, or none (kept in place)");
+    std::int64_t moved = -1;
 #pragma omp parallel for schedule(static) reduction(max : moved) if (run.count >= kParallelLoop)
-  for (std::int64_t k = 0; k < run.count; ++k)
-    if (t.order[static_cast<std::size_t>(k)] != k) moved = std::max(moved, k);
-  if (moved >= 0)
-    throw RuntimeFailure("the rank's tree moved particle " + std::to_string(pb + moved) + " to " +
-                         std::to_string(pb + t.order[static_cast<std::size_t>(moved)]) +
-                         "; accepted: particles sorted by (key, index) before the build");
+    for (std::int64_t k = 0; k < run.count; ++k)
+      if (t.order[static_cast<std::size_t>(k)] != k) moved = std::max(moved, k);
+    if (moved >= 0)
+      throw RuntimeFailure("the rank's tree moved particle " + std::to_string(pb + moved) + " to " +
+                           std::to_string(pb + t.order[static_cast<std::size_t>(moved)]) +
+                           "; accepted: particles sorted by (key, index) before the build");
+  }
   // Only the nodes are read from here on, and every run's tree is held
-  // until the records are filled: its sorted sources (the run itself, on
-  // the host's build) and its order go now, so that the runs held together
-  // cost their nodes alone.
+  // until the records are filled: any sorted sources (the run itself) and
+  // order it came with go now, so that the runs held together cost their
+  // nodes alone.
   for (auto* v : {&r.t.x, &r.t.y, &r.t.z, &r.t.m}) std::vector<Real>().swap(*v);
   std::vector<std::int32_t>().swap(r.t.order);
   for (std::size_t j = j0; j < j1; ++j) {

@@ -34,11 +34,12 @@ struct LocalTree {
 
 /// How one run of the rank's sorted particles becomes a tree: bh::build_octree's
 /// tree in `cube` (null: the run's own bounding cube) with every node's double
-/// moments in `moments`. Its nodes and order are read, not its sorted sources,
-/// which may be left empty (the run is sorted by key: they are the run).
-/// `keys` are the run's keys in `cube` (where it is given), in order: a
-/// build may take them instead of computing and sorting its own
-/// (bh::build_octree_sorted). The rank's backend supplies it
+/// moments in `moments`. Its nodes are read, and its order where it has one
+/// (it must be the identity), not its sorted sources, which may be left
+/// empty (the run is sorted by key: they are the run). `keys` are the run's
+/// keys in `cube` (where it is given), in order: a build may take them
+/// instead of computing and sorting its own (bh::build_nodes_sorted, which
+/// returns neither sources nor order). The rank's backend supplies it
 /// (LetWalk::build_run: on the host, or a GPU rank's device build, the same
 /// tree bit for bit).
 template <class Real>
