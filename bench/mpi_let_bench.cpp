@@ -39,7 +39,8 @@
 //                 [--theta T] [--backend cpu|cuda] [--freed-memory keep|release]
 //                 [--build-run P] [--header]
 // --build-run P: the most particles of one build of a rank's subtrees
-// (mpi::DistributedOptions::build_run_particles; default 2^21).
+// (mpi::DistributedOptions::build_run_particles; default: the backend's,
+// 2^21 on the host, the whole domain on a GPU).
 #include <mpi.h>
 #include <omp.h>
 #include <sys/resource.h>

@@ -113,6 +113,9 @@ DistributedTree<Real>::DistributedTree(const bh::TreeSolverConfig& config, Commu
   if (config.tree.list_walk)
     throw InputError("gravity.list_walk = true is not supported by the distributed (MPI) tree, whose ranks group "
                      "their targets apart; accepted: false");
+  if (options_.build_run_particles < 0)
+    throw InputError("DistributedOptions::build_run_particles = " + std::to_string(options_.build_run_particles) +
+                     " is invalid; accepted: 0 (the backend's) or the most particles of one build, >= 1");
 }
 
 template <class Real>
@@ -175,8 +178,10 @@ SolverReport DistributedTree<Real>::solve(RankParticles<Real>& particles, const 
   const RunBuild<Real> on_backend = [this](const SourcesView<Real>& run, std::span<const std::uint64_t> k,
                                            const bh::TreeParams& p, const bh::Cube* c,
                                            std::vector<bh::NodeMoments>& mo) { return walk_->build_run(run, k, p, c, mo); };
-  build_local_tree(own_, s, keys, top, cuts[rank], cuts[rank + 1], cube, params,
-                   options_.build_run_particles, on_backend, tree_piece);
+  const std::int32_t run_particles =
+      options_.build_run_particles > 0 ? options_.build_run_particles : walk_->build_run_particles();
+  build_local_tree(own_, s, keys, top, cuts[rank], cuts[rank + 1], cube, params, run_particles, on_backend,
+                   tree_piece);
   const LocalTree<Real>& own = own_;
   const NodeRecords<Real> top_nodes = top_node_records<Real>(top, gather_leaf_moments(own.root_moments, top, comm_),
                                                              cube, params);

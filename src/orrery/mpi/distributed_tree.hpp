@@ -38,12 +38,13 @@ namespace orrery::mpi {
 /// that set it).
 /// build_run_particles: the most particles of one build of the rank's
 /// subtrees (build_local_tree's runs of top leaves; a top leaf larger than
-/// it is one run); tests lower it to build in many runs.
+/// it is one run); 0: the backend's (LetWalk::build_run_particles); tests
+/// lower it to build in many runs.
 struct DistributedOptions {
   double let_shrink = 1.0;
   std::int64_t max_held_particles = 0;
   std::string budget_key = "the limit";
-  std::int32_t build_run_particles = kBuildRunParticles;
+  std::int32_t build_run_particles = 0;
 };
 
 /// The bytes one part of a solve moved on this rank (the benchmark's).

@@ -9,6 +9,7 @@
 // (LetWalk::build_run), so these also check that build against one process.
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <memory>
 #include <string>
 #include <utility>
@@ -53,11 +54,12 @@ void expect_rank_is(const mpi::RankParticles<Real>& s, const SolverReport& got, 
 }
 
 /// run_particles: the most particles of one build of the rank's subtrees on
-/// its device (mpi::DistributedOptions::build_run_particles; small: many
-/// builds of other sizes by one bh::DeviceOctree).
+/// its device (mpi::DistributedOptions::build_run_particles; 0: the GPU
+/// backend's, one build a domain; small: many builds of other sizes by one
+/// bh::DeviceOctree).
 template <class Real>
 void expect_bits(const std::string& which, std::int64_t n, bh::Opening opening, int multipole, MathMode math,
-                 std::int32_t run_particles = mpi::kBuildRunParticles) {
+                 std::int32_t run_particles = 0) {
   const auto comm = mpi::Communicator::world();
   const std::string what = which + "/" + std::to_string(sizeof(Real) * 8) + "/opening " +
                            std::to_string(int(opening)) + "/multipole " + std::to_string(multipole) + "/" +
@@ -75,6 +77,7 @@ void expect_bits(const std::string& which, std::int64_t n, bh::Opening opening, 
   runs.build_run_particles = run_particles;
   mpi::DistributedTree<Real> dist(config.tree, comm, runs, mpi::gpu_let_walk<Real>(config));
   EXPECT_EQ(dist.walk_backend(), "cuda/coherent32");
+  EXPECT_EQ(mpi::gpu_let_walk<Real>(config)->build_run_particles(), std::numeric_limits<std::int32_t>::max());
   mpi::RankParticles<Real> s = mpi::share_of(p, comm.rank(), comm.size());
   Accelerations<Real> want(static_cast<std::size_t>(n)), on_cpu(static_cast<std::size_t>(n));
   gravity::SolveOptions o;

@@ -154,6 +154,25 @@ TEST(DistributedTree, SubtreesBuiltInRunsAreOneProcessBitForBit) {
   }
 }
 
+// Left at 0, the runs are the backend's (the host's: kBuildRunParticles);
+// a negative count is refused, naming it.
+TEST(DistributedTree, TheBuildRunsAreTheBackendsUnlessGiven) {
+  const auto comm = mpi::Communicator::world();
+  EXPECT_EQ(mpi::DistributedOptions{}.build_run_particles, 0);
+  EXPECT_EQ(mpi::cpu_let_walk<double>(config(bh::Opening::geometric, 1))->build_run_particles(),
+            mpi::kBuildRunParticles);
+  mpi::DistributedOptions negative;
+  negative.build_run_particles = -1;
+  std::string message;
+  try {
+    mpi::DistributedTree<double> dist(config(bh::Opening::geometric, 1), comm, negative);
+  } catch (const InputError& e) {
+    message = e.what();
+  }
+  EXPECT_NE(message.find("build_run_particles = -1 is invalid; accepted: 0 (the backend's)"), std::string::npos)
+      << message;
+}
+
 TEST(DistributedTree, TheTopTreeDoesNotDependOnWhichRankHoldsWhat) {
   const auto comm = mpi::Communicator::world();
   const Particles<double> p = input<double>("collision", 3000);

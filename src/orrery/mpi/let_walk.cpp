@@ -32,6 +32,11 @@ bh::Octree<Real> LetWalk<Real>::build_run(const SourcesView<Real>& run, std::spa
 }
 
 template <class Real>
+std::int32_t LetWalk<Real>::build_run_particles() const {
+  return kBuildRunParticles;
+}
+
+template <class Real>
 std::unique_ptr<LetWalk<Real>> cpu_let_walk(const bh::TreeSolverConfig& config) {
   return std::make_unique<CpuLetWalk<Real>>(config);
 }

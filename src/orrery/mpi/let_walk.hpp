@@ -19,6 +19,7 @@
 #include "orrery/bh/tree_config.hpp"
 #include "orrery/core/particles.hpp"
 #include "orrery/core/solver_report.hpp"
+#include "orrery/mpi/local_tree.hpp"
 
 namespace orrery::mpi {
 
@@ -52,6 +53,11 @@ class LetWalk {
   virtual bh::Octree<Real> build_run(const SourcesView<Real>& run, std::span<const std::uint64_t> keys,
                                      const bh::TreeParams& params, const bh::Cube* cube,
                                      std::vector<bh::NodeMoments>& moments);
+  /// The most particles of one build_run where DistributedOptions leaves it
+  /// to the backend: the host's builds stay near the sizes measured fast
+  /// (kBuildRunParticles, local_tree.hpp); the GPU's build the whole domain
+  /// at once (docs/performance/mpi.md, "One build a domain on GPU ranks").
+  virtual std::int32_t build_run_particles() const;
 };
 
 /// The CPU walk (bh::walk_targets with the tree's configuration).

@@ -1,6 +1,7 @@
 #include "orrery/mpi/let_walk_gpu.hpp"
 
 #include <chrono>
+#include <limits>
 #include <span>
 #include <string>
 #include <vector>
@@ -86,6 +87,11 @@ class GpuLetWalk final : public LetWalk<Real> {
     moments = build_.download_moments();  // before the walk's records reuse the build's scratch
     return build_.download_nodes();  // the sorted sources are the run itself (sorted by key)
   }
+
+  // One device build a domain: a build's fixed cost (its launches, the
+  // nodes' download in pieces) paid once; the device holds a domain's build
+  // as it holds the walk's tree of the same particles and more.
+  std::int32_t build_run_particles() const override { return std::numeric_limits<std::int32_t>::max(); }
 
   std::vector<std::pair<std::string, double>> step_seconds() const override {
     return {{"upload", seconds_[0]}, {"kernel", seconds_[1]}, {"download", seconds_[2]}};
