@@ -83,9 +83,11 @@ std::vector<double> kernel_counts() {
 // steps): SolverReport::piece_seconds names; the header's columns are
 // these with '/' as '_'.
 const std::vector<std::string> kPieces = {
-    "exchange/domains",   "exchange/selection", "exchange/alltoall", "exchange/assembly", "decomposition/cube",
-    "decomposition/sort", "decomposition/top",  "decomposition/owners", "migration/pack",  "migration/alltoall",
-    "migration/rebuild",  "tree/build",         "tree/records",        "tree/plan",       "tree/top"};
+    "exchange/domains",      "exchange/selection",   "exchange/alltoall",  "exchange/assembly",
+    "decomposition/cube",    "decomposition/keys",   "decomposition/order", "decomposition/permute",
+    "decomposition/top",     "decomposition/owners", "migration/pack",     "migration/alltoall",
+    "migration/rebuild",     "tree/build",           "tree/records",       "tree/plan",
+    "tree/top"};
 
 struct Args {
   std::int64_t n = 100000;

@@ -152,9 +152,8 @@ SolverReport DistributedTree<Real>::solve(RankParticles<Real>& particles, const 
   std::vector<std::uint64_t> keys;
   // Sorted where they are, through the receive buffer (free until the
   // migration's all-to-all overwrites it).
-  sort_by_key_in_place(particles, cube, keys, received_, spare_);
+  sort_by_key_in_place(particles, cube, keys, received_, spare_, decomposition_piece);
   RankParticles<Real> s = std::move(particles);
-  decomposition_piece("sort");
   const TopTree top = build_top_tree(keys, top_bucket(n_all[0], comm_.size(), params.leaf_capacity), comm_);
   const std::vector<std::int64_t> cuts = domain_cuts(top, leaf_work(top, s, keys, comm_), comm_.size());
   decomposition_piece("top");

@@ -74,8 +74,10 @@ class DistributedTree {
   /// report.phase_seconds: "decomposition", "migration", "tree", then per
   /// evaluation "exchange" and "walk"; report.piece_seconds splits
   /// "decomposition" into "decomposition/cube" (the particle count and the
-  /// key cube's reductions), "decomposition/sort" (the keys and the sort by
-  /// them), "decomposition/top" (the top tree and the domains' cuts) and
+  /// key cube's reductions), "decomposition/keys", "decomposition/order" and
+  /// "decomposition/permute" (the keys, the order by them and the particles
+  /// put in it: sort_by_key_in_place's), "decomposition/top" (the top tree
+  /// and the domains' cuts) and
   /// "decomposition/owners" (where each domain starts among the sorted
   /// particles, a binary search a rank); "migration" into "migration/pack",
   /// "migration/alltoall" and "migration/rebuild" (migrate's); "tree" into

@@ -167,27 +167,34 @@ RankParticles<Real> gathered_in_index_order(const RankParticles<Real>& mine, con
 
 namespace {
 
-/// The keys of `in` in `cube` by (key, index) into `keys`, and the order of
-/// the particles that sorts them: whether they are in that order already.
+/// The keys of `in` in `cube`, in the particles' order.
 template <class Real>
-bool key_order(const RankParticles<Real>& in, const bh::Cube& cube, std::vector<std::uint64_t>& keys,
-               std::vector<std::int32_t>& order) {
+std::vector<std::uint64_t> keys_of(const RankParticles<Real>& in, const bh::Cube& cube) {
   const auto n = in.size();
   std::vector<std::uint64_t> k(static_cast<std::size_t>(n));
 #pragma omp parallel for schedule(static) if (n >= kParallelLoop)
   for (std::int64_t j = 0; j < n; ++j) k[j] = bh::position_key(in.p.x[j], in.p.y[j], in.p.z[j], cube);
-  // Moved: the sort keeps them as the sorted keys where they are in order
-  // (the const overload would copy them first).
-  return sort_by_key_and_tie(std::move(k), std::span<const std::uint64_t>(in.index), keys, order);
+  return k;
 }
 
 }  // namespace
 
 template <class Real>
 void sort_by_key_in_place(RankParticles<Real>& particles, const bh::Cube& cube, std::vector<std::uint64_t>& keys,
-                          ByteBuffer& scratch, std::vector<Real>& spare) {
+                          ByteBuffer& scratch, std::vector<Real>& spare, const std::function<void(const char*)>& lap) {
+  const auto piece = [&lap](const char* name) {
+    if (lap) lap(name);
+  };
+  std::vector<std::uint64_t> k = keys_of(particles, cube);
+  piece("keys");
+  // The order by (key, index) into `keys` and `order`; moved: the sort keeps
+  // them as the sorted keys where they are in order (the const overload
+  // would copy them first).
   std::vector<std::int32_t> order;
-  if (!key_order(particles, cube, keys, order)) permute_in_place(particles, order, scratch, spare);
+  const bool in_order = sort_by_key_and_tie(std::move(k), std::span<const std::uint64_t>(particles.index), keys, order);
+  piece("order");
+  if (!in_order) permute_in_place(particles, order, scratch, spare);
+  piece("permute");
 }
 
 template RankParticles<float> migrate(RankParticles<float>&&, std::vector<std::uint64_t>&,
@@ -199,8 +206,8 @@ template RankParticles<double> migrate(RankParticles<double>&&, std::vector<std:
 template RankParticles<float> gathered_in_index_order(const RankParticles<float>&, const Communicator&);
 template RankParticles<double> gathered_in_index_order(const RankParticles<double>&, const Communicator&);
 template void sort_by_key_in_place(RankParticles<float>&, const bh::Cube&, std::vector<std::uint64_t>&, ByteBuffer&,
-                                   std::vector<float>&);
+                                   std::vector<float>&, const std::function<void(const char*)>&);
 template void sort_by_key_in_place(RankParticles<double>&, const bh::Cube&, std::vector<std::uint64_t>&, ByteBuffer&,
-                                   std::vector<double>&);
+                                   std::vector<double>&, const std::function<void(const char*)>&);
 
 }  // namespace orrery::mpi

@@ -58,9 +58,12 @@ RankParticles<Real> gathered_in_index_order(const RankParticles<Real>& mine, con
 /// and their keys in `cube` (fewer than 2^31 particles), with the rank's
 /// threads: the one order whatever their number (key_order.hpp). Particles
 /// already in order are left as they are. `scratch` and `spare`:
-/// permute_in_place's (buffers the caller keeps across calls).
+/// permute_in_place's (buffers the caller keeps across calls). lap, if set,
+/// is called with "keys" once the keys are made, "order" once the order is
+/// found and "permute" once the particles are in it (a caller's timer).
 template <class Real>
 void sort_by_key_in_place(RankParticles<Real>& particles, const bh::Cube& cube, std::vector<std::uint64_t>& keys,
-                          ByteBuffer& scratch, std::vector<Real>& spare);
+                          ByteBuffer& scratch, std::vector<Real>& spare,
+                          const std::function<void(const char*)>& lap = {});
 
 }  // namespace orrery::mpi
