@@ -191,9 +191,16 @@ bool sort_by_key_and_tie(std::vector<std::uint64_t>&& keys, std::span<const Tie>
   }
   // Nearly in order (a rank's particles a drift after their last sort):
   // a run in order is split off in one pass, the rest sorted alone and
-  // merged back. Where that pulls many, the radix sort of all is cheaper.
+  // merged back. Where that pulls many, the radix sort of all is cheaper:
+  // past half. The split, the merge and the keys' gather cost about 0.017 s
+  // a million pairs on one thread (2-core machine), the radix sort 0.06, so
+  // the split path wins while the pulled fraction f keeps 0.017 + 0.06 f
+  // under 0.06 (f < 0.7). A quarter was too few: a drift of dt = 1/1024
+  // pulls 13-23 % of a rank's particles, and at 16M on 4 ranks the Plummer
+  // core's ranks passed a quarter and took the radix sort (0.25-0.30 s a
+  // rank on one thread; docs/performance/mpi.md, "The sort's threshold").
   std::vector<std::int32_t> run, pulled;
-  if (!split_into_run(keys, tie, n / 4, run, pulled)) {
+  if (!split_into_run(keys, tie, n / 2, run, pulled)) {
     radix_sort_pairs(keys, tie, sorted_keys, order);
     return false;
   }

@@ -19,7 +19,7 @@ namespace orrery::mpi {
 /// without a sort. Input nearly in order (a rank's particles a drift after
 /// their last sort) has a run in order split off in one O(n) pass (each
 /// descent's two pairs pulled), and the pulled pairs sorted alone and
-/// merged back, where a quarter or fewer are pulled.
+/// merged back, where half or fewer are pulled.
 /// Otherwise bh::sort_by_key's parallel radix sort by (key, i), then each
 /// run of equal keys sorted by tie (runs are short: equal keys are
 /// particles within one finest cell, or one cell at several levels).
