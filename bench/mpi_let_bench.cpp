@@ -15,8 +15,8 @@
 // the CPU's rows leave those columns empty. The phases' pieces come last
 // (SolverReport::piece_seconds): the exchange's (the target boxes, the LET's
 // selection, its all-to-all and its assembly, which sum to the exchange),
-// the decomposition's (the key cube, the sort, the top tree and cuts, the
-// owners), the migration's (the pack, the all-to-all, the rebuild) and the
+// the decomposition's (the key cube, the sort's keys, order and permute,
+// the top tree and cuts, the owners), the migration's (the pack, the all-to-all, the rebuild) and the
 // tree's (the backend's builds of the runs, their records, the leaves' plan,
 // the top tree).
 //
