@@ -16,9 +16,9 @@
 // (SolverReport::piece_seconds): the exchange's (the target boxes, the LET's
 // selection, its all-to-all and its assembly, which sum to the exchange),
 // the decomposition's (the key cube, the sort's keys, order and permute,
-// the top tree and cuts, the owners), the migration's (the pack, the all-to-all, the rebuild) and the
-// tree's (the backend's builds of the runs, their records, the leaves' plan,
-// the top tree).
+// the top tree and cuts, the owners), the migration's (the pack, the
+// all-to-all, the rebuild) and the tree's (the backend's builds of the
+// runs, their records, the leaves' plan, the top tree).
 //
 // --freed-memory keep|release: the process's allocator keeps freed memory
 // for its next allocations (as `orrery run` does, the default) or follows

@@ -186,10 +186,11 @@ void build_local_tree(LocalTree<Real>& out, const RankParticles<Real>& s, std::s
   // it, cells that hold several top leaves, or only part of a cell, are not
   // used). Few builds instead of one a top leaf: each build pays its own
   // allocations, key pass and parallel regions (1M particles on one rank of
-  // 16 threads, H200 host: 0.107 s a build a leaf, 0.035 s one build); not one
-  // build however large: at 16M a single build was no faster than the
-  // per-leaf builds (1.0 s and 0.9 s), so the runs stay near the sizes
-  // measured fast. Every run is built and planned first, so that the records
+  // 16 threads, H200 host: 0.107 s a build a leaf, 0.035 s one build). The
+  // run size is the backend's (LetWalk::build_run_particles): the host's
+  // stay near the sizes measured fast (at 16M a single host build was no
+  // faster than the per-leaf builds, 1.0 s and 0.9 s), a GPU builds its
+  // whole domain at once (0.110 -> 0.088 s at 16M, H100 host). Every run is built and planned first, so that the records
   // are sized once, in the last solve's storage (no copy of the records
   // planned before, no zero fill where the count has not grown: the one-rank
   // 16M GPU step spent 0.119 s here while the records grew run by run).

@@ -55,7 +55,8 @@ using RunBuild = std::function<bh::Octree<Real>(const SourcesView<Real>& run, st
 /// leaf larger than that is a run of its own); the records do not depend on
 /// the runs, nor on where `build` builds them. lap, if set, is called with
 /// "plan" once the leaves' particles are found, then "build" after each
-/// run's build and "records" after its records are filled (a caller's timer).
+/// run's build and "records" after its records are planned, and "records"
+/// once more after every record is filled (a caller's timer).
 /// The tree is written into `out`, whatever it held: its storage is reused
 /// (a rank builds nearly the same count of records every solve).
 template <class Real>
