@@ -151,8 +151,13 @@ SolverReport DistributedTree<Real>::solve(RankParticles<Real>& particles, const 
   decomposition_piece("cube");
   std::vector<std::uint64_t> keys;
   // Sorted where they are, through the receive buffer (free until the
-  // migration's all-to-all overwrites it).
-  sort_by_key_in_place(particles, cube, keys, received_, spare_, decomposition_piece);
+  // migration's all-to-all overwrites it); the order found by the rank's
+  // backend (a GPU rank's on its device).
+  const ParticleKeySort on_backend_sort = [this](std::vector<std::uint64_t>&& k, std::span<const std::uint64_t> index,
+                                                 std::vector<std::uint64_t>& sorted, std::vector<std::int32_t>& by) {
+    return walk_->sort_particle_keys(std::move(k), index, sorted, by);
+  };
+  sort_by_key_in_place(particles, cube, keys, received_, spare_, decomposition_piece, on_backend_sort);
   RankParticles<Real> s = std::move(particles);
   const TopTree top = build_top_tree(keys, top_bucket(n_all[0], comm_.size(), params.leaf_capacity), comm_);
   const std::vector<std::int64_t> cuts = domain_cuts(top, leaf_work(top, s, keys, comm_), comm_.size());

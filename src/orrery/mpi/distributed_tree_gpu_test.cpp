@@ -11,6 +11,8 @@
 
 #include <limits>
 #include <memory>
+#include <random>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -21,6 +23,7 @@
 #include "orrery/ic/hernquist.hpp"
 #include "orrery/ic/initial_conditions.hpp"
 #include "orrery/mpi/distributed_tree.hpp"
+#include "orrery/mpi/key_order.hpp"
 #include "orrery/mpi/let_walk_gpu.hpp"
 #include "support/missing_node_checks.hpp"
 #include "support/rank_gpu_test.hpp"
@@ -105,6 +108,45 @@ TEST_F(DistributedGpuTree, RelativeIsOneProcessGpuBitForBit) {
   expect_bits<float>("hernquist", 20000, bh::Opening::relative, 1, MathMode::fast);
   expect_bits<float>("collision", 8000, bh::Opening::relative, 2, MathMode::exact);
   expect_bits<double>("hernquist", 8000, bh::Opening::relative, 1, MathMode::exact, 700);
+}
+
+// The decomposition's sort on a GPU rank's device (LetWalk::sort_particle_keys)
+// against the host's sort_by_key_and_tie: the same order, sorted keys and
+// answer to "already in order", on keys with long runs of equal ones (the
+// index decides), nearly sorted keys (a drift after the last sort), keys
+// already in order (no device work: the identity) and none.
+TEST_F(DistributedGpuTree, TheDeviceSortsParticleKeysAsTheHost) {
+  const gravity::GpuTreeSolverConfig config =
+      gravity::gpu_tree_config(testing::checked_tree("cuda", bh::Opening::geometric));
+  const auto walk = mpi::gpu_let_walk<float>(config);
+  const auto expect_host_order = [&](const std::vector<std::uint64_t>& keys, const std::vector<std::uint64_t>& index,
+                                     const std::string& what) {
+    std::vector<std::uint64_t> want_keys, got_keys;
+    std::vector<std::int32_t> want, got;
+    const bool want_in_order = mpi::sort_by_key_and_tie(keys, std::span<const std::uint64_t>(index), want_keys, want);
+    const bool got_in_order =
+        walk->sort_particle_keys(std::vector<std::uint64_t>(keys), std::span<const std::uint64_t>(index), got_keys, got);
+    EXPECT_EQ(got_in_order, want_in_order) << what;
+    EXPECT_EQ(got, want) << what;
+    EXPECT_EQ(got_keys, want_keys) << what;
+  };
+  std::mt19937_64 rng(7);
+  const std::size_t n = 300001;
+  std::vector<std::uint64_t> keys(n), index(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    keys[i] = (rng() % 1000) << 50;  // about 300 particles a key
+    index[i] = (rng() >> 1) % (std::uint64_t(1) << 40);
+  }
+  expect_host_order(keys, index, "equal keys");
+  std::vector<std::int32_t> by;
+  std::vector<std::uint64_t> sorted;
+  mpi::sort_by_key_and_tie(keys, std::span<const std::uint64_t>(index), sorted, by);
+  std::vector<std::uint64_t> index_sorted(n);
+  for (std::size_t k = 0; k < n; ++k) index_sorted[k] = index[static_cast<std::size_t>(by[k])];
+  expect_host_order(sorted, index_sorted, "in order");
+  for (std::size_t k = 0; k + 1 < n; k += 53) sorted[k] += std::uint64_t(1) << 51;  // nearly in order
+  expect_host_order(sorted, index_sorted, "nearly in order");
+  expect_host_order({}, {}, "no particles");
 }
 
 // The benchmark's split of the walk (mpi_let_bench --backend cuda): every

@@ -175,20 +175,26 @@ bool split_into_run(const std::vector<std::uint64_t>& keys, std::span<const Tie>
 }  // namespace
 
 template <class Tie>
-bool sort_by_key_and_tie(std::vector<std::uint64_t>&& keys, std::span<const Tie> tie,
-                         std::vector<std::uint64_t>& sorted_keys, std::vector<std::int32_t>& order) {
+bool take_if_in_order(std::vector<std::uint64_t>& keys, std::span<const Tie> tie,
+                      std::vector<std::uint64_t>& sorted_keys, std::vector<std::int32_t>& order) {
   const auto n = static_cast<std::int64_t>(keys.size());
   int unsorted = 0;
 #pragma omp parallel for schedule(static) reduction(max : unsorted) if (n >= kParallelLoop)
   for (std::int64_t i = 1; i < n; ++i)
     if (!pair_less(keys, tie, i - 1, i)) unsorted = 1;
-  if (unsorted == 0) {
-    sorted_keys = std::move(keys);
-    order.resize(static_cast<std::size_t>(n));
+  if (unsorted != 0) return false;
+  sorted_keys = std::move(keys);
+  order.resize(static_cast<std::size_t>(n));
 #pragma omp parallel for schedule(static) if (n >= kParallelLoop)
-    for (std::int64_t i = 0; i < n; ++i) order[i] = static_cast<std::int32_t>(i);
-    return true;
-  }
+  for (std::int64_t i = 0; i < n; ++i) order[i] = static_cast<std::int32_t>(i);
+  return true;
+}
+
+template <class Tie>
+bool sort_by_key_and_tie(std::vector<std::uint64_t>&& keys, std::span<const Tie> tie,
+                         std::vector<std::uint64_t>& sorted_keys, std::vector<std::int32_t>& order) {
+  const auto n = static_cast<std::int64_t>(keys.size());
+  if (take_if_in_order(keys, tie, sorted_keys, order)) return true;
   // Nearly in order (a rank's particles a drift after their last sort):
   // a run in order is split off in one pass, the rest sorted alone and
   // merged back. Where that pulls many, the radix sort of all is cheaper:
@@ -244,6 +250,10 @@ bool sort_by_key_and_tie(const std::vector<std::uint64_t>& keys, std::span<const
   return sort_by_key_and_tie(std::vector<std::uint64_t>(keys), tie, sorted_keys, order);
 }
 
+template bool take_if_in_order(std::vector<std::uint64_t>&, std::span<const std::uint64_t>, std::vector<std::uint64_t>&,
+                               std::vector<std::int32_t>&);
+template bool take_if_in_order(std::vector<std::uint64_t>&, std::span<const std::int32_t>, std::vector<std::uint64_t>&,
+                               std::vector<std::int32_t>&);
 template bool sort_by_key_and_tie(const std::vector<std::uint64_t>&, std::span<const std::uint64_t>,
                                   std::vector<std::uint64_t>&, std::vector<std::int32_t>&);
 template bool sort_by_key_and_tie(std::vector<std::uint64_t>&&, std::span<const std::uint64_t>,

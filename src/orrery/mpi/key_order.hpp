@@ -35,6 +35,15 @@ template <class Tie>
 bool sort_by_key_and_tie(std::vector<std::uint64_t>&& keys, std::span<const Tie> tie,
                          std::vector<std::uint64_t>& sorted_keys, std::vector<std::int32_t>& order);
 
+/// sort_by_key_and_tie's first step, for a caller that sorts otherwise (a
+/// GPU rank's device, LetWalk::sort_particle_keys): where the pairs are in
+/// order already (checked in parallel, O(n)), moves `keys` into sorted_keys,
+/// makes `order` the identity and returns true; else returns false and
+/// touches nothing.
+template <class Tie>
+bool take_if_in_order(std::vector<std::uint64_t>& keys, std::span<const Tie> tie,
+                      std::vector<std::uint64_t>& sorted_keys, std::vector<std::int32_t>& order);
+
 /// sort_by_key_and_tie where the pairs [from, to) are known to be in order
 /// already (a rank's particles that stayed, after a migration; the others
 /// arrived): when the others are few (at most an eighth of all), they alone

@@ -2,6 +2,7 @@
 
 #include "orrery/bh/octree_build.hpp"
 #include "orrery/bh/walk_all.hpp"
+#include "orrery/mpi/key_order.hpp"
 
 namespace orrery::mpi {
 namespace {
@@ -34,6 +35,12 @@ bh::Octree<Real> LetWalk<Real>::build_run(const SourcesView<Real>& run, std::spa
 template <class Real>
 std::int32_t LetWalk<Real>::build_run_particles() const {
   return kBuildRunParticles;
+}
+
+template <class Real>
+bool LetWalk<Real>::sort_particle_keys(std::vector<std::uint64_t>&& keys, std::span<const std::uint64_t> index,
+                                       std::vector<std::uint64_t>& sorted_keys, std::vector<std::int32_t>& order) {
+  return sort_by_key_and_tie(std::move(keys), index, sorted_keys, order);
 }
 
 template <class Real>

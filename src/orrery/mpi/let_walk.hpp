@@ -58,6 +58,12 @@ class LetWalk {
   /// (kBuildRunParticles, local_tree.hpp); the GPU's build the whole domain
   /// at once (docs/performance/mpi.md, "One build a domain on GPU ranks").
   virtual std::int32_t build_run_particles() const;
+  /// The decomposition's sort (sort_by_key_in_place's): the rank's particles
+  /// by (key, index), mpi::sort_by_key_and_tie's contract and its one order.
+  /// Here on the host; the GPU's sorts on its device where the keys are not
+  /// in order already (docs/adr/0021, phase 3).
+  virtual bool sort_particle_keys(std::vector<std::uint64_t>&& keys, std::span<const std::uint64_t> index,
+                                  std::vector<std::uint64_t>& sorted_keys, std::vector<std::int32_t>& order);
 };
 
 /// The CPU walk (bh::walk_targets with the tree's configuration).

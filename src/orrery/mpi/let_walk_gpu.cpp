@@ -7,12 +7,16 @@
 #include <vector>
 
 #include "orrery/bh/device_tree_copy.hpp"
+#include "orrery/bh/morton.hpp"
 #include "orrery/bh/octree_gpu.hpp"
+#include "orrery/bh/pair_sort_gpu.hpp"
 #include "orrery/bh/tree_walk_gpu.hpp"
 #include "orrery/cuda/memory.hpp"
 #include "orrery/cuda/staged_download.hpp"
 #include "orrery/cuda/staged_upload.hpp"
 #include "orrery/cuda/stream.hpp"
+#include "orrery/mpi/kept_vector.hpp"
+#include "orrery/mpi/key_order.hpp"
 #include "orrery/mpi/parallel_copy.hpp"
 
 namespace orrery::mpi {
@@ -93,6 +97,33 @@ class GpuLetWalk final : public LetWalk<Real> {
   // as it holds the walk's tree of the same particles and more.
   std::int32_t build_run_particles() const override { return std::numeric_limits<std::int32_t>::max(); }
 
+  // The order on the device: the keys and indices up, the order down (4
+  // bytes a particle), the sorted keys gathered here from the keys by it.
+  // At 16M on the H100 host the host's sort of a drifted rank took 0.11 s
+  // on 16 threads (docs/performance/mpi.md); the device's, about 20 ms of
+  // copies at the staged rate and two radix sorts of a few ms.
+  bool sort_particle_keys(std::vector<std::uint64_t>&& keys, std::span<const std::uint64_t> index,
+                          std::vector<std::uint64_t>& sorted_keys, std::vector<std::int32_t>& order) override {
+    if (take_if_in_order(keys, index, sorted_keys, order)) return true;
+    const auto s = stream_.get();
+    const std::size_t n = keys.size();
+    up_.add(ensure(sort_key_, n).data(), keys.data(), n * sizeof(std::uint64_t));
+    up_.add(ensure(sort_index_, n).data(), index.data(), n * sizeof(std::uint64_t));
+    up_.run(s);
+    // Every bit of the indices: a pass over them on the host for their
+    // width would cost more than the device's extra digit passes save.
+    const std::int32_t* by = sort_.sort(sort_key_.data(), sort_index_.data(), static_cast<std::int32_t>(n),
+                                        3 * bh::kMaxLevel, 64, s);
+    const auto m = static_cast<std::int64_t>(n);
+    resize_for_overwrite(order, n);
+    staged_.add(order.data(), by, n * sizeof(std::int32_t));
+    staged_.run(s);
+    resize_for_overwrite(sorted_keys, n);
+#pragma omp parallel for schedule(static) if (m >= kParallelLoop)
+    for (std::int64_t k = 0; k < m; ++k) sorted_keys[k] = keys[order[k]];
+    return false;
+  }
+
   std::vector<std::pair<std::string, double>> step_seconds() const override {
     return {{"upload", seconds_[0]}, {"kernel", seconds_[1]}, {"download", seconds_[2]}};
   }
@@ -123,6 +154,8 @@ class GpuLetWalk final : public LetWalk<Real> {
   cuda::DeviceBuffer<std::int32_t> targets_;
   cuda::DeviceBuffer<Real> result_[4], scale_;
   cuda::DeviceBuffer<std::uint32_t> counts_[3];
+  cuda::DeviceBuffer<std::uint64_t> sort_key_, sort_index_;  // sort_particle_keys' input
+  bh::DevicePairSort sort_;
   cuda::StagedDownload staged_;  // the results' and counters' download
   cuda::StagedUpload up_;        // the targets' and scales', and each run's sources'
   double seconds_[3] = {0, 0, 0};  // upload, kernel, download (step_seconds)

@@ -181,7 +181,8 @@ std::vector<std::uint64_t> keys_of(const RankParticles<Real>& in, const bh::Cube
 
 template <class Real>
 void sort_by_key_in_place(RankParticles<Real>& particles, const bh::Cube& cube, std::vector<std::uint64_t>& keys,
-                          ByteBuffer& scratch, std::vector<Real>& spare, const std::function<void(const char*)>& lap) {
+                          ByteBuffer& scratch, std::vector<Real>& spare, const std::function<void(const char*)>& lap,
+                          const ParticleKeySort& sort) {
   const auto piece = [&lap](const char* name) {
     if (lap) lap(name);
   };
@@ -191,7 +192,9 @@ void sort_by_key_in_place(RankParticles<Real>& particles, const bh::Cube& cube, 
   // them as the sorted keys where they are in order (the const overload
   // would copy them first).
   std::vector<std::int32_t> order;
-  const bool in_order = sort_by_key_and_tie(std::move(k), std::span<const std::uint64_t>(particles.index), keys, order);
+  const std::span<const std::uint64_t> index(particles.index);
+  const bool in_order = sort ? sort(std::move(k), index, keys, order)
+                             : sort_by_key_and_tie(std::move(k), index, keys, order);
   piece("order");
   if (!in_order) permute_in_place(particles, order, scratch, spare);
   piece("permute");
@@ -206,8 +209,10 @@ template RankParticles<double> migrate(RankParticles<double>&&, std::vector<std:
 template RankParticles<float> gathered_in_index_order(const RankParticles<float>&, const Communicator&);
 template RankParticles<double> gathered_in_index_order(const RankParticles<double>&, const Communicator&);
 template void sort_by_key_in_place(RankParticles<float>&, const bh::Cube&, std::vector<std::uint64_t>&, ByteBuffer&,
-                                   std::vector<float>&, const std::function<void(const char*)>&);
+                                   std::vector<float>&, const std::function<void(const char*)>&,
+                                   const ParticleKeySort&);
 template void sort_by_key_in_place(RankParticles<double>&, const bh::Cube&, std::vector<std::uint64_t>&, ByteBuffer&,
-                                   std::vector<double>&, const std::function<void(const char*)>&);
+                                   std::vector<double>&, const std::function<void(const char*)>&,
+                                   const ParticleKeySort&);
 
 }  // namespace orrery::mpi

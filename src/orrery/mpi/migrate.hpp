@@ -54,6 +54,12 @@ RankParticles<Real> migrate(RankParticles<Real>&& mine, std::vector<std::uint64_
 template <class Real>
 RankParticles<Real> gathered_in_index_order(const RankParticles<Real>& mine, const Communicator& comm);
 
+/// A sort_by_key_and_tie of a rank's particles' keys by their indices: the
+/// host's, or one computing the same order elsewhere (a GPU rank's device,
+/// LetWalk::sort_particle_keys).
+using ParticleKeySort = std::function<bool(std::vector<std::uint64_t>&&, std::span<const std::uint64_t>,
+                                           std::vector<std::uint64_t>&, std::vector<std::int32_t>&)>;
+
 /// The particles sorted by (key, index) where they are, one process's order,
 /// and their keys in `cube` (fewer than 2^31 particles), with the rank's
 /// threads: the one order whatever their number (key_order.hpp). Particles
@@ -61,9 +67,10 @@ RankParticles<Real> gathered_in_index_order(const RankParticles<Real>& mine, con
 /// permute_in_place's (buffers the caller keeps across calls). lap, if set,
 /// is called with "keys" once the keys are made, "order" once the order is
 /// found and "permute" once the particles are in it (a caller's timer).
+/// `sort`, if set, finds the order (else sort_by_key_and_tie on the host).
 template <class Real>
 void sort_by_key_in_place(RankParticles<Real>& particles, const bh::Cube& cube, std::vector<std::uint64_t>& keys,
                           ByteBuffer& scratch, std::vector<Real>& spare,
-                          const std::function<void(const char*)>& lap = {});
+                          const std::function<void(const char*)>& lap = {}, const ParticleKeySort& sort = {});
 
 }  // namespace orrery::mpi
