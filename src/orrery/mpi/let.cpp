@@ -155,8 +155,15 @@ std::vector<TargetDomain<Real>> target_domains(const RankParticles<Real> &s,
                                                const std::vector<Real> &scale,
                                                const LocalTree<Real> &own,
                                                bool active_only) {
-  std::vector<TargetDomain<Real>> out;
-  for (const std::int32_t root : own.roots) {
+  // One top leaf a thread at a time (a leaf holds at most a 64th of the
+  // domain, top_bucket): each box is its leaf's own minima and maxima, exact
+  // whatever the threads, kept in leaf order.
+  const auto roots = static_cast<std::int64_t>(own.roots.size());
+  std::vector<TargetDomain<Real>> box(static_cast<std::size_t>(roots));
+  std::vector<std::uint8_t> has(static_cast<std::size_t>(roots), 0);
+#pragma omp parallel for schedule(dynamic, 1) if (s.size() >= kParallelLoop)
+  for (std::int64_t r = 0; r < roots; ++r) {
+    const std::int32_t root = own.roots[static_cast<std::size_t>(r)];
     std::int32_t b = own.first[root];
     const auto e = b + static_cast<std::int32_t>(own.nodes.count[root]);
     if (active_only)
@@ -164,7 +171,7 @@ std::vector<TargetDomain<Real>> target_domains(const RankParticles<Real> &s,
         ++b;
     if (b == e)
       continue; // no target here: no box (nothing it needs)
-    TargetDomain<Real> d;
+    TargetDomain<Real> &d = box[static_cast<std::size_t>(r)];
     d.box = {s.p.x[b], s.p.y[b], s.p.z[b], s.p.x[b], s.p.y[b], s.p.z[b]};
     for (std::int32_t k = b; k < e; ++k) {
       if (active_only && s.active[k] == 0)
@@ -178,8 +185,12 @@ std::vector<TargetDomain<Real>> target_domains(const RankParticles<Real> &s,
       if (!scale.empty())
         d.max_scale = std::max(d.max_scale, scale[k]);
     }
-    out.push_back(d);
+    has[static_cast<std::size_t>(r)] = 1;
   }
+  std::vector<TargetDomain<Real>> out;
+  for (std::int64_t r = 0; r < roots; ++r)
+    if (has[static_cast<std::size_t>(r)] != 0)
+      out.push_back(box[static_cast<std::size_t>(r)]);
   return out;
 }
 
