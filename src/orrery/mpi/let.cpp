@@ -171,7 +171,7 @@ std::vector<TargetDomain<Real>> target_domains(const RankParticles<Real> &s,
         ++b;
     if (b == e)
       continue; // no target here: no box (nothing it needs)
-    TargetDomain<Real> &d = box[static_cast<std::size_t>(r)];
+    TargetDomain<Real> d; // a local: stores through box[r] could alias s.p's arrays
     d.box = {s.p.x[b], s.p.y[b], s.p.z[b], s.p.x[b], s.p.y[b], s.p.z[b]};
     for (std::int32_t k = b; k < e; ++k) {
       if (active_only && s.active[k] == 0)
@@ -185,6 +185,7 @@ std::vector<TargetDomain<Real>> target_domains(const RankParticles<Real> &s,
       if (!scale.empty())
         d.max_scale = std::max(d.max_scale, scale[k]);
     }
+    box[static_cast<std::size_t>(r)] = d;
     has[static_cast<std::size_t>(r)] = 1;
   }
   std::vector<TargetDomain<Real>> out;
