@@ -376,6 +376,13 @@ std::int64_t initial_node_capacity(std::int64_t n, int cap) {
   return std::min<std::int64_t>(n / cap * 3 + n / 16 + 4096, std::numeric_limits<std::int32_t>::max() - 1);
 }
 
+/// out[k] = mo[nodes[k]]: the moments of the nodes asked for, together.
+__global__ void __launch_bounds__(kBlock)
+    gather_moments(std::int32_t count, const std::int32_t* nodes, const NodeMoments* mo, NodeMoments* out) {
+  const std::int32_t k = static_cast<std::int32_t>(blockIdx.x) * kBlock + static_cast<std::int32_t>(threadIdx.x);
+  if (k < count) out[k] = mo[nodes[k]];
+}
+
 /// Sizes `host` to `count` and queues its copy from `device` in `staged`.
 template <class T>
 void stage_to_host(cuda::StagedDownload& staged, std::vector<T>& host, const T* device, std::size_t count) {
@@ -425,6 +432,9 @@ struct DeviceOctree<Real>::Impl : TreeArrays<Real, DeviceBuffer> {
   // The downloads come through page-locked memory (an MPI rank's subtrees,
   // every step): allocated by the first of them.
   mutable cuda::StagedDownload staged;
+  // download_moments(nodes)'s nodes and their moments, kept for the next call.
+  mutable DeviceBuffer<std::int32_t> picked;
+  mutable DeviceBuffer<NodeMoments> picked_moments;
   std::optional<Cube> given_cube;      // the last build's cube from outside, if any
   std::array<cudaEvent_t, kNumEvents> events{};
   // The steps after the gather are a fixed sequence of small launches (the
@@ -834,6 +844,31 @@ std::vector<NodeMoments> DeviceOctree<Real>::download_moments() const {
   static_assert(sizeof(Moments<Multipole::quadrupole>) == sizeof(NodeMoments));
   std::vector<NodeMoments> h(static_cast<std::size_t>(t.num_nodes));
   t.staged.add(h.data(), t.moments.data(), h.size() * sizeof(NodeMoments));
+  t.staged.run(t.stream);
+  return h;
+}
+
+template <class Real>
+std::vector<NodeMoments> DeviceOctree<Real>::download_moments(std::span<const std::int32_t> nodes) const {
+  const Impl& t = *impl_;
+  if (multipole_order(t.params.multipole) > 2)
+    throw InputError("DeviceOctree::download_moments: the double moments of a " +
+                     std::string(to_string(t.params.multipole)) + " tree were asked for; accepted: monopole or "
+                     "quadrupole trees");
+  for (const std::int32_t n : nodes)
+    if (n < 0 || n >= t.num_nodes)
+      throw InputError("DeviceOctree::download_moments: node " + std::to_string(n) + " was asked for; accepted: 0 to " +
+                       std::to_string(t.num_nodes - 1) + ", the nodes of the last build");
+  std::vector<NodeMoments> h(nodes.size());
+  if (nodes.empty()) return h;
+  const auto count = static_cast<std::int32_t>(nodes.size());
+  t.picked.fit(nodes.size());
+  t.picked_moments.fit(nodes.size());
+  t.picked.upload(nodes, t.stream);
+  gather_moments<<<blocks_for(count), kBlock, 0, t.stream>>>(
+      count, t.picked.data(), reinterpret_cast<const NodeMoments*>(t.moments.data()), t.picked_moments.data());
+  ORRERY_CUDA_CHECK_LAUNCH("gather_moments");
+  t.staged.add(h.data(), t.picked_moments.data(), h.size() * sizeof(NodeMoments));
   t.staged.run(t.stream);
   return h;
 }

@@ -115,6 +115,15 @@ void check_against_cpu(DeviceOctree<Real>& tree, const Particles<float>& input, 
                     << ", cpu " << cpu_moments[n].mass;
       return;
     }
+  // Some nodes' alone, in an order of the caller's (a node twice, the last first).
+  const auto last = static_cast<std::int32_t>(cpu_moments.size()) - 1;
+  const std::vector<std::int32_t> some = {last, 0, last / 2, last / 3, last / 2};
+  const std::vector<NodeMoments> picked = tree.download_moments(some);
+  ASSERT_EQ(picked.size(), some.size()) << ctx;
+  for (std::size_t k = 0; k < some.size(); ++k)
+    EXPECT_EQ(std::memcmp(&picked[k], &cpu_moments[static_cast<std::size_t>(some[k])], sizeof(NodeMoments)), 0)
+        << ctx << ": the double moments of node " << some[k] << ", asked for alone";
+  EXPECT_TRUE(tree.download_moments(std::vector<std::int32_t>{}).empty()) << ctx;
 }
 
 template <class Real>
@@ -168,6 +177,16 @@ TYPED_TEST(DeviceOctreeTest, OctupoleAndHexadecapoleMomentsEqualCpuBitForBit) {
     ADD_FAILURE() << "the double moments of an octupole tree were given";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("octupole tree were asked for; accepted: monopole or quadrupole"),
+              std::string::npos)
+        << e.what();
+  }
+  // A node past the tree's, asked for alone, is refused by number.
+  check_against_cpu(tree, p, TreeParams{0.5, 16, Multipole::monopole}, "plummer_200000");
+  try {
+    (void)tree.download_moments(std::vector<std::int32_t>{0, tree.num_nodes()});
+    ADD_FAILURE() << "the moments of a node past the tree were given";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("node " + std::to_string(tree.num_nodes()) + " was asked for; accepted: 0 to"),
               std::string::npos)
         << e.what();
   }

@@ -179,9 +179,10 @@ SolverReport DistributedTree<Real>::solve(RankParticles<Real>& particles, const 
   const auto tree_piece = piece_of("tree");
   const int rank = comm_.rank();
   // The rank's backend builds its subtrees (LetWalk::build_run: a GPU rank on its device).
-  const RunBuild<Real> on_backend = [this](const SourcesView<Real>& run, std::span<const std::uint64_t> k,
-                                           const bh::TreeParams& p, const bh::Cube* c,
-                                           std::vector<bh::NodeMoments>& mo) { return walk_->build_run(run, k, p, c, mo); };
+  const RunBuild<Real> on_backend{
+      [this](const SourcesView<Real>& run, std::span<const std::uint64_t> k, const bh::TreeParams& p,
+             const bh::Cube* c) { return walk_->build_run(run, k, p, c); },
+      [this](std::span<const std::int32_t> nodes) { return walk_->run_moments(nodes); }};
   const std::int32_t run_particles =
       options_.build_run_particles > 0 ? options_.build_run_particles : walk_->build_run_particles();
   build_local_tree(own_, s, keys, top, cuts[rank], cuts[rank + 1], cube, params, run_particles, on_backend,

@@ -1,7 +1,10 @@
 #include "orrery/mpi/let_walk.hpp"
 
+#include <string>
+
 #include "orrery/bh/octree_build.hpp"
 #include "orrery/bh/walk_all.hpp"
+#include "orrery/core/error.hpp"
 #include "orrery/mpi/key_order.hpp"
 
 namespace orrery::mpi {
@@ -26,10 +29,22 @@ class CpuLetWalk final : public LetWalk<Real> {
 
 template <class Real>
 bh::Octree<Real> LetWalk<Real>::build_run(const SourcesView<Real>& run, std::span<const std::uint64_t> keys,
-                                          const bh::TreeParams& params, const bh::Cube* cube,
-                                          std::vector<bh::NodeMoments>& moments) {
-  if (cube != nullptr) return bh::build_nodes_sorted(run, keys, params, *cube, &moments);
-  return bh::build_octree(run, params, nullptr, cube, &moments);
+                                          const bh::TreeParams& params, const bh::Cube* cube) {
+  if (cube != nullptr) return bh::build_nodes_sorted(run, keys, params, *cube, &run_moments_);
+  return bh::build_octree(run, params, nullptr, cube, &run_moments_);
+}
+
+template <class Real>
+std::vector<bh::NodeMoments> LetWalk<Real>::run_moments(std::span<const std::int32_t> nodes) {
+  std::vector<bh::NodeMoments> out;
+  out.reserve(nodes.size());
+  for (const std::int32_t n : nodes) {
+    if (n < 0 || static_cast<std::size_t>(n) >= run_moments_.size())
+      throw RuntimeFailure("the moments of node " + std::to_string(n) + " of the rank's last subtree build were asked "
+                           "for; accepted: 0 to " + std::to_string(static_cast<std::int64_t>(run_moments_.size()) - 1));
+    out.push_back(run_moments_[static_cast<std::size_t>(n)]);
+  }
+  return out;
 }
 
 template <class Real>

@@ -42,17 +42,20 @@ class LetWalk {
   /// walk phase, a difference of two readings being the calls between.
   /// Empty where the walk is one step (the CPU's).
   virtual std::vector<std::pair<std::string, double>> step_seconds() const { return {}; }
-  /// The tree of one run of the rank's sorted particles (mpi::RunBuild, the
-  /// builds of its own subtrees): bh::build_octree's tree in `cube` (null:
-  /// the run's bounding cube) and every node's double moments. Here on the
-  /// host, from the run's keys where the cube is given (bh::build_nodes_sorted:
-  /// the decomposition computed and sorted them; the nodes alone); the GPU's builds on its
+  /// The tree of one run of the rank's sorted particles (mpi::RunBuild's
+  /// `tree`, the builds of its own subtrees): bh::build_octree's tree in
+  /// `cube` (null: the run's bounding cube). Here on the host, from the run's
+  /// keys where the cube is given (bh::build_nodes_sorted: the decomposition
+  /// computed and sorted them; the nodes alone); the GPU's builds on its
   /// device (bh::DeviceOctree, the same tree bit for bit) and copies back its
   /// nodes and order, not its sorted sources (the run is sorted by key, so
   /// they are the run: mpi::RunBuild).
   virtual bh::Octree<Real> build_run(const SourcesView<Real>& run, std::span<const std::uint64_t> keys,
-                                     const bh::TreeParams& params, const bh::Cube* cube,
-                                     std::vector<bh::NodeMoments>& moments);
+                                     const bh::TreeParams& params, const bh::Cube* cube);
+  /// The double moments of the given nodes of the last build_run's tree
+  /// (mpi::RunBuild's `moments`): the host's build kept every node's; the
+  /// GPU's gathers these on its device and copies back only them.
+  virtual std::vector<bh::NodeMoments> run_moments(std::span<const std::int32_t> nodes);
   /// The most particles of one build_run where DistributedOptions leaves it
   /// to the backend: the host's builds stay near the sizes measured fast
   /// (kBuildRunParticles, local_tree.hpp); the GPU's build the whole domain
@@ -64,6 +67,9 @@ class LetWalk {
   /// in order already (docs/adr/0021, phase 3).
   virtual bool sort_particle_keys(std::vector<std::uint64_t>&& keys, std::span<const std::uint64_t> index,
                                   std::vector<std::uint64_t>& sorted_keys, std::vector<std::int32_t>& order);
+
+ private:
+  std::vector<bh::NodeMoments> run_moments_;  // every node's, of the host's last build_run
 };
 
 /// The CPU walk (bh::walk_targets with the tree's configuration).

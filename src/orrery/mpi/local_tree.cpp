@@ -41,14 +41,14 @@ std::int32_t find_cell(const bh::Octree<Real>& t, std::uint64_t key, std::int32_
 struct LeafPlan {
   std::uint64_t key;
   std::int32_t level, b, e, run, f, base;
+  bh::NodeMoments mo;  // node f's double moments (where f >= 0)
 };
 
-/// One run's build: its tree, the double moments of its nodes and its
-/// first particle among the rank's sorted particles.
+/// One run's build: its tree and its first particle among the rank's sorted
+/// particles.
 template <class Real>
 struct RunTree {
   bh::Octree<Real> t;
-  std::vector<bh::NodeMoments> mo;
   std::int32_t pb;
 };
 
@@ -69,7 +69,7 @@ std::int32_t add_run(std::vector<RunTree<Real>>& runs, const RankParticles<Real>
   // A cube of side 0 (every particle at one point) is refused from outside,
   // but it is then every leaf's own bounding cube, which the build takes.
   const bh::Cube* in = cube.side > 0 ? &cube : nullptr;
-  r.t = build(run, keys.subspan(static_cast<std::size_t>(pb), static_cast<std::size_t>(run.count)), params, in, r.mo);
+  r.t = build.tree(run, keys.subspan(static_cast<std::size_t>(pb), static_cast<std::size_t>(run.count)), params, in);
   if (lap) lap("build");
   const bh::Octree<Real>& t = r.t;
   // The rank's particles are sorted by (key, index), so a build that sorts
@@ -111,6 +111,16 @@ std::int32_t add_run(std::vector<RunTree<Real>>& runs, const RankParticles<Real>
     p.base = records;
     records += f < 0 ? 1 : t.next[f] - f;
   }
+  // The subtrees' roots' double moments (the top tree's leaves' moments).
+  std::vector<std::int32_t> roots;
+  for (std::size_t j = j0; j < j1; ++j)
+    if (plan[j].f >= 0) roots.push_back(plan[j].f);
+  const std::vector<bh::NodeMoments> mo = build.moments(roots);
+  if (mo.size() != roots.size())
+    throw RuntimeFailure("the rank's tree returned the moments of " + std::to_string(mo.size()) + " nodes for " +
+                         std::to_string(roots.size()) + " asked for; accepted: one a node asked for");
+  for (std::size_t j = j0, k = 0; j < j1; ++j)
+    if (plan[j].f >= 0) plan[j].mo = mo[k++];
   if (lap) lap("records");
   return records;
 }
@@ -146,7 +156,7 @@ void fill_records(LocalTree<Real>& out, const RankParticles<Real>& s, const std:
       out.first[static_cast<std::size_t>(i)] = r.pb + t.first[n];
       out.next[static_cast<std::size_t>(i)] = p.base + t.next[n] - p.f;
     }
-    out.root_moments[static_cast<std::size_t>(j)] = r.mo[static_cast<std::size_t>(p.f)];
+    out.root_moments[static_cast<std::size_t>(j)] = p.mo;
   }
 }
 
@@ -176,7 +186,7 @@ void build_local_tree(LocalTree<Real>& out, const RankParticles<Real>& s, std::s
                            std::to_string(level) + ") holds " + std::to_string(top.count[c]) +
                            " particles over the ranks but " + std::to_string(e - b) +
                            " on its owner; accepted: every particle of a domain on its owner (migrate first)");
-    plan.push_back({key, level, b, e, -1, -1, 0});
+    plan.push_back({key, level, b, e, -1, -1, 0, {}});
   }
   if (lap) lap("plan");
   // Builds over runs of consecutive top leaves of about run_particles

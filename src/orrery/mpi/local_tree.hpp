@@ -32,20 +32,26 @@ struct LocalTree {
   Real cap2 = Real(0);  // the relative opening's cap of the parameters (bh::OctreeView::cap2)
 };
 
-/// How one run of the rank's sorted particles becomes a tree: bh::build_octree's
-/// tree in `cube` (null: the run's own bounding cube) with every node's double
-/// moments in `moments`. Its nodes are read, and its order where it has one
-/// (it must be the identity), not its sorted sources, which may be left
-/// empty (the run is sorted by key: they are the run). `keys` are the run's
-/// keys in `cube` (where it is given), in order: a build may take them
-/// instead of computing and sorting its own (bh::build_nodes_sorted, which
-/// returns neither sources nor order). The rank's backend supplies it
-/// (LetWalk::build_run: on the host, or a GPU rank's device build, the same
-/// tree bit for bit).
+/// How one run of the rank's sorted particles becomes a tree. `tree`:
+/// bh::build_octree's tree in `cube` (null: the run's own bounding cube). Its
+/// nodes are read, and its order where it has one (it must be the identity),
+/// not its sorted sources, which may be left empty (the run is sorted by key:
+/// they are the run). `keys` are the run's keys in `cube` (where it is
+/// given), in order: a build may take them instead of computing and sorting
+/// its own (bh::build_nodes_sorted, which returns neither sources nor order).
+/// `moments`: the double moments of the given nodes of the tree `tree`
+/// returned last (build_octree's `moments` at those nodes), asked for once
+/// a run, before the next run's build: the subtrees' roots alone are read
+/// (a GPU rank's device sends those, not every node's). The rank's backend
+/// supplies both (LetWalk::build_run and run_moments: on the host, or a GPU
+/// rank's device build, the same tree bit for bit).
 template <class Real>
-using RunBuild = std::function<bh::Octree<Real>(const SourcesView<Real>& run, std::span<const std::uint64_t> keys,
-                                                const bh::TreeParams& params, const bh::Cube* cube,
-                                                std::vector<bh::NodeMoments>& moments)>;
+struct RunBuild {
+  std::function<bh::Octree<Real>(const SourcesView<Real>& run, std::span<const std::uint64_t> keys,
+                                 const bh::TreeParams& params, const bh::Cube* cube)>
+      tree;
+  std::function<std::vector<bh::NodeMoments>(std::span<const std::int32_t> nodes)> moments;
+};
 
 /// The subtrees of top leaves [leaf_begin, leaf_end) (top.leaves order) over
 /// the rank's particles sorted by (key, index), `keys` their keys in `cube`.

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <memory>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,17 +26,26 @@ bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
   return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
 }
 
+/// mo[nodes[k]] for each k: a RunBuild's `moments` from every node's.
+std::vector<bh::NodeMoments> picked(const std::vector<bh::NodeMoments>& mo, std::span<const std::int32_t> nodes) {
+  std::vector<bh::NodeMoments> out;
+  for (const std::int32_t n : nodes) out.push_back(mo.at(static_cast<std::size_t>(n)));
+  return out;
+}
+
 /// A sorting build (bh::build_octree: its tree with the sorted sources and
 /// the order, as a GPU rank's build returns its order), its order then
 /// handed to `spoil`.
 template <class Spoil>
 mpi::RunBuild<double> sorting_build(Spoil spoil) {
-  return [spoil](const SourcesView<double>& run, std::span<const std::uint64_t>, const bh::TreeParams& p,
-                 const bh::Cube* c, std::vector<bh::NodeMoments>& mo) {
-    bh::Octree<double> t = bh::build_octree(run, p, nullptr, c, &mo);
-    spoil(t.order);
-    return t;
-  };
+  const auto mo = std::make_shared<std::vector<bh::NodeMoments>>();
+  return {[spoil, mo](const SourcesView<double>& run, std::span<const std::uint64_t>, const bh::TreeParams& p,
+                      const bh::Cube* c) {
+            bh::Octree<double> t = bh::build_octree(run, p, nullptr, c, mo.get());
+            spoil(t.order);
+            return t;
+          },
+          [mo](std::span<const std::int32_t> nodes) { return picked(*mo, nodes); }};
 }
 
 // A CPU rank's build (bh::build_nodes_sorted: the nodes alone, from the
@@ -61,11 +72,11 @@ TEST(LocalTree, TheRecordsDoNotDependOnWhatTheBuildReturnsAndAMovedParticleIsRef
     mpi::build_local_tree(t, s, keys, top, cuts[rank], cuts[rank + 1], cube, params, mpi::kBuildRunParticles, build);  // one run: the whole domain
     return t;
   };
-  const mpi::RunBuild<double> nodes_alone = [](const SourcesView<double>& run, std::span<const std::uint64_t> k,
-                                               const bh::TreeParams& p, const bh::Cube* c,
-                                               std::vector<bh::NodeMoments>& mo) {
-    return bh::build_nodes_sorted(run, k, p, *c, &mo);
-  };
+  std::vector<bh::NodeMoments> every;
+  const mpi::RunBuild<double> nodes_alone{
+      [&every](const SourcesView<double>& run, std::span<const std::uint64_t> k, const bh::TreeParams& p,
+               const bh::Cube* c) { return bh::build_nodes_sorted(run, k, p, *c, &every); },
+      [&every](std::span<const std::int32_t> nodes) { return picked(every, nodes); }};
   const mpi::LocalTree<double> want = local_tree(nodes_alone);
   const mpi::LocalTree<double> got = local_tree(sorting_build([](std::vector<std::int32_t>&) {}));
   EXPECT_EQ(want.roots.size(), static_cast<std::size_t>(cuts[rank + 1] - cuts[rank]));
