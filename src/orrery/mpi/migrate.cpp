@@ -1,6 +1,7 @@
 #include "orrery/mpi/migrate.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <numeric>
 #include <string>
 #include <utility>
@@ -53,6 +54,76 @@ RankParticles<Real> read_parts(std::span<const std::byte> all, const std::vector
     in.get<std::int64_t>();
     for_each_field([&](auto& v) { in.get(std::span(v.data() + b, n)); }, out);
   }
+  return out;
+}
+
+/// The particles that stayed (`mine`'s [home_first, home_first + home_n),
+/// in order, `keys` theirs) with the few that arrived merged in, and their
+/// keys in `keys`: each arrival's place found by a binary search in the
+/// run that stayed (the arrivals sorted first), then every field copied in
+/// blocks, the runs between arrivals as they lie. The order is the one of
+/// (key, index, then the arrivals from the ranks before this one first):
+/// the full merge's, without an order of n or a gather through it.
+template <class Real>
+RankParticles<Real> merged_few(const RankParticles<Real>& mine, std::vector<std::uint64_t>& keys,
+                               std::int64_t home_first, std::int64_t home_n, const RankParticles<Real>& came,
+                               std::int64_t came_before, const bh::Cube& cube) {
+  const std::int64_t m = came.size(), n = home_n + m;
+  // The arrivals in (key, index, arrival) order: their own sort, few pairs.
+  std::vector<std::uint64_t> ka(static_cast<std::size_t>(m)), sorted_ka;
+  std::vector<std::int32_t> pa;
+#pragma omp parallel for schedule(static) if (m >= kParallelLoop)
+  for (std::int64_t a = 0; a < m; ++a) ka[a] = bh::position_key(came.p.x[a], came.p.y[a], came.p.z[a], cube);
+  sort_by_key_and_tie(std::move(ka), std::span<const std::uint64_t>(came.index), sorted_ka, pa);
+  // pos[k]: the particles that stayed before sorted arrival k; an equal
+  // pair (never, with unique indices, but the full merge's rule) goes after
+  // the home run's if it came from a rank after this one.
+  const std::uint64_t* hk = keys.data() + home_first;
+  const std::uint64_t* hi = mine.index.data() + home_first;
+  std::vector<std::int64_t> pos(static_cast<std::size_t>(m));
+#pragma omp parallel for schedule(static) if (m >= kParallelLoop)
+  for (std::int64_t k = 0; k < m; ++k) {
+    const std::uint64_t key = sorted_ka[k], index = came.index[pa[k]];
+    const bool after = pa[k] >= came_before;
+    std::int64_t lo = 0, hi_n = home_n;  // the answer is in [lo, hi_n]
+    while (lo < hi_n) {
+      const std::int64_t mid = lo + (hi_n - lo) / 2;
+      const bool before = hk[mid] != key ? hk[mid] < key : (after ? hi[mid] <= index : hi[mid] < index);
+      if (before) lo = mid + 1;
+      else hi_n = mid;
+    }
+    pos[k] = lo;
+  }
+  // The home runs between arrivals, cut into pieces for the threads: piece
+  // (from, to_at, len) copies home [from, from + len) to out [to_at, ...).
+  struct Piece {
+    std::int64_t from, at, len;
+  };
+  constexpr std::int64_t kPiece = std::int64_t(1) << 16;
+  std::vector<Piece> pieces;
+  for (std::int64_t k = 0, b = 0; k <= m; ++k) {
+    const std::int64_t e = k < m ? pos[k] : home_n;
+    for (std::int64_t f = b; f < e; f += kPiece) pieces.push_back({f, f + k, std::min(kPiece, e - f)});
+    b = e;
+  }
+  const auto np = static_cast<std::int64_t>(pieces.size());
+  // to = the home pieces of `stayed` with arrival k's value, arrival(k), at pos[k] + k.
+  const auto place = [&](auto* to, const auto* stayed, const auto& arrival) {
+#pragma omp parallel for schedule(dynamic, 4) if (n >= kParallelLoop)
+    for (std::int64_t c = 0; c < np; ++c)
+      std::memcpy(to + pieces[c].at, stayed + home_first + pieces[c].from, pieces[c].len * sizeof(*to));
+    for (std::int64_t k = 0; k < m; ++k) to[pos[k] + k] = arrival(k);
+  };
+  RankParticles<Real> out;
+  out.resize(static_cast<std::size_t>(n));
+  for_each_field(
+      [&](auto& to, const auto& stayed, const auto& arrived) {
+        place(to.data(), stayed.data(), [&](std::int64_t k) { return arrived[pa[k]]; });
+      },
+      out, mine, came);
+  std::vector<std::uint64_t> k_out(static_cast<std::size_t>(n));
+  place(k_out.data(), keys.data(), [&](std::int64_t k) { return sorted_ka[k]; });
+  keys = std::move(k_out);
   return out;
 }
 
@@ -110,6 +181,11 @@ RankParticles<Real> migrate(RankParticles<Real>&& mine, std::vector<std::uint64_
   // The arrivals alone (usually few: they crossed a boundary), in rank
   // order: those of the ranks before this one first (home_at of them).
   const RankParticles<Real> arrived_particles = read_parts<Real>(received, from, self);
+  if (arrived_particles.size() <= home_n / 8) {
+    RankParticles<Real> out = merged_few(mine, keys, home_first, home_n, arrived_particles, home_at, cube);
+    piece("rebuild");
+    return out;
+  }
   const std::int64_t n = arrived_particles.size() + home_n;
   const auto is_home = [&](std::int64_t j) { return j >= home_at && j < home_at + home_n; };
   const auto arrival = [&](std::int64_t j) { return j < home_at ? j : j - home_n; };
