@@ -383,6 +383,13 @@ __global__ void __launch_bounds__(kBlock)
   if (k < count) out[k] = mo[nodes[k]];
 }
 
+/// first = the least k with order[k] != k (first's initial value where none).
+__global__ void __launch_bounds__(kBlock)
+    first_not_in_place(std::int32_t n, const std::int32_t* order, std::int32_t* first) {
+  const std::int32_t k = static_cast<std::int32_t>(blockIdx.x) * kBlock + static_cast<std::int32_t>(threadIdx.x);
+  if (k < n && order[k] != k) atomicMin(first, k);
+}
+
 /// Sizes `host` to `count` and queues its copy from `device` in `staged`.
 template <class T>
 void stage_to_host(cuda::StagedDownload& staged, std::vector<T>& host, const T* device, std::size_t count) {
@@ -435,6 +442,7 @@ struct DeviceOctree<Real>::Impl : TreeArrays<Real, DeviceBuffer> {
   // download_moments(nodes)'s nodes and their moments, kept for the next call.
   mutable DeviceBuffer<std::int32_t> picked;
   mutable DeviceBuffer<NodeMoments> picked_moments;
+  mutable DeviceBuffer<std::int32_t> moved;  // first_moved()'s answer
   std::optional<Cube> given_cube;      // the last build's cube from outside, if any
   std::array<cudaEvent_t, kNumEvents> events{};
   // The steps after the gather are a fixed sequence of small launches (the
@@ -818,6 +826,26 @@ Octree<Real> DeviceOctree<Real>::download() const {
 
 template <class Real>
 Octree<Real> DeviceOctree<Real>::download_nodes() const {
+  return download_nodes(true);
+}
+
+template <class Real>
+std::int64_t DeviceOctree<Real>::first_moved() const {
+  const Impl& t = *impl_;
+  if (t.num_particles == 0) return -1;
+  const auto n = static_cast<std::int32_t>(t.num_particles);
+  t.moved.fit(1);
+  const std::int32_t none = std::numeric_limits<std::int32_t>::max();
+  cuda::copy_host_to_device(t.moved.data(), &none, sizeof(none), t.stream);
+  first_not_in_place<<<blocks_for(n), kBlock, 0, t.stream>>>(n, t.order.data(), t.moved.data());
+  ORRERY_CUDA_CHECK_LAUNCH("first_not_in_place");
+  std::int32_t first = none;
+  cuda::copy_device_to_host(&first, t.moved.data(), sizeof(first), t.stream);
+  return first == none ? -1 : first;
+}
+
+template <class Real>
+Octree<Real> DeviceOctree<Real>::download_nodes(bool with_order) const {
   const Impl& t = *impl_;
   Octree<Real> h;
   if (t.num_nodes == 0) return h;
@@ -829,7 +857,7 @@ Octree<Real> DeviceOctree<Real>::download_nodes() const {
     if (kind == TreeArray::particle) return;  // the sources below, the order after
     if (const std::size_t c = t.elements(kind, nn, np); c > 0) stage_to_host(t.staged, host, device.data(), c);
   }, static_cast<TreeArrays<Real, HostBuffer>&>(h), static_cast<const typename Impl::Arrays&>(t));
-  stage_to_host(t.staged, h.order, t.order.data(), np);
+  if (with_order) stage_to_host(t.staged, h.order, t.order.data(), np);
   t.staged.run(t.stream);
   return h;
 }

@@ -104,6 +104,15 @@ class DeviceOctree {
   /// this tree for the next call (cuda/staged_download.hpp), as
   /// download_moments(). Waits for the build's stream.
   Octree<Real> download_nodes() const;
+  /// download_nodes(), the order left empty where with_order is false (a
+  /// caller that checked it on the device: first_moved()).
+  Octree<Real> download_nodes(bool with_order) const;
+  /// The first sorted position whose particle is not the input's at that
+  /// position (where the order is not the identity), or -1: a caller whose
+  /// sources were sorted by key already checks that the build kept them in
+  /// place without the order's download (4 bytes a particle). Waits for the
+  /// build's stream.
+  std::int64_t first_moved() const;
   /// The double moments of every node of the last build, in node order: the
   /// `moments` build_octree() returns, bit for bit (an MPI rank's subtrees,
   /// mpi/local_tree.hpp). Monopole and quadrupole trees only, as there; an

@@ -101,11 +101,20 @@ void check_against_cpu(DeviceOctree<Real>& tree, const Particles<float>& input, 
   const Octree<Real> gpu = tree.download();
   EXPECT_EQ(tree.num_nodes(), cpu.num_nodes()) << ctx;
   expect_same_tree(gpu, cpu, ctx);
-  // download_nodes: the same tree less the sorted sources.
+  // download_nodes: the same tree less the sorted sources (and the order, where not asked for).
   Octree<Real> nodes = tree.download_nodes();
   EXPECT_TRUE(nodes.x.empty() && nodes.y.empty() && nodes.z.empty() && nodes.m.empty()) << ctx;
   nodes.x = gpu.x, nodes.y = gpu.y, nodes.z = gpu.z, nodes.m = gpu.m;
   expect_same_tree(nodes, cpu, ctx + " (download_nodes)");
+  Octree<Real> no_order = tree.download_nodes(false);
+  EXPECT_TRUE(no_order.order.empty()) << ctx;
+  no_order.x = gpu.x, no_order.y = gpu.y, no_order.z = gpu.z, no_order.m = gpu.m, no_order.order = gpu.order;
+  expect_same_tree(no_order, cpu, ctx + " (download_nodes without the order)");
+  // first_moved: the first k with order[k] != k, or -1.
+  std::int64_t moved = -1;
+  for (std::size_t k = 0; k < cpu.order.size() && moved < 0; ++k)
+    if (cpu.order[k] != static_cast<std::int32_t>(k)) moved = static_cast<std::int64_t>(k);
+  EXPECT_EQ(tree.first_moved(), moved) << ctx;
   if (!doubles) return;
   const std::vector<NodeMoments> gpu_moments = tree.download_moments();
   ASSERT_EQ(gpu_moments.size(), cpu_moments.size()) << ctx << ": double moments";
@@ -190,6 +199,30 @@ TYPED_TEST(DeviceOctreeTest, OctupoleAndHexadecapoleMomentsEqualCpuBitForBit) {
               std::string::npos)
         << e.what();
   }
+}
+
+// Sources sorted by key already (an MPI rank's runs) stay in place:
+// first_moved() is -1, and the first particle out of place is found.
+TYPED_TEST(DeviceOctreeTest, FirstMovedIsNoneForSourcesSortedByKey) {
+  SKIP_WITHOUT_GPU();
+  const Particles<TypeParam> p = testing::converted<TypeParam>(plummer(50000, 24));
+  const TreeParams params{0.5, 16, Multipole::monopole};
+  const Octree<TypeParam> sorted_tree = build_octree(p.sources(), params);
+  Particles<TypeParam> sorted(static_cast<std::size_t>(p.size()));
+  for (std::int64_t k = 0; k < p.size(); ++k) {
+    const auto i = static_cast<std::size_t>(sorted_tree.order[static_cast<std::size_t>(k)]);
+    sorted.x[k] = p.x[i], sorted.y[k] = p.y[i], sorted.z[k] = p.z[i], sorted.mass[k] = p.mass[i];
+  }
+  DeviceOctree<TypeParam> tree;
+  const DeviceSources<TypeParam> in_order(sorted), as_drawn(p);
+  tree.build(in_order.view(), params, nullptr);
+  EXPECT_EQ(tree.first_moved(), -1);
+  EXPECT_TRUE(tree.download_nodes(false).order.empty());
+  tree.build(as_drawn.view(), params, nullptr);
+  std::int64_t moved = -1;
+  for (std::size_t k = 0; k < sorted_tree.order.size() && moved < 0; ++k)
+    if (sorted_tree.order[k] != static_cast<std::int32_t>(k)) moved = static_cast<std::int64_t>(k);
+  EXPECT_EQ(tree.first_moved(), moved);
 }
 
 TYPED_TEST(DeviceOctreeTest, DeepChainsGrowTheNodeArraysAndStillMatch) {

@@ -87,7 +87,11 @@ class GpuLetWalk final : public LetWalk<Real> {
     up_.run(s);
     build_.build(SourcesView<Real>{run.count, run_[0].data(), run_[1].data(), run_[2].data(), run_[3].data()}, params,
                  s, cube);
-    return build_.download_nodes();  // the sorted sources are the run itself (sorted by key)
+    // The sorted sources are the run itself (sorted by (key, index), which
+    // the device's stable sort by key keeps in place): checked there, and
+    // the order (4 bytes a particle) downloaded only where a particle moved,
+    // for the rank's tree to refuse it by name.
+    return build_.download_nodes(build_.first_moved() >= 0);
   }
 
   // Only the nodes asked for cross the bus: at 16M particles on one rank
