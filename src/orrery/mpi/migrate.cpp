@@ -78,19 +78,22 @@ RankParticles<Real> merged_few(const RankParticles<Real>& mine, std::vector<std:
   // pos[k]: the particles that stayed before sorted arrival k; an equal
   // pair (never, with unique indices, but the full merge's rule) goes after
   // the home run's if it came from a rank after this one.
-  const std::uint64_t* hk = keys.data() + home_first;
-  const std::uint64_t* hi = mine.index.data() + home_first;
+  const std::uint64_t* home_key = keys.data() + home_first;
+  const std::uint64_t* home_index = mine.index.data() + home_first;
   std::vector<std::int64_t> pos(static_cast<std::size_t>(m));
 #pragma omp parallel for schedule(static) if (m >= kParallelLoop)
   for (std::int64_t k = 0; k < m; ++k) {
     const std::uint64_t key = sorted_ka[k], index = came.index[pa[k]];
     const bool after = pa[k] >= came_before;
-    std::int64_t lo = 0, hi_n = home_n;  // the answer is in [lo, hi_n]
-    while (lo < hi_n) {
-      const std::int64_t mid = lo + (hi_n - lo) / 2;
-      const bool before = hk[mid] != key ? hk[mid] < key : (after ? hi[mid] <= index : hi[mid] < index);
-      if (before) lo = mid + 1;
-      else hi_n = mid;
+    std::int64_t lo = 0, up = home_n;  // the answer is in [lo, up]
+    while (lo < up) {
+      const std::int64_t mid = lo + (up - lo) / 2;
+      const bool before = home_key[mid] != key ? home_key[mid] < key
+                                               : (after ? home_index[mid] <= index : home_index[mid] < index);
+      if (before)
+        lo = mid + 1;
+      else
+        up = mid;
     }
     pos[k] = lo;
   }

@@ -38,10 +38,14 @@ namespace orrery::mpi {
 /// parts gathered into the message), "alltoall" and "rebuild" (the
 /// particles held afterwards in order); the benchmark's split of the phase.
 /// The particles that arrive are usually few (they crossed a boundary), and
-/// the ones that stayed are in order: the arrivals are merged into them
-/// (sort_by_key_and_tie_around), not all sorted again, and every field is
-/// gathered once into the result from `mine` and the arrivals (no interim
-/// copy of all particles: the peak is `mine`, the result and the arrivals).
+/// the ones that stayed are in order: where the arrivals are at most an
+/// eighth of them, each arrival's place is a binary search in that run and
+/// every field is copied in blocks, the run's pieces between arrivals as
+/// they lie; otherwise the arrivals are merged into the run
+/// (sort_by_key_and_tie_around) and every field gathered through the merged
+/// order. Either way the result is written once from `mine` and the
+/// arrivals (no interim copy of all particles: the peak is `mine`, the
+/// result and the arrivals).
 template <class Real>
 RankParticles<Real> migrate(RankParticles<Real>&& mine, std::vector<std::uint64_t>& keys,
                             std::span<const std::int64_t> starts, const bh::Cube& cube, const Communicator& comm,
