@@ -5,8 +5,10 @@
 // so any walk that computes bh::walk_target's sums computes one process's
 // bits for each target: the CPU's bh::walk_targets (cpu_let_walk), or a GPU
 // walk of a device copy (let_walk_gpu.hpp). The choice is the rank's backend,
-// which also builds the rank's own subtrees (build_run: on the host, or on the
-// GPU rank's device); the decomposition and the exchange do not change.
+// which also builds the rank's own subtrees (build_run, run_moments) and finds
+// the decomposition's order of its particles (sort_particle_keys): on the
+// host, or on the GPU rank's device, with the same results; the rest of the
+// decomposition and the exchange do not change.
 #include <cstdint>
 #include <memory>
 #include <span>
