@@ -383,6 +383,14 @@ __global__ void __launch_bounds__(kBlock)
   if (k < count) out[k] = mo[nodes[k]];
 }
 
+/// The double moments (NodeMoments) are the ranks' record up to the
+/// quadrupole only, as build_octree's: a higher order is refused by name.
+void refuse_moments_past_quadrupole(Multipole m) {
+  if (multipole_order(m) > 2)
+    throw InputError("DeviceOctree::download_moments: the double moments of a " + std::string(to_string(m)) +
+                     " tree were asked for; accepted: monopole or quadrupole trees");
+}
+
 /// first = the least k with order[k] != k (first's initial value where none).
 __global__ void __launch_bounds__(kBlock)
     first_not_in_place(std::int32_t n, const std::int32_t* order, std::int32_t* first) {
@@ -865,10 +873,7 @@ Octree<Real> DeviceOctree<Real>::download_nodes(bool with_order) const {
 template <class Real>
 std::vector<NodeMoments> DeviceOctree<Real>::download_moments() const {
   const Impl& t = *impl_;
-  if (multipole_order(t.params.multipole) > 2)
-    throw InputError("DeviceOctree::download_moments: the double moments of a " +
-                     std::string(to_string(t.params.multipole)) + " tree were asked for; accepted: monopole or "
-                     "quadrupole trees");
+  refuse_moments_past_quadrupole(t.params.multipole);
   static_assert(sizeof(Moments<Multipole::quadrupole>) == sizeof(NodeMoments));
   std::vector<NodeMoments> h(static_cast<std::size_t>(t.num_nodes));
   t.staged.add(h.data(), t.moments.data(), h.size() * sizeof(NodeMoments));
@@ -879,10 +884,7 @@ std::vector<NodeMoments> DeviceOctree<Real>::download_moments() const {
 template <class Real>
 std::vector<NodeMoments> DeviceOctree<Real>::download_moments(std::span<const std::int32_t> nodes) const {
   const Impl& t = *impl_;
-  if (multipole_order(t.params.multipole) > 2)
-    throw InputError("DeviceOctree::download_moments: the double moments of a " +
-                     std::string(to_string(t.params.multipole)) + " tree were asked for; accepted: monopole or "
-                     "quadrupole trees");
+  refuse_moments_past_quadrupole(t.params.multipole);
   for (const std::int32_t n : nodes)
     if (n < 0 || n >= t.num_nodes)
       throw InputError("DeviceOctree::download_moments: node " + std::to_string(n) + " was asked for; accepted: 0 to " +

@@ -219,32 +219,6 @@ bool sort_by_key_and_tie(std::vector<std::uint64_t>&& keys, std::span<const Tie>
 }
 
 template <class Tie>
-bool sort_by_key_and_tie_around(std::vector<std::uint64_t>&& keys, std::span<const Tie> tie, std::int64_t from,
-                                std::int64_t to, std::vector<std::uint64_t>& sorted_keys,
-                                std::vector<std::int32_t>& order) {
-  const auto n = static_cast<std::int64_t>(keys.size());
-  const std::int64_t m = n - (to - from);  // the pairs outside the run
-  if (m == 0 || m > n / 8) return sort_by_key_and_tie(std::move(keys), tie, sorted_keys, order);
-  // The others, sorted (few), merged into the run.
-  std::vector<std::int32_t> run(static_cast<std::size_t>(to - from)), other;
-  other.reserve(static_cast<std::size_t>(m));
-  for (std::int64_t j = 0; j < from; ++j) other.push_back(static_cast<std::int32_t>(j));
-  for (std::int64_t j = to; j < n; ++j) other.push_back(static_cast<std::int32_t>(j));
-#pragma omp parallel for schedule(static) if (to - from >= kParallelLoop)
-  for (std::int64_t j = from; j < to; ++j) run[j - from] = static_cast<std::int32_t>(j);
-  sort_positions(keys, tie, other);
-  merge_positions(keys, tie, std::span<const std::int32_t>(run), std::span<const std::int32_t>(other), order);
-  sorted_keys.resize(static_cast<std::size_t>(n));
-  bool identity = true;
-#pragma omp parallel for schedule(static) reduction(&& : identity) if (n >= kParallelLoop)
-  for (std::int64_t k = 0; k < n; ++k) {
-    sorted_keys[k] = keys[order[k]];
-    identity = identity && order[k] == k;
-  }
-  return identity;
-}
-
-template <class Tie>
 bool sort_by_key_and_tie(const std::vector<std::uint64_t>& keys, std::span<const Tie> tie,
                          std::vector<std::uint64_t>& sorted_keys, std::vector<std::int32_t>& order) {
   return sort_by_key_and_tie(std::vector<std::uint64_t>(keys), tie, sorted_keys, order);
@@ -262,9 +236,5 @@ template bool sort_by_key_and_tie(std::vector<std::uint64_t>&&, std::span<const 
                                   std::vector<std::uint64_t>&, std::vector<std::int32_t>&);
 template bool sort_by_key_and_tie(const std::vector<std::uint64_t>&, std::span<const std::int32_t>,
                                   std::vector<std::uint64_t>&, std::vector<std::int32_t>&);
-template bool sort_by_key_and_tie_around(std::vector<std::uint64_t>&&, std::span<const std::uint64_t>, std::int64_t,
-                                         std::int64_t, std::vector<std::uint64_t>&, std::vector<std::int32_t>&);
-template bool sort_by_key_and_tie_around(std::vector<std::uint64_t>&&, std::span<const std::int32_t>, std::int64_t,
-                                         std::int64_t, std::vector<std::uint64_t>&, std::vector<std::int32_t>&);
 
 }  // namespace orrery::mpi

@@ -44,17 +44,6 @@ template <class Tie>
 bool take_if_in_order(std::vector<std::uint64_t>& keys, std::span<const Tie> tie,
                       std::vector<std::uint64_t>& sorted_keys, std::vector<std::int32_t>& order);
 
-/// sort_by_key_and_tie where the pairs [from, to) are known to be in order
-/// already (a rank's particles that stayed, after a migration; the others
-/// arrived): when the others are few (at most an eighth of all), they alone
-/// are sorted, and each is placed in the sorted run by a binary search,
-/// O(m log n + n) for m others instead of a sort of all n. The same unique
-/// order and result either way (otherwise it is sort_by_key_and_tie).
-template <class Tie>
-bool sort_by_key_and_tie_around(std::vector<std::uint64_t>&& keys, std::span<const Tie> tie, std::int64_t from,
-                                std::int64_t to, std::vector<std::uint64_t>& sorted_keys,
-                                std::vector<std::int32_t>& order);
-
 /// std::partition_point(first, last, pred) (pred true on a prefix, false
 /// after it), found by steps of 1, 2, 4, ... from first, then a binary
 /// search inside the last step: O(log d) for an answer d past first, where

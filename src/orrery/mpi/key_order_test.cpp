@@ -155,54 +155,5 @@ TEST(SortByKeyAndTie, SeamsBetweenTheThreadsChunksAreMended) {
   for (std::size_t k = 0; k < want.size(); ++k) ASSERT_EQ(sorted[k], key[want[k]]) << "element " << k;
 }
 
-// A sorted run with others around it (a migration's particles that stayed
-// and those that arrived): the same order and keys as sort_by_key_and_tie,
-// whether the others are few (merged into the run) or many (all sorted),
-// in order already or not, with equal keys inside and across the parts.
-TEST(SortByKeyAndTieAround, MergesTheOthersIntoTheSortedRunAsASortWould) {
-  std::uint64_t state = 12345;
-  const auto next = [&state] {
-    state = state * 6364136223846793005ull + 1442695040888963407ull;
-    return state >> 33;
-  };
-  struct Case {
-    std::int64_t before, run, after;
-    bool in_order;  // the others' pairs placed so that all are in order
-  };
-  for (const Case c : {Case{30, 1000, 50, false}, Case{0, 1000, 7, false}, Case{9, 1000, 0, false},
-                       Case{400, 1000, 400, false}, Case{20, 1000, 20, true}, Case{1, 1, 0, false},
-                       Case{0, 40000, 3000, false}}) {
-    const std::int64_t n = c.before + c.run + c.after;
-    std::vector<std::uint64_t> key(static_cast<std::size_t>(n));
-    std::vector<std::uint64_t> tie(static_cast<std::size_t>(n));
-    for (std::int64_t j = 0; j < n; ++j) key[j] = next() % 997, tie[j] = static_cast<std::uint64_t>(j);  // distinct ties
-    std::vector<std::int32_t> run_order(static_cast<std::size_t>(c.run));
-    std::iota(run_order.begin(), run_order.end(), 0);
-    const auto run_less = [&](std::int32_t a, std::int32_t b) {
-      return key[c.before + a] != key[c.before + b] ? key[c.before + a] < key[c.before + b]
-                                                    : tie[c.before + a] < tie[c.before + b];
-    };
-    std::sort(run_order.begin(), run_order.end(), run_less);  // the run's pairs put in order
-    std::vector<std::uint64_t> rk(run_order.size()), rt(run_order.size());
-    for (std::size_t k = 0; k < run_order.size(); ++k)
-      rk[k] = key[c.before + run_order[k]], rt[k] = tie[c.before + run_order[k]];
-    std::copy(rk.begin(), rk.end(), key.begin() + c.before);
-    std::copy(rt.begin(), rt.end(), tie.begin() + c.before);
-    if (c.in_order) {  // the others below and above every run key, each part in order
-      for (std::int64_t j = 0; j < c.before; ++j) key[j] = 0, tie[j] = static_cast<std::uint64_t>(j);
-      for (std::int64_t j = c.before + c.run; j < n; ++j) key[j] = 5000 + static_cast<std::uint64_t>(j), tie[j] = 0;
-    }
-    std::vector<std::uint64_t> want_keys, got_keys;
-    std::vector<std::int32_t> want, got;
-    const bool want_in_order = sort_by_key_and_tie(key, std::span<const std::uint64_t>(tie), want_keys, want);
-    const bool got_in_order = sort_by_key_and_tie_around(std::vector<std::uint64_t>(key), std::span<const std::uint64_t>(tie),
-                                                         c.before, c.before + c.run, got_keys, got);
-    EXPECT_EQ(got, want) << c.before << " + " << c.run << " + " << c.after;
-    EXPECT_EQ(got_keys, want_keys);
-    EXPECT_EQ(got_in_order, want_in_order);
-    EXPECT_EQ(got_in_order, c.in_order);
-  }
-}
-
 }  // namespace
 }  // namespace orrery::mpi

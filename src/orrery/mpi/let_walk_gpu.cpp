@@ -108,9 +108,9 @@ class GpuLetWalk final : public LetWalk<Real> {
 
   // The order on the device: the keys and indices up, the order down (4
   // bytes a particle), the sorted keys gathered here from the keys by it.
-  // At 16M on the H100 host the host's sort of a drifted rank took 0.11 s
-  // on 16 threads (docs/performance/mpi.md); the device's, about 20 ms of
-  // copies at the staged rate and two radix sorts of a few ms.
+  // At 16M on one rank of the H100 host the order piece took 0.11-0.12 s on
+  // the host's 16 threads and 0.035 s this way (docs/performance/mpi.md,
+  // "The decomposition's sort on the device").
   bool sort_particle_keys(std::vector<std::uint64_t>&& keys, std::span<const std::uint64_t> index,
                           std::vector<std::uint64_t>& sorted_keys, std::vector<std::int32_t>& order) override {
     if (take_if_in_order(keys, index, sorted_keys, order)) return true;

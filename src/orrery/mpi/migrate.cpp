@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <numeric>
+#include <ranges>
 #include <string>
 #include <utility>
 
@@ -61,13 +62,12 @@ RankParticles<Real> read_parts(std::span<const std::byte> all, const std::vector
 /// in order, `keys` theirs) with the few that arrived merged in, and their
 /// keys in `keys`: each arrival's place found by a binary search in the
 /// run that stayed (the arrivals sorted first), then every field copied in
-/// blocks, the runs between arrivals as they lie. The order is the one of
-/// (key, index, then the arrivals from the ranks before this one first):
-/// the full merge's, without an order of n or a gather through it.
+/// blocks, the runs between arrivals as they lie: the (key, index) order of
+/// the full sort, without an order of n or a gather through it.
 template <class Real>
 RankParticles<Real> merged_few(const RankParticles<Real>& mine, std::vector<std::uint64_t>& keys,
                                std::int64_t home_first, std::int64_t home_n, const RankParticles<Real>& came,
-                               std::int64_t came_before, const bh::Cube& cube) {
+                               const bh::Cube& cube) {
   const std::int64_t m = came.size(), n = home_n + m;
   // The arrivals in (key, index, arrival) order: their own sort, few pairs.
   std::vector<std::uint64_t> ka(static_cast<std::size_t>(m)), sorted_ka;
@@ -75,27 +75,17 @@ RankParticles<Real> merged_few(const RankParticles<Real>& mine, std::vector<std:
 #pragma omp parallel for schedule(static) if (m >= kParallelLoop)
   for (std::int64_t a = 0; a < m; ++a) ka[a] = bh::position_key(came.p.x[a], came.p.y[a], came.p.z[a], cube);
   sort_by_key_and_tie(std::move(ka), std::span<const std::uint64_t>(came.index), sorted_ka, pa);
-  // pos[k]: the particles that stayed before sorted arrival k; an equal
-  // pair (never, with unique indices, but the full merge's rule) goes after
-  // the home run's if it came from a rank after this one.
+  // pos[k]: the particles that stayed before sorted arrival k (the pairs
+  // are distinct: an index is held once).
   const std::uint64_t* home_key = keys.data() + home_first;
   const std::uint64_t* home_index = mine.index.data() + home_first;
   std::vector<std::int64_t> pos(static_cast<std::size_t>(m));
 #pragma omp parallel for schedule(static) if (m >= kParallelLoop)
   for (std::int64_t k = 0; k < m; ++k) {
     const std::uint64_t key = sorted_ka[k], index = came.index[pa[k]];
-    const bool after = pa[k] >= came_before;
-    std::int64_t lo = 0, up = home_n;  // the answer is in [lo, up]
-    while (lo < up) {
-      const std::int64_t mid = lo + (up - lo) / 2;
-      const bool before = home_key[mid] != key ? home_key[mid] < key
-                                               : (after ? home_index[mid] <= index : home_index[mid] < index);
-      if (before)
-        lo = mid + 1;
-      else
-        up = mid;
-    }
-    pos[k] = lo;
+    pos[k] = *std::ranges::partition_point(std::views::iota(std::int64_t(0), home_n), [&](std::int64_t h) {
+      return home_key[h] != key ? home_key[h] < key : home_index[h] < index;
+    });
   }
   // The home runs between arrivals, cut into pieces for the threads: piece
   // (from, to_at, len) copies home [from, from + len) to out [to_at, ...).
@@ -185,7 +175,7 @@ RankParticles<Real> migrate(RankParticles<Real>&& mine, std::vector<std::uint64_
   // order: those of the ranks before this one first (home_at of them).
   const RankParticles<Real> arrived_particles = read_parts<Real>(received, from, self);
   if (arrived_particles.size() <= home_n / 8) {
-    RankParticles<Real> out = merged_few(mine, keys, home_first, home_n, arrived_particles, home_at, cube);
+    RankParticles<Real> out = merged_few(mine, keys, home_first, home_n, arrived_particles, cube);
     piece("rebuild");
     return out;
   }
@@ -210,7 +200,7 @@ RankParticles<Real> migrate(RankParticles<Real>&& mine, std::vector<std::uint64_
   // The particles that stayed are in order: the arrivals are merged into
   // them. Then every field is gathered once, straight from where it is.
   std::vector<std::int32_t> by;
-  sort_by_key_and_tie_around(std::move(k), std::span<const std::uint64_t>(tie), home_at, home_at + home_n, keys, by);
+  sort_by_key_and_tie(std::move(k), std::span<const std::uint64_t>(tie), keys, by);
   RankParticles<Real> out;
   out.resize(static_cast<std::size_t>(n));
   for_each_field(

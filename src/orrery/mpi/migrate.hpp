@@ -41,9 +41,8 @@ namespace orrery::mpi {
 /// the ones that stayed are in order: where the arrivals are at most an
 /// eighth of them, each arrival's place is a binary search in that run and
 /// every field is copied in blocks, the run's pieces between arrivals as
-/// they lie; otherwise the arrivals are merged into the run
-/// (sort_by_key_and_tie_around) and every field gathered through the merged
-/// order. Either way the result is written once from `mine` and the
+/// they lie; otherwise all are sorted again (sort_by_key_and_tie, whose
+/// split path keeps the run) and every field gathered through the order. Either way the result is written once from `mine` and the
 /// arrivals (no interim copy of all particles: the peak is `mine`, the
 /// result and the arrivals).
 template <class Real>
