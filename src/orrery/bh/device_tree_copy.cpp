@@ -21,6 +21,23 @@ void DeviceTreeCopy<Real>::upload(const bh::Octree<Real>& t, cuda::StreamHandle 
 }
 
 template <class Real>
+void DeviceTreeCopy<Real>::upload_nodes(const bh::Octree<Real>& t, std::int64_t num_particles, cuda::StreamHandle s) {
+  num_nodes_ = t.num_nodes();
+  multipole_ = t.view().multipole;
+  num_particles_ = num_particles;
+  params_ = t.params;
+  for_each_array(
+      [this]<class T>(TreeArray kind, cuda::DeviceBuffer<T>& dst, const std::vector<T>& src) {
+        if (kind == TreeArray::particle) return;
+        dst.fit(src.size());
+        staged_.add(dst.data(), src.data(), src.size() * sizeof(T));
+      },
+      arrays_, t);
+  for (auto* b : {&arrays_.x, &arrays_.y, &arrays_.z, &arrays_.m}) b->fit(static_cast<std::size_t>(num_particles));
+  staged_.run(s);
+}
+
+template <class Real>
 bh::OctreeView<Real> DeviceTreeCopy<Real>::view() const {
   return arrays_.view(num_nodes_, num_particles_, multipole_, !arrays_.crit_rel.empty(), params_);
 }

@@ -4,6 +4,7 @@
 // TreeSolver walked. The GPU tests use it to check the walks apart from the
 // device build, and GpuTreeSolver uses it when configured to build on the host.
 // No CUDA header; device pointers in the view.
+#include <array>
 #include <cstddef>
 #include <cstdint>
 
@@ -21,6 +22,14 @@ class DeviceTreeCopy {
   /// page-locked staging kept across uploads (cuda::StagedUpload). Returns
   /// when the copies are complete.
   void upload(const bh::Octree<Real>& tree, cuda::StreamHandle stream = nullptr);
+  /// upload() of the nodes alone, for a caller that writes the particles
+  /// itself (particles(): x, y, z, m [num_particles], each buffer's block
+  /// kept when it holds them); the order is neither uploaded nor kept (a
+  /// walk does not read it). Returns when the nodes' copies are complete.
+  void upload_nodes(const bh::Octree<Real>& tree, std::int64_t num_particles, cuda::StreamHandle stream = nullptr);
+  /// Device arrays x, y, z, m [num_particles] of the last upload: for the
+  /// caller of upload_nodes() to fill before the walk.
+  std::array<Real*, 4> particles() { return {arrays_.x.data(), arrays_.y.data(), arrays_.z.data(), arrays_.m.data()}; }
   /// Device pointers; valid until the next upload() or destruction.
   bh::OctreeView<Real> view() const;
   /// Device array [num_particles]: order[sorted index] = the caller's index.

@@ -61,16 +61,27 @@ class ByteReader {
   void get(std::span<T> v) {
     read(v.data(), v.size_bytes());
   }
+  /// The next n bytes where they lie in the message (valid while it is; not
+  /// aligned for any type), passed over as get() would read them.
+  std::span<const std::byte> take(std::size_t n) {
+    const std::span<const std::byte> v = in_.subspan(fits(n), n);
+    at_ += n;
+    return v;
+  }
   bool done() const { return at_ == in_.size(); }
 
  private:
   void read(void* to, std::size_t n) {
+    if (n > 0) copy_bytes(to, in_.data() + fits(n), n);
+    at_ += n;
+  }
+  /// Where the next n bytes start, which the message must hold.
+  std::size_t fits(std::size_t n) const {
     if (at_ + n > in_.size())
       throw RuntimeFailure("an MPI message of " + std::to_string(in_.size()) + " bytes read past its end (at " +
                            std::to_string(at_) + " + " + std::to_string(n) +
                            "); accepted: messages read as they were written");
-    if (n > 0) copy_bytes(to, in_.data() + at_, n);
-    at_ += n;
+    return at_;
   }
   std::span<const std::byte> in_;
   std::size_t at_ = 0;

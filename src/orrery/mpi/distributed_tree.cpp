@@ -233,9 +233,14 @@ SolverReport DistributedTree<Real>::solve(RankParticles<Real>& particles, const 
     count_traffic("let");
     piece("alltoall");
     // A rank without targets (a subset solve) was sent nothing and walks nothing.
-    if (m > 0 || !active_only) assemble_tree(tree_, top_nodes, own, s, keys, received_, from, cube, params, rank);
-    check_budget(m > 0 || !active_only ? static_cast<std::int64_t>(tree_.tree.x.size()) - 1 : static_cast<std::int64_t>(n),
-                 static_cast<std::int64_t>(n));
+    // The held particles placed in the tree here, or left where they lie
+    // for a walk that places them itself (docs/adr/0021 phase 1).
+    if (m > 0 || !active_only) {
+      assemble_tree(tree_, top_nodes, own, s, keys, received_, from, cube, params, rank,
+                    !options_.walk_places_particles);
+      if (!walk_->places_particles()) place_particles(tree_);
+    }
+    check_budget(m > 0 || !active_only ? tree_.held.held : static_cast<std::int64_t>(n), static_cast<std::int64_t>(n));
     piece("assembly");  // with the budget's check (one all-reduce where a budget is set)
     report.add_phase("exchange", since(te));
     te = Clock::now();
@@ -250,7 +255,7 @@ SolverReport DistributedTree<Real>::solve(RankParticles<Real>& particles, const 
     const std::span<const std::int32_t> walked = active_only ? std::span<const std::int32_t>(targets) : tree_.own;
     const std::vector<Real>& walked_scale = active_only ? target_scale : scale;
     if (m > 0)
-      walk_->walk(tree_.tree, walked, potential, ax.data(), ay.data(), az.data(), potential ? pot.data() : nullptr,
+      walk_->walk(tree_.tree, tree_.placed ? nullptr : &tree_.held, walked, potential, ax.data(), ay.data(), az.data(), potential ? pot.data() : nullptr,
                   counts.data(), walked_scale.empty() ? nullptr : walked_scale.data());
     // The first target with a NaN (the lowest j, whatever the threads). The
     // check is collective, so that every rank stops at the same point.
@@ -261,9 +266,11 @@ SolverReport DistributedTree<Real>::solve(RankParticles<Real>& particles, const 
     for (std::int64_t j = 0; j < mm; ++j)
       if (std::isnan(ax[j]) | std::isnan(ay[j]) | std::isnan(az[j])) bad = std::min(bad, j);
     const int first_bad = comm_.max(bad != kNone ? comm_.size() - rank : 0);
-    if (bad != kNone)
+    if (bad != kNone) {
+      place_particles(tree_);  // the host's search for the node reads them
       throw_missing_node(tree_, walked[bad], s.p.id[target(static_cast<std::size_t>(bad))],
                          walked_scale.empty() ? Real(0) : walked_scale[bad], rank);
+    }
     if (first_bad > 0)
       throw RuntimeFailure("rank " + std::to_string(rank) + " stops: rank " + std::to_string(comm_.size() - first_bad) +
                            "'s walk opened a node it was not sent (that rank names it)");

@@ -45,6 +45,13 @@ struct DistributedOptions {
   std::int64_t max_held_particles = 0;
   std::string budget_key = "the limit";
   std::int32_t build_run_particles = 0;
+  /// The assembly leaves the held particles where they lie (the rank's
+  /// sorted arrays, the received bytes) and the walk places them: a GPU
+  /// rank's on its device, its own particles copied there from its
+  /// subtrees' build rather than through the host (docs/adr/0021 phase 1);
+  /// a CPU rank's walk has the host place them after the assembly, the same
+  /// tree. Off: the host places them in the assembly. The same results.
+  bool walk_places_particles = false;
 };
 
 /// The bytes one part of a solve moved on this rank (the benchmark's).

@@ -60,14 +60,16 @@ void expect_rank_is(const mpi::RankParticles<Real>& s, const SolverReport& got, 
 /// its device (mpi::DistributedOptions::build_run_particles; 0: the GPU
 /// backend's, one build a domain; small: many builds of other sizes by one
 /// bh::DeviceOctree).
+/// device_places: the assembly leaves the held particles where they lie and
+/// the walk places them on its device (DistributedOptions::walk_places_particles).
 template <class Real>
 void expect_bits(const std::string& which, std::int64_t n, bh::Opening opening, int multipole, MathMode math,
-                 std::int32_t run_particles = 0) {
+                 std::int32_t run_particles = 0, bool device_places = false) {
   const auto comm = mpi::Communicator::world();
   const std::string what = which + "/" + std::to_string(sizeof(Real) * 8) + "/opening " +
                            std::to_string(int(opening)) + "/multipole " + std::to_string(multipole) + "/" +
                            std::string(to_string(math)) + "/K " + std::to_string(comm.size()) + "/runs of " +
-                           std::to_string(run_particles);
+                           std::to_string(run_particles) + (device_places ? "/placed on the device" : "");
   const Particles<Real> p =
       ic::to_precision<Real>(which == "collision" ? ic::plummer_collision(n, 19) : ic::hernquist_sphere(n, 19));
   auto g = testing::checked_tree("cuda", opening);
@@ -78,6 +80,7 @@ void expect_bits(const std::string& which, std::int64_t n, bh::Opening opening, 
   gravity::TreeSolver<Real> cpu(config.tree);
   mpi::DistributedOptions runs;
   runs.build_run_particles = run_particles;
+  runs.walk_places_particles = device_places;
   mpi::DistributedTree<Real> dist(config.tree, comm, runs, mpi::gpu_let_walk<Real>(config));
   EXPECT_EQ(dist.walk_backend(), "cuda/coherent32");
   EXPECT_EQ(mpi::gpu_let_walk<Real>(config)->build_run_particles(), std::numeric_limits<std::int32_t>::max());
@@ -108,6 +111,16 @@ TEST_F(DistributedGpuTree, RelativeIsOneProcessGpuBitForBit) {
   expect_bits<float>("hernquist", 20000, bh::Opening::relative, 1, MathMode::fast);
   expect_bits<float>("collision", 8000, bh::Opening::relative, 2, MathMode::exact);
   expect_bits<double>("hernquist", 8000, bh::Opening::relative, 1, MathMode::exact, 700);
+}
+
+// The walk's particles placed on the device (docs/adr/0021 phase 1): the own
+// ones copied there from the domain's one build, or (builds in runs: the
+// last run is not the domain) uploaded from the host, with the received
+// ones and the sentinel; the same bits as the host's placement.
+TEST_F(DistributedGpuTree, TheParticlesPlacedOnTheDeviceAreOneProcessGpuBitForBit) {
+  expect_bits<float>("hernquist", 20000, bh::Opening::geometric, 2, MathMode::fast, 0, true);
+  expect_bits<float>("collision", 20000, bh::Opening::geometric, 1, MathMode::exact, 1500, true);
+  expect_bits<double>("hernquist", 8000, bh::Opening::relative, 2, MathMode::exact, 0, true);
 }
 
 // The decomposition's sort on a GPU rank's device (LetWalk::sort_particle_keys)
@@ -186,6 +199,10 @@ TEST_F(DistributedGpuTree, AWalkThatWantsANodeNotSentStopsNamingIt) {
   mpi::DistributedTree<double> dist(config.tree, comm, aggressive, mpi::gpu_let_walk<double>(config));
   mpi::RankParticles<double> s = mpi::share_of(p, comm.rank(), comm.size());
   testing::expect_missing_node_named(dist, s, comm);
+  aggressive.walk_places_particles = true;  // the host places them to search for the node
+  mpi::DistributedTree<double> placing(config.tree, comm, aggressive, mpi::gpu_let_walk<double>(config));
+  mpi::RankParticles<double> t = mpi::share_of(p, comm.rank(), comm.size());
+  testing::expect_missing_node_named(placing, t, comm);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -99,6 +100,42 @@ void expect_one_process(const mpi::RankParticles<Real>& s, const SolverReport& g
   EXPECT_EQ(differ, 0) << what << ": nodes whose moments differ from the one-process tree's";
 }
 
+/// A walk that takes its tree with the held particles where they lie
+/// (mpi::DistributedOptions::walk_places_particles), as a GPU rank's does,
+/// and places them itself from mpi::HeldParticles alone into a copy of the
+/// tree, which the CPU walk then walks: the host's model of the GPU's
+/// placement, which checks that the pieces describe the tree's particles.
+template <class Real>
+class PlacingWalk final : public mpi::LetWalk<Real> {
+ public:
+  explicit PlacingWalk(const bh::TreeSolverConfig& config) : cpu_(mpi::cpu_let_walk<Real>(config)) {}
+  std::string backend() const override { return "test/placing"; }
+  bool places_particles() const override { return true; }
+  void walk(const bh::Octree<Real>& tree, const mpi::HeldParticles<Real>* held, std::span<const std::int32_t> targets,
+            bool potential, Real* ax, Real* ay, Real* az, Real* pot, InteractionCounts* counts,
+            const Real* scale) override {
+    EXPECT_NE(held, nullptr) << "the walk that places the particles was given them placed";
+    if (held == nullptr) return cpu_->walk(tree, nullptr, targets, potential, ax, ay, az, pot, counts, scale);
+    EXPECT_TRUE(tree.x.empty() && tree.y.empty() && tree.z.empty() && tree.m.empty() && tree.order.empty())
+        << "a tree whose particles are held elsewhere has particle arrays";
+    placed_ = tree;
+    for (auto* v : {&placed_.x, &placed_.y, &placed_.z, &placed_.m}) v->assign(static_cast<std::size_t>(held->held) + 1, Real(7));
+    mpi::place_held(*held, placed_.x.data(), placed_.y.data(), placed_.z.data(), placed_.m.data());
+    placed_.order.resize(placed_.x.size());
+    for (std::size_t j = 0; j < placed_.order.size(); ++j) placed_.order[j] = static_cast<std::int32_t>(j);
+    ++walks_;
+    cpu_->walk(placed_, nullptr, targets, potential, ax, ay, az, pot, counts, scale);
+  }
+  /// The tree of the last walk, its particles placed here.
+  const bh::Octree<Real>& placed() const { return placed_; }
+  int walks() const { return walks_; }
+
+ private:
+  std::unique_ptr<mpi::LetWalk<Real>> cpu_;
+  bh::Octree<Real> placed_;
+  int walks_ = 0;
+};
+
 template <class Real>
 void expect_bits(const std::string& which, std::int64_t n, bh::Opening opening, int multipole,
                  const mpi::DistributedOptions& options = {}) {
@@ -113,7 +150,11 @@ void expect_bits(const std::string& which, std::int64_t n, bh::Opening opening, 
   gravity::SolveOptions o;
   o.per_target_counts = true;
   const SolverReport want_report = one.solve(p.sources(), want.view(true), o);
-  mpi::DistributedTree<Real> dist(cfg, comm, options);
+  // With the particles left where they lie, the walk places them (a GPU
+  // rank's way): here the host's model of it.
+  std::shared_ptr<mpi::LetWalk<Real>> walk;
+  if (options.walk_places_particles) walk = std::make_shared<PlacingWalk<Real>>(cfg);
+  mpi::DistributedTree<Real> dist(cfg, comm, options, walk);
   mpi::RankParticles<Real> s = dealt(p, comm);
   const SolverReport got = dist.solve(s, o);
   expect_one_process(s, got, want, want_report, one, dist, what);
@@ -138,6 +179,50 @@ TEST(DistributedTree, GeometricQuadrupoleIsOneProcessBitForBit) {
 TEST(DistributedTree, RelativeIsOneProcessBitForBit) {
   expect_bits<float>("hernquist", 3000, bh::Opening::relative, 1);
   expect_bits<double>("collision", 3000, bh::Opening::relative, 2);
+}
+
+// The assembly that leaves the held particles where they lie (the rank's
+// sorted arrays, the received bytes: docs/adr/0021 phase 1) gives the walk
+// the same tree: with a walk that places them itself, and with the CPU's,
+// which has the host place them after the assembly.
+TEST(DistributedTree, TheParticlesPlacedByTheWalkAreOneProcessBitForBit) {
+  mpi::DistributedOptions pieces;
+  pieces.walk_places_particles = true;
+  expect_bits<float>("hernquist", 3000, bh::Opening::relative, 2, pieces);
+  expect_bits<double>("collision", 3000, bh::Opening::geometric, 1, pieces);
+  const auto comm = mpi::Communicator::world();
+  const auto cfg = config(bh::Opening::geometric, 2);
+  const Particles<double> p = input<double>("collision", 3000);
+  gravity::SolveOptions o;
+  o.per_target_counts = true;
+  mpi::DistributedTree<double> host(cfg, comm), cpu(cfg, comm, pieces);
+  auto walk = std::make_shared<PlacingWalk<double>>(cfg);
+  mpi::DistributedTree<double> placing(cfg, comm, pieces, walk);
+  mpi::RankParticles<double> a = dealt(p, comm), b = a, c = a;
+  host.solve(a, o);
+  cpu.solve(b, o);
+  placing.solve(c, o);
+  EXPECT_EQ(walk->walks(), 1);
+  const bh::Octree<double>&want = host.last_tree().tree, &got = cpu.last_tree().tree, &model = walk->placed();
+  for (const bh::Octree<double>* t : {&got, &model}) {
+    const std::string what = t == &got ? "placed by the host after the assembly" : "placed by the walk";
+    EXPECT_EQ(want.x, t->x) << what;
+    EXPECT_EQ(want.y, t->y) << what;
+    EXPECT_EQ(want.z, t->z) << what;
+    EXPECT_TRUE(std::memcmp(want.m.data(), t->m.data(), want.m.size() * sizeof(double)) == 0 && want.m.size() == t->m.size())
+        << what << ": the masses and the sentinel's NaN";
+    EXPECT_EQ(want.order, t->order) << what;
+    EXPECT_EQ(want.first, t->first) << what;
+    EXPECT_EQ(want.count, t->count) << what;
+    EXPECT_EQ(want.next, t->next) << what;
+    EXPECT_EQ(want.key, t->key) << what;
+  }
+  EXPECT_EQ(host.last_tree().own, cpu.last_tree().own);
+  EXPECT_EQ(host.last_tree().held.held, cpu.last_tree().held.held);
+  EXPECT_TRUE(cpu.last_tree().placed);
+  EXPECT_FALSE(placing.last_tree().placed);
+  EXPECT_EQ(a.a.ax, c.a.ax);
+  EXPECT_EQ(a.a.potential, c.a.potential);
 }
 
 // The top tree is a function of every particle's key alone: dealt to the
@@ -245,6 +330,13 @@ TEST(DistributedTree, AWalkThatWantsANodeNotSentStopsNamingIt) {
   mpi::DistributedTree<double> dist(config(bh::Opening::geometric, 1), comm, aggressive);
   mpi::RankParticles<double> s = dealt(input<double>("hernquist", 3000), comm);
   testing::expect_missing_node_named(dist, s, comm);
+  // The walk that places the particles itself: the host places them before
+  // it searches for the node.
+  aggressive.walk_places_particles = true;
+  const auto cfg = config(bh::Opening::geometric, 1);
+  mpi::DistributedTree<double> placing(cfg, comm, aggressive, std::make_shared<PlacingWalk<double>>(cfg));
+  mpi::RankParticles<double> t = dealt(input<double>("hernquist", 3000), comm);
+  testing::expect_missing_node_named(placing, t, comm);
 }
 
 // Between two solves every particle moves (a drift by a fixed velocity
@@ -497,11 +589,12 @@ void drift_half(Real& x, Real v) {
 /// between them (so that the second sorts particles out of order and
 /// migrates some to other ranks).
 template <class Real>
-RankRun<Real> two_solves(const Particles<Real>& p, const bh::TreeSolverConfig& cfg, int threads) {
+RankRun<Real> two_solves(const Particles<Real>& p, const bh::TreeSolverConfig& cfg, int threads,
+                         const mpi::DistributedOptions& options = {}) {
   const auto comm = mpi::Communicator::world();
   const int before = omp_get_max_threads();
   omp_set_num_threads(threads);
-  RankRun<Real> run{dealt(p, comm), {}, std::make_unique<mpi::DistributedTree<Real>>(cfg, comm)};
+  RankRun<Real> run{dealt(p, comm), {}, std::make_unique<mpi::DistributedTree<Real>>(cfg, comm, options)};
   gravity::SolveOptions o;
   o.per_target_counts = true;
   run.dist->solve(run.s, o);
@@ -519,16 +612,21 @@ RankRun<Real> two_solves(const Particles<Real>& p, const bh::TreeSolverConfig& c
 // above some thousands of particles; every particle's bits and place, every
 // counter and every node the rank holds are the same on 1, 2 and 3 threads,
 // and (on 3) one process's. N = 100000: more than 16384 per rank at K = 5,
-// where the loops go parallel.
+// where the loops go parallel. On 3 threads also with the held particles
+// left where they lie by the assembly and placed after it (the nodes'
+// searches over the held keys in runs).
 TEST(DistributedTree, AnyThreadCountGivesTheSameBits) {
   for (const auto& [opening, multipole] : {std::pair{bh::Opening::geometric, 1}, std::pair{bh::Opening::relative, 2}}) {
     using Real = float;
     const Particles<Real> p = input<Real>("collision", 100000);
     const auto cfg = config(opening, multipole);
     const RankRun<Real> one = two_solves(p, cfg, 1);
-    for (const int threads : {2, 3}) {
-      const RankRun<Real> many = two_solves(p, cfg, threads);
-      const std::string what = "opening " + std::to_string(int(opening)) + ", " + std::to_string(threads) + " threads";
+    mpi::DistributedOptions pieces;
+    pieces.walk_places_particles = true;
+    for (const int threads : {2, 3, -3}) {
+      const RankRun<Real> many = two_solves(p, cfg, std::abs(threads), threads < 0 ? pieces : mpi::DistributedOptions{});
+      const std::string what = "opening " + std::to_string(int(opening)) + ", " + std::to_string(std::abs(threads)) +
+                               " threads" + (threads < 0 ? ", the particles placed after the assembly" : "");
       int field = 0;
       mpi::for_each_field(
           [&](const auto& a, const auto& b) { EXPECT_TRUE(same_bytes(a, b)) << what << ": particle field " << field++; },

@@ -175,14 +175,20 @@ bool split_into_run(const std::vector<std::uint64_t>& keys, std::span<const Tie>
 }  // namespace
 
 template <class Tie>
-bool take_if_in_order(std::vector<std::uint64_t>& keys, std::span<const Tie> tie,
-                      std::vector<std::uint64_t>& sorted_keys, std::vector<std::int32_t>& order) {
+bool pairs_in_order(std::span<const std::uint64_t> keys, std::span<const Tie> tie) {
   const auto n = static_cast<std::int64_t>(keys.size());
   int unsorted = 0;
 #pragma omp parallel for schedule(static) reduction(max : unsorted) if (n >= kParallelLoop)
   for (std::int64_t i = 1; i < n; ++i)
-    if (!pair_less(keys, tie, i - 1, i)) unsorted = 1;
-  if (unsorted != 0) return false;
+    if (!(keys[i - 1] != keys[i] ? keys[i - 1] < keys[i] : tie[i - 1] < tie[i])) unsorted = 1;
+  return unsorted == 0;
+}
+
+template <class Tie>
+bool take_if_in_order(std::vector<std::uint64_t>& keys, std::span<const Tie> tie,
+                      std::vector<std::uint64_t>& sorted_keys, std::vector<std::int32_t>& order) {
+  const auto n = static_cast<std::int64_t>(keys.size());
+  if (!pairs_in_order(std::span<const std::uint64_t>(keys), tie)) return false;
   sorted_keys = std::move(keys);
   order.resize(static_cast<std::size_t>(n));
 #pragma omp parallel for schedule(static) if (n >= kParallelLoop)
@@ -224,6 +230,8 @@ bool sort_by_key_and_tie(const std::vector<std::uint64_t>& keys, std::span<const
   return sort_by_key_and_tie(std::vector<std::uint64_t>(keys), tie, sorted_keys, order);
 }
 
+template bool pairs_in_order(std::span<const std::uint64_t>, std::span<const std::uint64_t>);
+template bool pairs_in_order(std::span<const std::uint64_t>, std::span<const std::int32_t>);
 template bool take_if_in_order(std::vector<std::uint64_t>&, std::span<const std::uint64_t>, std::vector<std::uint64_t>&,
                                std::vector<std::int32_t>&);
 template bool take_if_in_order(std::vector<std::uint64_t>&, std::span<const std::int32_t>, std::vector<std::uint64_t>&,

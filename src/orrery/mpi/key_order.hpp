@@ -35,6 +35,11 @@ template <class Tie>
 bool sort_by_key_and_tie(std::vector<std::uint64_t>&& keys, std::span<const Tie> tie,
                          std::vector<std::uint64_t>& sorted_keys, std::vector<std::int32_t>& order);
 
+/// Whether the pairs (keys[i], tie[i]) increase strictly with i (checked in
+/// parallel): sort_by_key_and_tie's "in order already".
+template <class Tie>
+bool pairs_in_order(std::span<const std::uint64_t> keys, std::span<const Tie> tie);
+
 /// sort_by_key_and_tie's first step, for a caller that sorts otherwise (a
 /// GPU rank's device, LetWalk::sort_particle_keys): where the pairs are in
 /// order already (checked in parallel, O(n)), moves `keys` into sorted_keys,

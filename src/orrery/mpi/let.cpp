@@ -286,25 +286,26 @@ template <class Real>
 void assemble_tree(AssembledTree<Real> &out, const NodeRecords<Real> &top, const LocalTree<Real> &own,
                    const RankParticles<Real> &sorted, std::span<const std::uint64_t> keys,
                    std::span<const std::byte> received, std::span<const std::int64_t> from, const bh::Cube &cube,
-                   const bh::TreeParams &params, int rank) {
+                   const bh::TreeParams &params, int rank, bool place) {
   const int ranks = static_cast<int>(from.size()) - 1;
   // The node records each rank sent, and where each rank's particles go in
   // the held arrays: in rank order, this rank's own in its place. The ranks'
   // domains are consecutive pieces of the Morton curve in rank order, and
   // each rank's particles arrive sorted, so held in this order they are
-  // already in one process's order (key, index): the sort below only checks
-  // that, and the arrays need no gather.
+  // already in one process's order (key, index): the check below only
+  // confirms that, and the arrays need no gather. Each piece's arrays are
+  // read where they lie in the received bytes (write_particles' order).
   std::vector<NodeRecords<Real>> got(static_cast<std::size_t>(ranks));
   struct Piece {
-    ByteReader in;
     std::size_t at, n;
+    std::span<const std::byte> key, index, x, y, z, m;
   };
   std::vector<Piece> pieces;
   const auto own_n = static_cast<std::size_t>(sorted.size());
-  std::size_t own_at = 0, held = 0;
+  std::size_t own_at = 0, held = 0, own_piece = 0;
   for (int r = 0; r < ranks; ++r) {
     if (r == rank) {
-      own_at = held;
+      own_at = held, own_piece = pieces.size();
       held += own_n;
       continue;
     }
@@ -313,34 +314,103 @@ void assemble_tree(AssembledTree<Real> &out, const NodeRecords<Real> &top, const
       continue;
     got[r].read_append(in);
     const auto n = static_cast<std::size_t>(in.get<std::int64_t>());
-    pieces.push_back({in, held, n});
+    const auto key = in.take(n * sizeof(std::uint64_t)), index = in.take(n * sizeof(std::uint64_t));
+    const auto x = in.take(n * sizeof(Real)), y = in.take(n * sizeof(Real)), z = in.take(n * sizeof(Real)),
+               m = in.take(n * sizeof(Real));
+    pieces.push_back({held, n, key, index, x, y, z, m});
     held += n;
   }
-  // Every field of the held particles, written into the last tree's
-  // storage (every element is overwritten: no zero fill, no fresh pages,
-  // and never two trees held at once); one more slot for the sentinel.
   bh::Octree<Real> &t = out.tree;
   AssemblyScratch &a = out.scratch;
-  resize_for_overwrite(a.key, held);
-  resize_for_overwrite(a.index, held);
-  for (auto *v : {&t.x, &t.y, &t.z, &t.m})
-    resize_for_overwrite(*v, held + 1);
-  const auto fields = [&](auto &&f) { f(a.key), f(a.index), f(t.x), f(t.y), f(t.z), f(t.m); };
-  copy_bytes(a.key.data() + own_at, keys.data(), own_n * sizeof(std::uint64_t));
-  copy_bytes(a.index.data() + own_at, sorted.index.data(), own_n * sizeof(std::uint64_t));
-  copy_bytes(t.x.data() + own_at, sorted.p.x.data(), own_n * sizeof(Real));
-  copy_bytes(t.y.data() + own_at, sorted.p.y.data(), own_n * sizeof(Real));
-  copy_bytes(t.z.data() + own_at, sorted.p.z.data(), own_n * sizeof(Real));
-  copy_bytes(t.m.data() + own_at, sorted.p.mass.data(), own_n * sizeof(Real));
-  for (Piece &p : pieces)
-    fields([&](auto &v) { p.in.get(std::span(v.data() + p.at, p.n)); });
-  // One process's order, (key, index): checked, then (the particles being in
-  // order) kept without a sort; any other input is sorted, to the same order.
-  // The keys move into held_keys (in order) and come back below.
+  const auto np = static_cast<std::int32_t>(held);
+  HeldParticles<Real> &h = out.held;
+  h.pieces.clear();
+  for (std::size_t p = 0; p <= pieces.size(); ++p) {
+    if (p == own_piece)
+      h.pieces.push_back({static_cast<std::int64_t>(own_at), static_cast<std::int64_t>(own_n),
+                          reinterpret_cast<const std::byte *>(sorted.p.x.data()),
+                          reinterpret_cast<const std::byte *>(sorted.p.y.data()),
+                          reinterpret_cast<const std::byte *>(sorted.p.z.data()),
+                          reinterpret_cast<const std::byte *>(sorted.p.mass.data()), true});
+    if (p < pieces.size())
+      h.pieces.push_back({static_cast<std::int64_t>(pieces[p].at), static_cast<std::int64_t>(pieces[p].n),
+                          pieces[p].x.data(), pieces[p].y.data(), pieces[p].z.data(), pieces[p].m.data(), false});
+  }
+  h.held = static_cast<std::int64_t>(held);
+  h.sentinel[0] = static_cast<Real>(cube.x0), h.sentinel[1] = static_cast<Real>(cube.y0);
+  h.sentinel[2] = static_cast<Real>(cube.z0), h.sentinel[3] = std::numeric_limits<Real>::quiet_NaN();
+
+  // The held keys in held order, in runs, for the nodes' searches below.
+  struct KeyRun {
+    std::span<const std::uint64_t> key;
+    std::int64_t at;
+  };
+  std::vector<KeyRun> key_runs;
   std::vector<std::uint64_t> &held_keys = a.held_keys;
   std::vector<std::int32_t> &by = a.by;
-  const bool in_order =
-      sort_by_key_and_tie(std::move(a.key), std::span<const std::uint64_t>(a.index), held_keys, by);
+  bool in_order = true;
+  if (!place) {
+    // The own keys and indices read in place, the received ones copied
+    // (aligned) into the scratch: the rank's own particles are not copied.
+    resize_for_overwrite(a.key, held - own_n);
+    resize_for_overwrite(a.index, held - own_n);
+    struct Run {
+      std::span<const std::uint64_t> key, index;
+      std::int64_t at;
+    };
+    std::vector<Run> runs;
+    std::size_t c = 0;
+    for (std::size_t p = 0; p <= pieces.size(); ++p) {
+      if (p == own_piece)
+        runs.push_back({keys.first(own_n), std::span<const std::uint64_t>(sorted.index).first(own_n),
+                        static_cast<std::int64_t>(own_at)});
+      if (p == pieces.size())
+        break;
+      const Piece &q = pieces[p];
+      copy_bytes(a.key.data() + c, q.key.data(), q.key.size());
+      copy_bytes(a.index.data() + c, q.index.data(), q.index.size());
+      runs.push_back({std::span<const std::uint64_t>(a.key).subspan(c, q.n),
+                      std::span<const std::uint64_t>(a.index).subspan(c, q.n), static_cast<std::int64_t>(q.at)});
+      c += q.n;
+    }
+    // One process's order: each run in order, and each run after the last
+    // non-empty one before it.
+    const Run *before = nullptr;
+    for (const Run &r : runs) {
+      if (r.key.empty())
+        continue;
+      in_order = in_order && pairs_in_order(r.key, r.index) &&
+                 (before == nullptr || std::pair(before->key.back(), before->index.back()) <
+                                           std::pair(r.key.front(), r.index.front()));
+      before = &r;
+      key_runs.push_back({r.key, r.at});
+    }
+    // Held out of order (no input the solver makes): placed and sorted here.
+    place = !in_order;
+  }
+  if (place) {
+    // Every field of the held particles, written into the last tree's
+    // storage (every element is overwritten: no zero fill, no fresh pages,
+    // and never two trees held at once); one more slot for the sentinel.
+    resize_for_overwrite(a.key, held);
+    resize_for_overwrite(a.index, held);
+    for (auto *v : {&t.x, &t.y, &t.z, &t.m})
+      resize_for_overwrite(*v, held + 1);
+    copy_bytes(a.key.data() + own_at, keys.data(), own_n * sizeof(std::uint64_t));
+    copy_bytes(a.index.data() + own_at, sorted.index.data(), own_n * sizeof(std::uint64_t));
+    for (const Piece &p : pieces) {
+      copy_bytes(a.key.data() + p.at, p.key.data(), p.key.size());
+      copy_bytes(a.index.data() + p.at, p.index.data(), p.index.size());
+    }
+    place_held(h, t.x.data(), t.y.data(), t.z.data(), t.m.data());
+    // One process's order, (key, index): checked, then (the particles being
+    // in order) kept without a sort; any other input is sorted, to the same
+    // order. The keys move into held_keys (in order) and come back below.
+    in_order = sort_by_key_and_tie(std::move(a.key), std::span<const std::uint64_t>(a.index), held_keys, by);
+    key_runs.clear();
+    if (!held_keys.empty())
+      key_runs.push_back({std::span<const std::uint64_t>(held_keys), 0});
+  }
 
   // The nodes in global pre-order: every rank's list in rank order (this
   // rank's own subtrees in its place), the top tree's internal nodes merged in.
@@ -359,8 +429,8 @@ void assemble_tree(AssembledTree<Real> &out, const NodeRecords<Real> &top, const
 
   t.cube = cube;
   t.params = params;
-  const auto np = static_cast<std::int32_t>(held);
   out.poison = np;
+  out.placed = place;
   resize_for_overwrite(out.own, static_cast<std::size_t>(sorted.size()));
   if (!in_order) {
     // Held out of order (no input the solver makes): gathered into place.
@@ -382,12 +452,15 @@ void assemble_tree(AssembledTree<Real> &out, const NodeRecords<Real> &top, const
       if (by[j] >= own_from && by[j] < own_to)
         out.own[static_cast<std::size_t>(by[j] - own_from)] = j;
   }
-  t.x[np] = static_cast<Real>(cube.x0), t.y[np] = static_cast<Real>(cube.y0),
-  t.z[np] = static_cast<Real>(cube.z0);
-  t.m[np] = std::numeric_limits<Real>::quiet_NaN();
-  resize_for_overwrite(t.order, static_cast<std::size_t>(np) + 1);
+  if (place) {
+    resize_for_overwrite(t.order, static_cast<std::size_t>(np) + 1);
 #pragma omp parallel for schedule(static) if (np >= kParallelLoop)
-  for (std::int32_t j = 0; j <= np; ++j) t.order[static_cast<std::size_t>(j)] = j;
+    for (std::int32_t j = 0; j <= np; ++j) t.order[static_cast<std::size_t>(j)] = j;
+  } else {
+    for (auto *v : {&t.x, &t.y, &t.z, &t.m})
+      v->clear();  // their storage kept for the next assembly that places
+    t.order.clear();
+  }
 
   // The nodes' keys and levels are moved, not copied, once their escape
   // indices are known (nothing below reads `all`'s).
@@ -400,20 +473,31 @@ void assemble_tree(AssembledTree<Real> &out, const NodeRecords<Real> &top, const
   // The nodes' keys do not decrease (pre-order), so neither does at: each
   // thread searches its chunk's first node over every held key, then each
   // next one from the answer before (a galloping search: the same answer as
-  // a binary search over them all). at[nn] = every held particle.
+  // a binary search over them all), passing over the runs of held keys that
+  // end below it. at[nn] = every held particle.
   std::vector<std::int32_t> &at = a.at;
   resize_for_overwrite(at, static_cast<std::size_t>(nn) + 1);
   at[static_cast<std::size_t>(nn)] = np;
   std::int32_t depth = 0;
   const int threads = nn >= kParallelLoop ? std::max(1, omp_get_max_threads()) : 1;
+  const auto runs = static_cast<std::int64_t>(key_runs.size());
 #pragma omp parallel num_threads(threads) reduction(max : depth)
   {
     const std::int64_t nt = omp_get_num_threads(), c = omp_get_thread_num();
-    auto a = held_keys.begin();
+    std::int64_t r = 0;
+    auto k = runs > 0 ? key_runs[0].key.begin() : std::span<const std::uint64_t>::iterator{};
     for (std::int64_t n = nn * c / nt; n < nn * (c + 1) / nt; ++n) {
       const std::uint64_t lo = t.key[n];
-      a = gallop_partition_point(a, held_keys.end(), [lo](std::uint64_t k) { return k < lo; });
-      at[n] = static_cast<std::int32_t>(a - held_keys.begin());
+      while (r < runs && key_runs[r].key.back() < lo)
+        if (++r < runs)
+          k = key_runs[r].key.begin();
+      if (r == runs) {
+        at[n] = np;
+      } else {
+        const KeyRun &run = key_runs[r];
+        k = gallop_partition_point(k, run.key.end(), [lo](std::uint64_t x) { return x < lo; });
+        at[n] = static_cast<std::int32_t>(run.at + (k - run.key.begin()));
+      }
       depth = std::max(depth, t.level[n]);
     }
   }
@@ -439,8 +523,26 @@ void assemble_tree(AssembledTree<Real> &out, const NodeRecords<Real> &top, const
   t.quad = std::move(all.quad);
   out.complete = std::move(all.complete);
   a.node_count.swap(all.count);
-  a.key.swap(held_keys);  // the keys' storage, for the next assembly
-  held_keys.clear();
+  if (place) {
+    a.key.swap(held_keys);  // the keys' storage, for the next assembly
+    held_keys.clear();
+  }
+}
+
+template <class Real> void place_particles(AssembledTree<Real> &t) {
+  if (t.placed)
+    return;
+  bh::Octree<Real> &o = t.tree;
+  const auto n = static_cast<std::size_t>(t.held.held) + 1;
+  for (auto *v : {&o.x, &o.y, &o.z, &o.m})
+    resize_for_overwrite(*v, n);
+  place_held(t.held, o.x.data(), o.y.data(), o.z.data(), o.m.data());
+  resize_for_overwrite(o.order, n);
+  const auto m = static_cast<std::int64_t>(n);
+#pragma omp parallel for schedule(static) if (m >= kParallelLoop)
+  for (std::int64_t j = 0; j < m; ++j)
+    o.order[static_cast<std::size_t>(j)] = static_cast<std::int32_t>(j);
+  t.placed = true;
 }
 
 template <class Real>
@@ -508,12 +610,14 @@ template void
 assemble_tree(AssembledTree<float> &, const NodeRecords<float> &, const LocalTree<float> &,
               const RankParticles<float> &, std::span<const std::uint64_t>,
               std::span<const std::byte>, std::span<const std::int64_t>,
-              const bh::Cube &, const bh::TreeParams &, int);
+              const bh::Cube &, const bh::TreeParams &, int, bool);
 template void
 assemble_tree(AssembledTree<double> &, const NodeRecords<double> &, const LocalTree<double> &,
               const RankParticles<double> &, std::span<const std::uint64_t>,
               std::span<const std::byte>, std::span<const std::int64_t>,
-              const bh::Cube &, const bh::TreeParams &, int);
+              const bh::Cube &, const bh::TreeParams &, int, bool);
+template void place_particles(AssembledTree<float> &);
+template void place_particles(AssembledTree<double> &);
 template void throw_missing_node(const AssembledTree<float> &, std::int32_t,
                                  std::uint64_t, float, int);
 template void throw_missing_node(const AssembledTree<double> &, std::int32_t,

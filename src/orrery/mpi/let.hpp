@@ -25,6 +25,7 @@
 
 #include "orrery/bh/opening_box.hpp"
 #include "orrery/mpi/communicator.hpp"
+#include "orrery/mpi/held_particles.hpp"
 #include "orrery/mpi/local_tree.hpp"
 #include "orrery/mpi/node_records.hpp"
 
@@ -82,7 +83,10 @@ struct AssemblyScratch {
 /// The walk's tree on one rank.
 template <class Real> struct AssembledTree {
   bh::Octree<Real> tree; // every node held, in global pre-order; own and
-                         // received particles by (key, index)
+                         // received particles by (key, index), with the
+                         // sentinel, where `placed`
+  HeldParticles<Real> held; // where the held particles lie (not `placed`)
+  bool placed = true; // tree.x, y, z, m and order hold the particles
   std::vector<std::int32_t> own; // the tree's index of own sorted particle k
   std::vector<int>
       origin; // the rank each node came from (this rank for the top tree's)
@@ -98,15 +102,26 @@ template <class Real> struct AssembledTree {
 /// into `out`, whatever it held: its storage is reused (a rank assembles a
 /// tree of nearly the same size every evaluation, and the arrays a fresh one
 /// would zero-fill on one thread are most of the assembly's time).
+/// place = false leaves the held particles where they lie (out.held, not
+/// `placed`: the tree's nodes are complete, its particle arrays and order
+/// are not), for a walk that puts them together itself (a GPU rank's, on its
+/// device; docs/adr/0021 phase 1), where the held particles are in one
+/// process's order, as every input the solver makes; otherwise (as with
+/// place = true) they are placed here, sorted if they are not.
 template <class Real>
 void assemble_tree(
     AssembledTree<Real> &out, const NodeRecords<Real> &top, const LocalTree<Real> &own,
     const RankParticles<Real> &sorted, std::span<const std::uint64_t> keys,
     std::span<const std::byte> received, std::span<const std::int64_t> from,
-    const bh::Cube &cube, const bh::TreeParams &params, int rank);
+    const bh::Cube &cube, const bh::TreeParams &params, int rank, bool place = true);
+
+/// Writes an assembled tree's held particles (out.held) into its particle
+/// arrays and order, as assemble_tree with place = true would have: the
+/// same tree. Nothing to do where they are `placed`.
+template <class Real> void place_particles(AssembledTree<Real> &t);
 
 /// Throws a RuntimeFailure naming the node that tree index `target` (walked
-/// at `scale`) opens although it was not sent, the rank it belongs to and
+/// at `scale`; the tree's particles placed: place_particles) opens although it was not sent, the rank it belongs to and
 /// this rank; called for a target whose walk returned NaN.
 template <class Real>
 [[noreturn]] void throw_missing_node(const AssembledTree<Real> &t,

@@ -15,8 +15,9 @@ class CpuLetWalk final : public LetWalk<Real> {
  public:
   explicit CpuLetWalk(const bh::TreeSolverConfig& config) : config_(config) {}
   std::string backend() const override { return "cpu"; }
-  void walk(const bh::Octree<Real>& tree, std::span<const std::int32_t> targets, bool potential, Real* ax, Real* ay,
-            Real* az, Real* pot, InteractionCounts* counts, const Real* scale) override {
+  void walk(const bh::Octree<Real>& tree, const HeldParticles<Real>* /*null: places_particles() is false*/,
+            std::span<const std::int32_t> targets, bool potential, Real* ax, Real* ay, Real* az, Real* pot,
+            InteractionCounts* counts, const Real* scale) override {
     const bh::WalkTargets<Real> t{static_cast<std::int32_t>(targets.size()), targets.data()};
     bh::walk_targets(tree, t, config_, potential, ax, ay, az, pot, counts, scale);
   }

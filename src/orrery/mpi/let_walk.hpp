@@ -21,6 +21,7 @@
 #include "orrery/bh/tree_config.hpp"
 #include "orrery/core/particles.hpp"
 #include "orrery/core/solver_report.hpp"
+#include "orrery/mpi/held_particles.hpp"
 #include "orrery/mpi/local_tree.hpp"
 
 namespace orrery::mpi {
@@ -35,9 +36,16 @@ class LetWalk {
   /// counters [targets.size()] in the targets' order; scale [targets.size()]
   /// (bh::relative_scale) or null (the geometric walk at theta). A target
   /// that opens a node its rank was not sent gets NaN (the poisoned
-  /// sentinel of mpi::AssembledTree), on every backend.
-  virtual void walk(const bh::Octree<Real>& tree, std::span<const std::int32_t> targets, bool potential, Real* ax,
-                    Real* ay, Real* az, Real* pot, InteractionCounts* counts, const Real* scale) = 0;
+  /// sentinel of mpi::AssembledTree), on every backend. `held`: null where
+  /// the tree holds its particles; else the tree's particle arrays are
+  /// empty and these are its particles (only where places_particles()).
+  virtual void walk(const bh::Octree<Real>& tree, const HeldParticles<Real>* held,
+                    std::span<const std::int32_t> targets, bool potential, Real* ax, Real* ay, Real* az, Real* pot,
+                    InteractionCounts* counts, const Real* scale) = 0;
+  /// Whether walk() takes a tree whose particles are `held` where they lie
+  /// (DistributedOptions::walk_places_particles): the GPU's places them on
+  /// its device; the host places them for the CPU's (mpi::place_particles).
+  virtual bool places_particles() const { return false; }
   /// Host seconds spent in each step of walk(), summed over every call so
   /// far, in a fixed order (the GPU's: "upload" of the tree and targets,
   /// "kernel", "download" of the results): the benchmark's split of the

@@ -1,5 +1,6 @@
 #include "orrery/mpi/let_walk_gpu.hpp"
 
+#include <array>
 #include <chrono>
 #include <limits>
 #include <span>
@@ -32,12 +33,16 @@ class GpuLetWalk final : public LetWalk<Real> {
            (config_.traversal == bh::Traversal::coherent ? std::to_string(config_.group_width) : std::string());
   }
 
-  void walk(const bh::Octree<Real>& tree, std::span<const std::int32_t> targets, bool potential, Real* ax, Real* ay,
-            Real* az, Real* pot, InteractionCounts* counts, const Real* scale) override {
+  void walk(const bh::Octree<Real>& tree, const HeldParticles<Real>* held, std::span<const std::int32_t> targets,
+            bool potential, Real* ax, Real* ay, Real* az, Real* pot, InteractionCounts* counts,
+            const Real* scale) override {
     const auto s = stream_.get();
     const std::size_t n = targets.size();
     auto t = Clock::now();
-    copy_.upload(tree, s);
+    if (held == nullptr)
+      copy_.upload(tree, s);
+    else
+      place(tree, *held, s);
     up_.add(ensure(targets_, n).data(), targets.data(), targets.size_bytes());
     for (auto& r : result_) ensure(r, n);
     for (auto& c : counts_) ensure(c, n);
@@ -75,6 +80,8 @@ class GpuLetWalk final : public LetWalk<Real> {
     lap(2, t);
   }
 
+  bool places_particles() const override { return true; }
+
   bh::Octree<Real> build_run(const SourcesView<Real>& run, std::span<const std::uint64_t> /*keys: the device makes its own*/,
                              const bh::TreeParams& params, const bh::Cube* cube) override {
     const auto s = stream_.get();
@@ -83,7 +90,9 @@ class GpuLetWalk final : public LetWalk<Real> {
     for (int c = 0; c < 4; ++c) {
       run_[c].fit(n);  // the block kept when it holds the run: the runs differ in size
       up_.add(run_[c].data(), host[c], n * sizeof(Real));
+      run_host_[c] = host[c];
     }
+    run_count_ = run.count;
     up_.run(s);
     build_.build(SourcesView<Real>{run.count, run_[0].data(), run_[1].data(), run_[2].data(), run_[3].data()}, params,
                  s, cube);
@@ -139,6 +148,32 @@ class GpuLetWalk final : public LetWalk<Real> {
 
  private:
   using Clock = std::chrono::steady_clock;
+
+  /// The walk's tree on the device with its particles placed there
+  /// (docs/adr/0021 phase 1): the nodes uploaded, each received piece
+  /// uploaded into its place, and the own piece copied on the device from
+  /// the last build_run's copy where that run was the whole piece (one
+  /// build a domain, build_run_particles()): its host arrays, same address
+  /// and count, unchanged within the solve that built and walks them. The
+  /// bytes are the host's placement's (mpi::place_held), so the walk's
+  /// tree is the same. The uploads run with the targets' (walk()).
+  void place(const bh::Octree<Real>& tree, const HeldParticles<Real>& h, cuda::StreamHandle s) {
+    copy_.upload_nodes(tree, h.held + 1, s);
+    const std::array<Real*, 4> to = copy_.particles();
+    for (const HeldPiece& p : h.pieces) {
+      const std::byte* from[4] = {p.x, p.y, p.z, p.m};
+      bool built = p.own && p.n == run_count_;
+      for (int c = 0; c < 4; ++c) built = built && from[c] == reinterpret_cast<const std::byte*>(run_host_[c]);
+      const auto bytes = static_cast<std::size_t>(p.n) * sizeof(Real);
+      for (int c = 0; c < 4; ++c)
+        if (built)
+          cuda::copy_device_to_device(to[c] + p.at, run_[c].data(), bytes, s);
+        else
+          up_.add(to[c] + p.at, from[c], bytes);
+    }
+    for (int c = 0; c < 4; ++c) up_.add(to[c] + h.held, &h.sentinel[c], sizeof(Real));
+  }
+
   /// Adds the time since `t` to step `k` and restarts `t`.
   void lap(int k, Clock::time_point& t) {
     const auto now = Clock::now();
@@ -160,6 +195,8 @@ class GpuLetWalk final : public LetWalk<Real> {
   bh::DeviceTreeCopy<Real> copy_;
   bh::DeviceOctree<Real> build_;          // the builds of the rank's subtrees (build_run)
   cuda::DeviceBuffer<Real> run_[4];       // a run's x, y, z, m
+  const Real* run_host_[4] = {};          // where the last run's came from (place())
+  std::int64_t run_count_ = 0;
   cuda::DeviceBuffer<std::int32_t> targets_;
   cuda::DeviceBuffer<Real> result_[4], scale_;
   cuda::DeviceBuffer<std::uint32_t> counts_[3];
