@@ -37,10 +37,14 @@
 //
 //   mpi_let_bench --n N [--model plummer|hernquist] [--steps S] [--warmup W]
 //                 [--theta T] [--backend cpu|cuda] [--freed-memory keep|release]
-//                 [--build-run P] [--header]
+//                 [--build-run P] [--walk-places-particles on|off] [--header]
 // --build-run P: the most particles of one build of a rank's subtrees
 // (mpi::DistributedOptions::build_run_particles; default: the backend's,
 // 2^21 on the host, the whole domain on a GPU).
+// --walk-places-particles on: the assembly leaves the held particles where
+// they lie and the walk places them (mpi::DistributedOptions::
+// walk_places_particles: a GPU rank's on its device; on CPU ranks the host
+// after the assembly, in its piece); default off.
 #include <mpi.h>
 #include <omp.h>
 #include <sys/resource.h>
@@ -98,6 +102,7 @@ struct Args {
   FreedMemory freed_memory = FreedMemory::keep;
   bool header = false;
   std::int64_t build_run = 0;  // mpi::DistributedOptions::build_run_particles; 0: its default
+  bool walk_places_particles = false;
 };
 
 Args parse(int argc, char** argv) {
@@ -118,6 +123,14 @@ Args parse(int argc, char** argv) {
     else if (k == "--theta") a.theta = std::stod(value());
     else if (k == "--backend") a.backend = value();
     else if (k == "--build-run") a.build_run = std::stoll(value());
+    else if (k == "--walk-places-particles") {
+      const std::string v = value();
+      if (v != "on" && v != "off") {
+        std::fprintf(stderr, "mpi_let_bench: --walk-places-particles %s; accepted: on, off\n", v.c_str());
+        std::exit(2);
+      }
+      a.walk_places_particles = v == "on";
+    }
     else if (k == "--freed-memory") {
       try {
         a.freed_memory = parse_freed_memory(value(), "--freed-memory");
@@ -128,7 +141,7 @@ Args parse(int argc, char** argv) {
     } else if (k == "--header") a.header = true;
     else {
       std::fprintf(stderr,
-                   "mpi_let_bench: unknown option %s; accepted: --n --model --steps --warmup --theta --backend --freed-memory --build-run --header\n",
+                   "mpi_let_bench: unknown option %s; accepted: --n --model --steps --warmup --theta --backend --freed-memory --build-run --walk-places-particles --header\n",
                    k.c_str());
       std::exit(2);
     }
@@ -234,6 +247,7 @@ void run(const Args& a, int rank, int size) {
   const std::shared_ptr<mpi::LetWalk<Real>> walk = walk_of<Real>(g, rank);
   mpi::DistributedOptions distributed;
   if (a.build_run > 0) distributed.build_run_particles = static_cast<std::int32_t>(a.build_run);
+  distributed.walk_places_particles = a.walk_places_particles;
   mpi::DistributedTree<Real> tree(config, comm, distributed, walk);
   mpi::RankParticles<Real> s;
   {
