@@ -37,7 +37,8 @@
 //
 //   mpi_let_bench --n N [--model plummer|hernquist] [--steps S] [--warmup W]
 //                 [--theta T] [--backend cpu|cuda] [--freed-memory keep|release]
-//                 [--build-run P] [--walk-places-particles on|off] [--header]
+//                 [--build-run P] [--walk-places-particles on|off]
+//                 [--decomposition-on-device on|off] [--header]
 // --build-run P: the most particles of one build of a rank's subtrees
 // (mpi::DistributedOptions::build_run_particles; default: the backend's,
 // 2^21 on the host, the whole domain on a GPU).
@@ -45,6 +46,9 @@
 // they lie and the walk places them (mpi::DistributedOptions::
 // walk_places_particles: a GPU rank's on its device; on CPU ranks the host
 // after the assembly, in its piece); default off.
+// --decomposition-on-device on: the keys made where the order is found and
+// the sorted positions kept there for the build (mpi::DistributedOptions::
+// decomposition_on_device: a GPU rank's device; CPU ranks as off); default off.
 #include <mpi.h>
 #include <omp.h>
 #include <sys/resource.h>
@@ -103,7 +107,17 @@ struct Args {
   bool header = false;
   std::int64_t build_run = 0;  // mpi::DistributedOptions::build_run_particles; 0: its default
   bool walk_places_particles = false;
+  bool decomposition_on_device = false;
 };
+
+/// An option's value "on" or "off".
+bool on_off(const std::string& option, const std::string& v) {
+  if (v != "on" && v != "off") {
+    std::fprintf(stderr, "mpi_let_bench: %s %s; accepted: on, off\n", option.c_str(), v.c_str());
+    std::exit(2);
+  }
+  return v == "on";
+}
 
 Args parse(int argc, char** argv) {
   Args a;
@@ -123,14 +137,8 @@ Args parse(int argc, char** argv) {
     else if (k == "--theta") a.theta = std::stod(value());
     else if (k == "--backend") a.backend = value();
     else if (k == "--build-run") a.build_run = std::stoll(value());
-    else if (k == "--walk-places-particles") {
-      const std::string v = value();
-      if (v != "on" && v != "off") {
-        std::fprintf(stderr, "mpi_let_bench: --walk-places-particles %s; accepted: on, off\n", v.c_str());
-        std::exit(2);
-      }
-      a.walk_places_particles = v == "on";
-    }
+    else if (k == "--walk-places-particles") a.walk_places_particles = on_off(k, value());
+    else if (k == "--decomposition-on-device") a.decomposition_on_device = on_off(k, value());
     else if (k == "--freed-memory") {
       try {
         a.freed_memory = parse_freed_memory(value(), "--freed-memory");
@@ -141,7 +149,7 @@ Args parse(int argc, char** argv) {
     } else if (k == "--header") a.header = true;
     else {
       std::fprintf(stderr,
-                   "mpi_let_bench: unknown option %s; accepted: --n --model --steps --warmup --theta --backend --freed-memory --build-run --walk-places-particles --header\n",
+                   "mpi_let_bench: unknown option %s; accepted: --n --model --steps --warmup --theta --backend --freed-memory --build-run --walk-places-particles --decomposition-on-device --header\n",
                    k.c_str());
       std::exit(2);
     }
@@ -248,6 +256,7 @@ void run(const Args& a, int rank, int size) {
   mpi::DistributedOptions distributed;
   if (a.build_run > 0) distributed.build_run_particles = static_cast<std::int32_t>(a.build_run);
   distributed.walk_places_particles = a.walk_places_particles;
+  distributed.decomposition_on_device = a.decomposition_on_device;
   mpi::DistributedTree<Real> tree(config, comm, distributed, walk);
   mpi::RankParticles<Real> s;
   {

@@ -63,6 +63,7 @@ const std::int32_t* DevicePairSort::sort(const std::uint64_t* key, const std::ui
   // DeviceBuffer's blocks come from cudaMalloc: 256-byte aligned already.
   scratch_.fit(bytes);
   const Scratch m = lay_out(scratch_.data(), un, temp, bytes);
+  sorted_keys_ = m.key[0];
   if (n == 0) return m.position[0];
   // First by tie: the positions in (tie, i) order (the sort is stable).
   ORRERY_CUDA_CHECK(cudaMemcpyAsync(m.key[0], tie, un * sizeof(std::uint64_t), cudaMemcpyDeviceToDevice, s));
@@ -78,6 +79,7 @@ const std::int32_t* DevicePairSort::sort(const std::uint64_t* key, const std::ui
   keys = cub::DoubleBuffer<std::uint64_t>(keys.Alternate(), keys.Current());
   temp_bytes = temp;
   ORRERY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(m.temp, temp_bytes, keys, ids, n, 0, key_bits, s));
+  sorted_keys_ = keys.Current();
   return ids.Current();
 }
 

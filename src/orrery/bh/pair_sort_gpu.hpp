@@ -26,10 +26,14 @@ class DevicePairSort {
   /// 0 < key_bits, tie_bits <= 64; 0 <= n < 2^31.
   const std::int32_t* sort(const std::uint64_t* key, const std::uint64_t* tie, std::int32_t n, int key_bits,
                            int tie_bits, cuda::StreamHandle stream);
+  /// The keys in the last sort's order, key[order[j]] (device [n]), valid
+  /// as the order is.
+  const std::uint64_t* sorted_keys() const { return sorted_keys_; }
   std::size_t device_bytes() const { return scratch_.bytes(); }
 
  private:
   cuda::DeviceBuffer<std::byte> scratch_;
+  const std::uint64_t* sorted_keys_ = nullptr;
 };
 
 }  // namespace orrery::bh

@@ -152,12 +152,15 @@ SolverReport DistributedTree<Real>::solve(RankParticles<Real>& particles, const 
   std::vector<std::uint64_t> keys;
   // Sorted where they are, through the receive buffer (free until the
   // migration's all-to-all overwrites it); the order found by the rank's
-  // backend (a GPU rank's on its device).
-  const ParticleKeySort on_backend_sort = [this](std::vector<std::uint64_t>&& k, std::span<const std::uint64_t> index,
-                                                 std::vector<std::uint64_t>& sorted, std::vector<std::int32_t>& by) {
-    return walk_->sort_particle_keys(std::move(k), index, sorted, by);
+  // backend (a GPU rank's on its device, with the keys too where asked).
+  const ParticleOrder<Real> order_on_backend = [this](const RankParticles<Real>& p, const bh::Cube& c,
+                                                std::vector<std::uint64_t>& sorted, std::vector<std::int32_t>& by,
+                                                const std::function<void(const char*)>& lap) {
+    return walk_->order_particles(p.p.sources(), std::span<const std::uint64_t>(p.index), c, sorted, by, lap,
+                                  options_.decomposition_on_device);
   };
-  sort_by_key_in_place(particles, cube, keys, received_, spare_, decomposition_piece, on_backend_sort);
+  sort_by_key_in_place(particles, cube, keys, received_, spare_, decomposition_piece, order_on_backend);
+  const std::int64_t sorted_n = particles.size();
   RankParticles<Real> s = std::move(particles);
   const TopTree top = build_top_tree(keys, top_bucket(n_all[0], comm_.size(), params.leaf_capacity), comm_);
   const std::vector<std::int64_t> cuts = domain_cuts(top, leaf_work(top, s, keys, comm_), comm_.size());
@@ -171,6 +174,10 @@ SolverReport DistributedTree<Real>::solve(RankParticles<Real>& particles, const 
   t = Clock::now();
   tp = t;
   s = migrate(std::move(s), keys, starts, cube, comm_, received_, piece_of("migration"));
+  // What the backend kept of the sorted particles holds while none left or
+  // arrived (one rank; a step that moved none across domains).
+  const int me = comm_.rank();
+  if (starts[me] != 0 || starts[me + 1] != sorted_n || s.size() != sorted_n) walk_->particles_changed();
   report.add_phase("migration", since(t));
   count_traffic("migration");
 

@@ -52,6 +52,13 @@ struct DistributedOptions {
   /// a CPU rank's walk has the host place them after the assembly, the same
   /// tree. Off: the host places them in the assembly. The same results.
   bool walk_places_particles = false;
+  /// The rank's backend makes the decomposition's keys where it sorts them
+  /// and keeps the sorted positions and masses there for its subtree build:
+  /// a GPU rank's device, which then uploads the particles once a step
+  /// rather than their keys and indices for the sort and the sorted
+  /// particles for the build (docs/adr/0021 phase 3; LetWalk::order_particles).
+  /// Off: the keys made on the host. The same results.
+  bool decomposition_on_device = false;
 };
 
 /// The bytes one part of a solve moved on this rank (the benchmark's).

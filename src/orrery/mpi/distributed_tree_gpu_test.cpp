@@ -25,6 +25,7 @@
 #include "orrery/mpi/distributed_tree.hpp"
 #include "orrery/mpi/key_order.hpp"
 #include "orrery/mpi/let_walk_gpu.hpp"
+#include "orrery/mpi/migrate.hpp"
 #include "support/missing_node_checks.hpp"
 #include "support/rank_gpu_test.hpp"
 #include "support/replicated_checks.hpp"
@@ -61,15 +62,18 @@ void expect_rank_is(const mpi::RankParticles<Real>& s, const SolverReport& got, 
 /// backend's, one build a domain; small: many builds of other sizes by one
 /// bh::DeviceOctree).
 /// device_places: the assembly leaves the held particles where they lie and
-/// the walk places them on its device (DistributedOptions::walk_places_particles).
+/// the walk places them on its device (DistributedOptions::walk_places_particles);
+/// device_keys: the decomposition's keys made on the device, which keeps the
+/// sorted positions for the build (DistributedOptions::decomposition_on_device).
 template <class Real>
 void expect_bits(const std::string& which, std::int64_t n, bh::Opening opening, int multipole, MathMode math,
-                 std::int32_t run_particles = 0, bool device_places = false) {
+                 std::int32_t run_particles = 0, bool device_places = false, bool device_keys = false) {
   const auto comm = mpi::Communicator::world();
   const std::string what = which + "/" + std::to_string(sizeof(Real) * 8) + "/opening " +
                            std::to_string(int(opening)) + "/multipole " + std::to_string(multipole) + "/" +
                            std::string(to_string(math)) + "/K " + std::to_string(comm.size()) + "/runs of " +
-                           std::to_string(run_particles) + (device_places ? "/placed on the device" : "");
+                           std::to_string(run_particles) + (device_places ? "/placed on the device" : "") +
+                           (device_keys ? "/keys on the device" : "");
   const Particles<Real> p =
       ic::to_precision<Real>(which == "collision" ? ic::plummer_collision(n, 19) : ic::hernquist_sphere(n, 19));
   auto g = testing::checked_tree("cuda", opening);
@@ -81,6 +85,7 @@ void expect_bits(const std::string& which, std::int64_t n, bh::Opening opening, 
   mpi::DistributedOptions runs;
   runs.build_run_particles = run_particles;
   runs.walk_places_particles = device_places;
+  runs.decomposition_on_device = device_keys;
   mpi::DistributedTree<Real> dist(config.tree, comm, runs, mpi::gpu_let_walk<Real>(config));
   EXPECT_EQ(dist.walk_backend(), "cuda/coherent32");
   EXPECT_EQ(mpi::gpu_let_walk<Real>(config)->build_run_particles(), std::numeric_limits<std::int32_t>::max());
@@ -121,6 +126,70 @@ TEST_F(DistributedGpuTree, TheParticlesPlacedOnTheDeviceAreOneProcessGpuBitForBi
   expect_bits<float>("hernquist", 20000, bh::Opening::geometric, 2, MathMode::fast, 0, true);
   expect_bits<float>("collision", 20000, bh::Opening::geometric, 1, MathMode::exact, 1500, true);
   expect_bits<double>("hernquist", 8000, bh::Opening::relative, 2, MathMode::exact, 0, true);
+}
+
+// The decomposition's keys made on the device and the sorted positions kept
+// there for the build (docs/adr/0021 phase 3), with the particles placed
+// there too or not; one build a domain reads them, builds in runs upload
+// theirs. Two solves with a drift between them: the second sorts particles
+// out of order and (K > 1) migrates some, after which the kept positions are
+// not read.
+TEST_F(DistributedGpuTree, TheKeysMadeOnTheDeviceAreOneProcessGpuBitForBit) {
+  expect_bits<float>("hernquist", 20000, bh::Opening::geometric, 2, MathMode::fast, 0, false, true);
+  expect_bits<float>("collision", 20000, bh::Opening::geometric, 1, MathMode::exact, 0, true, true);
+  expect_bits<double>("hernquist", 8000, bh::Opening::relative, 2, MathMode::exact, 700, true, true);
+  const auto comm = mpi::Communicator::world();
+  Particles<float> p = ic::to_precision<float>(ic::plummer_collision(20000, 19));
+  const gravity::GpuTreeSolverConfig config =
+      gravity::gpu_tree_config(testing::checked_tree("cuda", bh::Opening::geometric));
+  gravity::GpuTreeSolver<float> one(config);
+  mpi::DistributedOptions device;
+  device.walk_places_particles = device.decomposition_on_device = true;
+  mpi::DistributedTree<float> dist(config.tree, comm, device, mpi::gpu_let_walk<float>(config));
+  mpi::RankParticles<float> s = mpi::share_of(p, comm.rank(), comm.size());
+  gravity::SolveOptions o;
+  o.per_target_counts = true;
+  Accelerations<float> want(static_cast<std::size_t>(p.size()));
+  for (int solve = 0; solve < 2; ++solve) {
+    const SolverReport want_report = one.solve(p.sources(), want.view(true), o);
+    const SolverReport got = dist.solve(s, o);
+    expect_rank_is(s, got, want, want_report, "two solves, solve " + std::to_string(solve));
+    for (std::int64_t i = 0; i < p.size(); ++i) p.x[i] += 0.5f * p.vx[i], p.y[i] += 0.5f * p.vy[i];
+    for (std::int64_t k = 0; k < s.size(); ++k) s.p.x[k] += 0.5f * s.p.vx[k], s.p.y[k] += 0.5f * s.p.vy[k];
+  }
+}
+
+// order_particles keeping the positions on the device: the host's keys,
+// order and answer to "in order already", on particles out of order, in
+// order, and none.
+TEST_F(DistributedGpuTree, TheDeviceOrdersParticlesAsTheHost) {
+  const gravity::GpuTreeSolverConfig config =
+      gravity::gpu_tree_config(testing::checked_tree("cuda", bh::Opening::geometric));
+  const auto walk = mpi::gpu_let_walk<double>(config);
+  const auto expect_host_order = [&](const mpi::RankParticles<double>& s, const bh::Cube& cube,
+                                     const std::string& what) {
+    std::vector<std::uint64_t> want_keys, got_keys;
+    std::vector<std::int32_t> want, got;
+    const std::span<const std::uint64_t> index(s.index);
+    const bool want_in_order = mpi::sort_by_key_and_tie(mpi::position_keys(s.p.sources(), cube), index, want_keys, want);
+    std::vector<std::string> laps;
+    const bool got_in_order = walk->order_particles(s.p.sources(), index, cube, got_keys, got,
+                                                    [&laps](const char* name) { laps.emplace_back(name); }, true);
+    EXPECT_EQ(got_in_order, want_in_order) << what;
+    EXPECT_EQ(got, want) << what;
+    EXPECT_EQ(got_keys, want_keys) << what;
+    EXPECT_EQ(laps, std::vector<std::string>{"keys"}) << what;
+  };
+  const Particles<double> p = ic::hernquist_sphere(100003, 19);
+  mpi::RankParticles<double> s = mpi::share_of(p, 0, 1);
+  const bh::Cube cube{-600, -600, -600, 1200};  // holds the halo's particles (its truncation radius)
+  expect_host_order(s, cube, "out of order");
+  std::vector<std::uint64_t> keys;
+  mpi::ByteBuffer scratch;
+  std::vector<double> spare;
+  mpi::sort_by_key_in_place(s, cube, keys, scratch, spare);
+  expect_host_order(s, cube, "in order");
+  expect_host_order(mpi::RankParticles<double>{}, cube, "no particles");
 }
 
 // The decomposition's sort on a GPU rank's device (LetWalk::sort_particle_keys)

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -38,6 +39,12 @@ namespace {
 template <class Real>
 bool same(Real a, Real b) {
   return std::memcmp(&a, &b, sizeof(Real)) == 0;
+}
+
+/// The drift between two solves, the same arithmetic everywhere.
+template <class Real>
+void drift_half(Real& x, Real v) {
+  x += Real(0.5) * v;
 }
 
 /// "hernquist", "collision", or "one point" (a Hernquist halo's masses and
@@ -136,6 +143,68 @@ class PlacingWalk final : public mpi::LetWalk<Real> {
   int walks_ = 0;
 };
 
+/// A backend that keeps the decomposition's sorted positions where it sorts
+/// them (DistributedOptions::decomposition_on_device), as a GPU rank's keeps
+/// them on its device, here on the host: order_particles keeps a copy of x,
+/// y, z, m in the order and the sorted keys' address; build_run, given a run
+/// whose keys lie in those, checks that the kept copy is the run, the rule a
+/// GPU rank's build relies on to read it (the solver calls
+/// particles_changed() where a migration moved any), then builds on the host.
+template <class Real>
+class KeepingWalk final : public mpi::LetWalk<Real> {
+ public:
+  explicit KeepingWalk(const bh::TreeSolverConfig& config) : cpu_(mpi::cpu_let_walk<Real>(config)) {}
+  std::string backend() const override { return "test/keeping"; }
+  void walk(const bh::Octree<Real>& tree, const mpi::HeldParticles<Real>* held, std::span<const std::int32_t> targets,
+            bool potential, Real* ax, Real* ay, Real* az, Real* pot, InteractionCounts* counts,
+            const Real* scale) override {
+    cpu_->walk(tree, held, targets, potential, ax, ay, az, pot, counts, scale);
+  }
+  bool order_particles(const SourcesView<Real>& p, std::span<const std::uint64_t> index, const bh::Cube& cube,
+                       std::vector<std::uint64_t>& sorted_keys, std::vector<std::int32_t>& order,
+                       const std::function<void(const char*)>& lap, bool keep_positions) override {
+    kept_keys_ = nullptr;
+    const bool in_order =
+        mpi::LetWalk<Real>::order_particles(p, index, cube, sorted_keys, order, lap, keep_positions);
+    EXPECT_TRUE(keep_positions) << "asked to order without keeping";
+    const Real* in[4] = {p.x, p.y, p.z, p.mass};
+    for (int c = 0; c < 4; ++c) {
+      kept_[c].resize(order.size());
+      for (std::size_t k = 0; k < order.size(); ++k) kept_[c][k] = in[c][order[k]];
+    }
+    kept_keys_ = sorted_keys.data();
+    kept_count_ = sorted_keys.size();
+    return in_order;
+  }
+  void particles_changed() override {
+    kept_keys_ = nullptr;
+    ++changes_;
+  }
+  bh::Octree<Real> build_run(const SourcesView<Real>& run, std::span<const std::uint64_t> keys,
+                             const bh::TreeParams& params, const bh::Cube* cube) override {
+    const std::uint64_t* kept = kept_keys_;
+    if (kept != nullptr && keys.size() == static_cast<std::size_t>(run.count) && keys.data() >= kept &&
+        keys.data() + keys.size() <= kept + kept_count_) {
+      const std::size_t at = static_cast<std::size_t>(keys.data() - kept);
+      const Real* now[4] = {run.x, run.y, run.z, run.mass};
+      for (int c = 0; c < 4; ++c)
+        EXPECT_EQ(std::memcmp(kept_[c].data() + at, now[c], keys.size() * sizeof(Real)), 0)
+            << "the kept sorted particles are not the run built from them (field " << c << ")";
+      ++kept_builds_;
+    }
+    return mpi::LetWalk<Real>::build_run(run, keys, params, cube);
+  }
+  int kept_builds() const { return kept_builds_; }
+  int changes() const { return changes_; }
+
+ private:
+  std::unique_ptr<mpi::LetWalk<Real>> cpu_;
+  std::vector<Real> kept_[4];
+  const std::uint64_t* kept_keys_ = nullptr;
+  std::size_t kept_count_ = 0;
+  int kept_builds_ = 0, changes_ = 0;
+};
+
 template <class Real>
 void expect_bits(const std::string& which, std::int64_t n, bh::Opening opening, int multipole,
                  const mpi::DistributedOptions& options = {}) {
@@ -223,6 +292,45 @@ TEST(DistributedTree, TheParticlesPlacedByTheWalkAreOneProcessBitForBit) {
   EXPECT_FALSE(placing.last_tree().placed);
   EXPECT_EQ(a.a.ax, c.a.ax);
   EXPECT_EQ(a.a.potential, c.a.potential);
+}
+
+// A backend that keeps the sorted positions where it sorts them
+// (decomposition_on_device: a GPU rank's device) is asked to build only
+// from runs that are its kept copy: checked in two solves with a drift
+// between them, after which the particles are out of order and (K > 1) some
+// migrate, so the second solve's build must not read the first's copy.
+TEST(DistributedTree, KeptSortedPositionsAreReadOnlyWhileTheyAreTheParticles) {
+  const auto comm = mpi::Communicator::world();
+  const auto cfg = config(bh::Opening::geometric, 1);
+  mpi::DistributedOptions keep;
+  keep.decomposition_on_device = true;
+  auto walk = std::make_shared<KeepingWalk<double>>(cfg);
+  mpi::DistributedTree<double> dist(cfg, comm, keep, walk);
+  mpi::DistributedTree<double> host(cfg, comm);
+  const Particles<double> p = input<double>("collision", 6000);
+  mpi::RankParticles<double> a = dealt(p, comm), b = a;
+  gravity::SolveOptions o;
+  o.per_target_counts = true;
+  std::vector<int> kept_builds, changes;
+  for (int solve = 0; solve < 2; ++solve) {
+    const SolverReport got = dist.solve(a, o), want = host.solve(b, o);
+    EXPECT_EQ(a.a.ax, b.a.ax) << "solve " << solve;
+    EXPECT_EQ(got.total, want.total) << "solve " << solve;
+    kept_builds.push_back(walk->kept_builds());
+    changes.push_back(walk->changes());
+    for (auto* s : {&a, &b})
+      for (std::int64_t k = 0; k < s->size(); ++k)
+        drift_half(s->p.x[k], s->p.vx[k]), drift_half(s->p.y[k], s->p.vy[k]), drift_half(s->p.z[k], s->p.vz[k]);
+  }
+  // One rank: nothing migrates, and every build reads the kept copy (one a
+  // domain: the host's runs are 2^21 particles). Several: the dealt particles
+  // all move to their domains in the first solve, so it changes them.
+  if (comm.size() == 1) {
+    EXPECT_EQ(kept_builds, (std::vector<int>{1, 2}));
+    EXPECT_EQ(changes, (std::vector<int>{0, 0}));
+  } else {
+    EXPECT_GE(changes[0], 1);
+  }
 }
 
 // The top tree is a function of every particle's key alone: dealt to the
@@ -579,11 +687,6 @@ struct RankRun {
   std::unique_ptr<mpi::DistributedTree<Real>> dist;
 };
 
-/// The drift between two_solves' solves, the same arithmetic everywhere.
-template <class Real>
-void drift_half(Real& x, Real v) {
-  x += Real(0.5) * v;
-}
 
 /// Two solves of n particles with `threads` OpenMP threads per rank, a drift
 /// between them (so that the second sorts particles out of order and

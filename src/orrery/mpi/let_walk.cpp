@@ -6,6 +6,7 @@
 #include "orrery/bh/walk_all.hpp"
 #include "orrery/core/error.hpp"
 #include "orrery/mpi/key_order.hpp"
+#include "orrery/mpi/migrate.hpp"
 
 namespace orrery::mpi {
 namespace {
@@ -57,6 +58,16 @@ template <class Real>
 bool LetWalk<Real>::sort_particle_keys(std::vector<std::uint64_t>&& keys, std::span<const std::uint64_t> index,
                                        std::vector<std::uint64_t>& sorted_keys, std::vector<std::int32_t>& order) {
   return sort_by_key_and_tie(std::move(keys), index, sorted_keys, order);
+}
+
+template <class Real>
+bool LetWalk<Real>::order_particles(const SourcesView<Real>& p, std::span<const std::uint64_t> index,
+                                    const bh::Cube& cube, std::vector<std::uint64_t>& sorted_keys,
+                                    std::vector<std::int32_t>& order, const std::function<void(const char*)>& lap,
+                                    bool /*keep_positions: nothing to keep on the host*/) {
+  std::vector<std::uint64_t> keys = position_keys(p, cube);
+  if (lap) lap("keys");
+  return sort_particle_keys(std::move(keys), index, sorted_keys, order);
 }
 
 template <class Real>

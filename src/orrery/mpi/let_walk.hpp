@@ -10,6 +10,7 @@
 // host, or on the GPU rank's device, with the same results; the rest of the
 // decomposition and the exchange do not change.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -77,6 +78,20 @@ class LetWalk {
   /// in order already (docs/adr/0021, phase 3).
   virtual bool sort_particle_keys(std::vector<std::uint64_t>&& keys, std::span<const std::uint64_t> index,
                                   std::vector<std::uint64_t>& sorted_keys, std::vector<std::int32_t>& order);
+  /// The decomposition's keys and order (mpi::ParticleOrder's contract) of
+  /// the rank's particles `p` with indices `index` in `cube`. Here the keys
+  /// are made on the host, then sort_particle_keys. The GPU's, asked to
+  /// keep the positions (DistributedOptions::decomposition_on_device), makes
+  /// the keys on its device from the particles it uploads and keeps their x,
+  /// y, z, m there in the order, which its build_run over the sorted
+  /// particles then reads (docs/adr/0021 phase 3) until particles_changed().
+  virtual bool order_particles(const SourcesView<Real>& p, std::span<const std::uint64_t> index, const bh::Cube& cube,
+                               std::vector<std::uint64_t>& sorted_keys, std::vector<std::int32_t>& order,
+                               const std::function<void(const char*)>& lap, bool keep_positions);
+  /// The rank's particles changed since order_particles beyond their
+  /// permutation into its order (a migration moved some): nothing the
+  /// backend kept of them may be read again.
+  virtual void particles_changed() {}
 
  private:
   std::vector<bh::NodeMoments> run_moments_;  // every node's, of the host's last build_run

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <chrono>
+#include <functional>
 #include <limits>
 #include <span>
 #include <string>
@@ -11,6 +12,7 @@
 #include "orrery/bh/morton.hpp"
 #include "orrery/bh/octree_gpu.hpp"
 #include "orrery/bh/pair_sort_gpu.hpp"
+#include "orrery/bh/particle_sort_gpu.hpp"
 #include "orrery/bh/tree_walk_gpu.hpp"
 #include "orrery/cuda/memory.hpp"
 #include "orrery/cuda/staged_download.hpp"
@@ -82,20 +84,34 @@ class GpuLetWalk final : public LetWalk<Real> {
 
   bool places_particles() const override { return true; }
 
-  bh::Octree<Real> build_run(const SourcesView<Real>& run, std::span<const std::uint64_t> /*keys: the device makes its own*/,
+  bh::Octree<Real> build_run(const SourcesView<Real>& run, std::span<const std::uint64_t> keys,
                              const bh::TreeParams& params, const bh::Cube* cube) override {
     const auto s = stream_.get();
     const auto n = static_cast<std::size_t>(run.count);
     const Real* host[4] = {run.x, run.y, run.z, run.mass};
+    // The run's particles on the device: where order_particles kept the
+    // sorted particles and this run is a piece of them (its keys a piece of
+    // the sorted keys it returned, still in the caller's vector), that
+    // piece; else uploaded.
+    const std::uint64_t* kept = kept_keys_;
+    const bool in_kept = kept != nullptr && keys.size() == n && keys.data() >= kept &&
+                         keys.data() + n <= kept + kept_count_;
+    const std::size_t at = in_kept ? static_cast<std::size_t>(keys.data() - kept) : 0;
     for (int c = 0; c < 4; ++c) {
-      run_[c].fit(n);  // the block kept when it holds the run: the runs differ in size
-      up_.add(run_[c].data(), host[c], n * sizeof(Real));
+      if (in_kept) {
+        run_on_device_[c] = sort_positions_.sorted(c) + at;
+      } else {
+        run_[c].fit(n);  // the block kept when it holds the run: the runs differ in size
+        up_.add(run_[c].data(), host[c], n * sizeof(Real));
+        run_on_device_[c] = run_[c].data();
+      }
       run_host_[c] = host[c];
     }
     run_count_ = run.count;
     up_.run(s);
-    build_.build(SourcesView<Real>{run.count, run_[0].data(), run_[1].data(), run_[2].data(), run_[3].data()}, params,
-                 s, cube);
+    build_.build(SourcesView<Real>{run.count, run_on_device_[0], run_on_device_[1], run_on_device_[2],
+                                   run_on_device_[3]},
+                 params, s, cube);
     // The sorted sources are the run itself (sorted by (key, index), which
     // the device's stable sort by key keeps in place): checked there, and
     // the order (4 bytes a particle) downloaded only where a particle moved,
@@ -142,6 +158,48 @@ class GpuLetWalk final : public LetWalk<Real> {
     return false;
   }
 
+  // With keep_positions: the particles up once (x, y, z, m and the indices,
+  // 24 bytes a particle in float), their keys made and sorted there and
+  // their positions and masses gathered into the order for the build; the
+  // order and the sorted keys down. Without: the host's keys and
+  // sort_particle_keys.
+  bool order_particles(const SourcesView<Real>& p, std::span<const std::uint64_t> index, const bh::Cube& cube,
+                       std::vector<std::uint64_t>& sorted_keys, std::vector<std::int32_t>& order,
+                       const std::function<void(const char*)>& lap, bool keep_positions) override {
+    kept_keys_ = nullptr;
+    if (!keep_positions) return LetWalk<Real>::order_particles(p, index, cube, sorted_keys, order, lap, false);
+    const auto s = stream_.get();
+    const auto n = static_cast<std::size_t>(p.count);
+    const Real* host[4] = {p.x, p.y, p.z, p.mass};
+    std::array<const Real*, 4> on_device{};
+    for (int c = 0; c < 4; ++c) {
+      unsorted_[c].fit(n);
+      up_.add(unsorted_[c].data(), host[c], n * sizeof(Real));
+      on_device[c] = unsorted_[c].data();
+    }
+    up_.add(ensure(sort_index_, n).data(), index.data(), n * sizeof(std::uint64_t));
+    up_.run(s);
+    if (lap) lap("keys");  // made with the order on the device: the upload is this piece
+    sort_positions_.sort(on_device, sort_index_.data(), static_cast<std::int32_t>(n), cube, s);
+    resize_for_overwrite(order, n);
+    resize_for_overwrite(sorted_keys, n);
+    staged_.add(order.data(), sort_positions_.order(), n * sizeof(std::int32_t));
+    staged_.add(sorted_keys.data(), sort_positions_.sorted_keys(), n * sizeof(std::uint64_t));
+    staged_.run(s);
+    kept_keys_ = sorted_keys.data();
+    kept_count_ = n;
+    // The identity, where the particles were in order already (the caller
+    // then leaves them as they are).
+    const auto m = static_cast<std::int64_t>(n);
+    int moved = 0;
+#pragma omp parallel for schedule(static) reduction(max : moved) if (m >= kParallelLoop)
+    for (std::int64_t k = 0; k < m; ++k)
+      if (order[k] != k) moved = 1;
+    return moved == 0;
+  }
+
+  void particles_changed() override { kept_keys_ = nullptr; }
+
   std::vector<std::pair<std::string, double>> step_seconds() const override {
     return {{"upload", seconds_[0]}, {"kernel", seconds_[1]}, {"download", seconds_[2]}};
   }
@@ -167,7 +225,7 @@ class GpuLetWalk final : public LetWalk<Real> {
       const auto bytes = static_cast<std::size_t>(p.n) * sizeof(Real);
       for (int c = 0; c < 4; ++c)
         if (built)
-          cuda::copy_device_to_device(to[c] + p.at, run_[c].data(), bytes, s);
+          cuda::copy_device_to_device(to[c] + p.at, run_on_device_[c], bytes, s);
         else
           up_.add(to[c] + p.at, from[c], bytes);
     }
@@ -196,7 +254,12 @@ class GpuLetWalk final : public LetWalk<Real> {
   bh::DeviceOctree<Real> build_;          // the builds of the rank's subtrees (build_run)
   cuda::DeviceBuffer<Real> run_[4];       // a run's x, y, z, m
   const Real* run_host_[4] = {};          // where the last run's came from (place())
+  const Real* run_on_device_[4] = {};     // and where it was built from: run_ or sort_positions_
   std::int64_t run_count_ = 0;
+  cuda::DeviceBuffer<Real> unsorted_[4];  // order_particles' upload of x, y, z, m
+  bh::DeviceParticleSort<Real> sort_positions_;
+  const std::uint64_t* kept_keys_ = nullptr;  // the sorted keys order_particles kept positions for
+  std::size_t kept_count_ = 0;
   cuda::DeviceBuffer<std::int32_t> targets_;
   cuda::DeviceBuffer<Real> result_[4], scale_;
   cuda::DeviceBuffer<std::uint32_t> counts_[3];

@@ -234,36 +234,34 @@ RankParticles<Real> gathered_in_index_order(const RankParticles<Real>& mine, con
   return permuted(out, order);
 }
 
-namespace {
-
-/// The keys of `in` in `cube`, in the particles' order.
 template <class Real>
-std::vector<std::uint64_t> keys_of(const RankParticles<Real>& in, const bh::Cube& cube) {
-  const auto n = in.size();
+std::vector<std::uint64_t> position_keys(const SourcesView<Real>& p, const bh::Cube& cube) {
+  const auto n = p.count;
   std::vector<std::uint64_t> k(static_cast<std::size_t>(n));
 #pragma omp parallel for schedule(static) if (n >= kParallelLoop)
-  for (std::int64_t j = 0; j < n; ++j) k[j] = bh::position_key(in.p.x[j], in.p.y[j], in.p.z[j], cube);
+  for (std::int64_t j = 0; j < n; ++j) k[j] = bh::position_key(p.x[j], p.y[j], p.z[j], cube);
   return k;
 }
-
-}  // namespace
 
 template <class Real>
 void sort_by_key_in_place(RankParticles<Real>& particles, const bh::Cube& cube, std::vector<std::uint64_t>& keys,
                           ByteBuffer& scratch, std::vector<Real>& spare, const std::function<void(const char*)>& lap,
-                          const ParticleKeySort& sort) {
-  const auto piece = [&lap](const char* name) {
+                          const ParticleOrder<Real>& order_of) {
+  const std::function<void(const char*)> piece = [&lap](const char* name) {
     if (lap) lap(name);
   };
-  std::vector<std::uint64_t> k = keys_of(particles, cube);
-  piece("keys");
-  // The order by (key, index) into `keys` and `order`; moved: the sort keeps
-  // them as the sorted keys where they are in order (the const overload
-  // would copy them first).
   std::vector<std::int32_t> order;
-  const std::span<const std::uint64_t> index(particles.index);
-  const bool in_order = sort ? sort(std::move(k), index, keys, order)
-                             : sort_by_key_and_tie(std::move(k), index, keys, order);
+  bool in_order = false;
+  if (order_of) {
+    in_order = order_of(particles, cube, keys, order, piece);
+  } else {
+    std::vector<std::uint64_t> k = position_keys(particles.p.sources(), cube);
+    piece("keys");
+    // The order by (key, index) into `keys` and `order`; moved: the sort
+    // keeps them as the sorted keys where they are in order (the const
+    // overload would copy them first).
+    in_order = sort_by_key_and_tie(std::move(k), std::span<const std::uint64_t>(particles.index), keys, order);
+  }
   piece("order");
   if (!in_order) permute_in_place(particles, order, scratch, spare);
   piece("permute");
@@ -279,9 +277,11 @@ template RankParticles<float> gathered_in_index_order(const RankParticles<float>
 template RankParticles<double> gathered_in_index_order(const RankParticles<double>&, const Communicator&);
 template void sort_by_key_in_place(RankParticles<float>&, const bh::Cube&, std::vector<std::uint64_t>&, ByteBuffer&,
                                    std::vector<float>&, const std::function<void(const char*)>&,
-                                   const ParticleKeySort&);
+                                   const ParticleOrder<float>&);
 template void sort_by_key_in_place(RankParticles<double>&, const bh::Cube&, std::vector<std::uint64_t>&, ByteBuffer&,
                                    std::vector<double>&, const std::function<void(const char*)>&,
-                                   const ParticleKeySort&);
+                                   const ParticleOrder<double>&);
+template std::vector<std::uint64_t> position_keys(const SourcesView<float>&, const bh::Cube&);
+template std::vector<std::uint64_t> position_keys(const SourcesView<double>&, const bh::Cube&);
 
 }  // namespace orrery::mpi

@@ -57,11 +57,21 @@ RankParticles<Real> migrate(RankParticles<Real>&& mine, std::vector<std::uint64_
 template <class Real>
 RankParticles<Real> gathered_in_index_order(const RankParticles<Real>& mine, const Communicator& comm);
 
-/// A sort_by_key_and_tie of a rank's particles' keys by their indices: the
-/// host's, or one computing the same order elsewhere (a GPU rank's device,
-/// LetWalk::sort_particle_keys).
-using ParticleKeySort = std::function<bool(std::vector<std::uint64_t>&&, std::span<const std::uint64_t>,
-                                           std::vector<std::uint64_t>&, std::vector<std::int32_t>&)>;
+/// The keys of sources `p` in `cube` (bh::position_key), in their order,
+/// with the rank's threads.
+template <class Real>
+std::vector<std::uint64_t> position_keys(const SourcesView<Real>& p, const bh::Cube& cube);
+
+/// The decomposition's keys and order of a rank's particles in `cube`:
+/// sort_by_key_and_tie's contract for their keys and indices (sorted_keys
+/// the keys in the order, order[k] the particle at place k; true where the
+/// order is the identity), calling lap("keys") once the keys are made. The
+/// host's (position_keys, then sort_by_key_and_tie), or one computing the
+/// same elsewhere (a GPU rank's device: LetWalk::order_particles).
+template <class Real>
+using ParticleOrder =
+    std::function<bool(const RankParticles<Real>&, const bh::Cube&, std::vector<std::uint64_t>& sorted_keys,
+                       std::vector<std::int32_t>& order, const std::function<void(const char*)>& lap)>;
 
 /// The particles sorted by (key, index) where they are, one process's order,
 /// and their keys in `cube` (fewer than 2^31 particles), with the rank's
@@ -70,10 +80,10 @@ using ParticleKeySort = std::function<bool(std::vector<std::uint64_t>&&, std::sp
 /// permute_in_place's (buffers the caller keeps across calls). lap, if set,
 /// is called with "keys" once the keys are made, "order" once the order is
 /// found and "permute" once the particles are in it (a caller's timer).
-/// `sort`, if set, finds the order (else sort_by_key_and_tie on the host).
+/// `order_of`, if set, makes the keys and finds the order (else the host's).
 template <class Real>
 void sort_by_key_in_place(RankParticles<Real>& particles, const bh::Cube& cube, std::vector<std::uint64_t>& keys,
                           ByteBuffer& scratch, std::vector<Real>& spare,
-                          const std::function<void(const char*)>& lap = {}, const ParticleKeySort& sort = {});
+                          const std::function<void(const char*)>& lap = {}, const ParticleOrder<Real>& order_of = {});
 
 }  // namespace orrery::mpi
