@@ -33,7 +33,7 @@ class LetWalk {
   virtual ~LetWalk() = default;
   /// "cpu", or e.g. "cuda/coherent32": the backend of the walk.
   virtual std::string backend() const = 0;
-  /// Walks the tree's sorted sources `targets` (ascending): results and
+  /// Walks the tree's sorted sources `targets` (ascending, distinct): results and
   /// counters [targets.size()] in the targets' order; scale [targets.size()]
   /// (bh::relative_scale) or null (the geometric walk at theta). A target
   /// that opens a node its rank was not sent gets NaN (the poisoned

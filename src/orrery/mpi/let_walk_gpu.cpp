@@ -45,7 +45,11 @@ class GpuLetWalk final : public LetWalk<Real> {
       copy_.upload(tree, s);
     else
       place(tree, *held, s);
-    up_.add(ensure(targets_, n).data(), targets.data(), targets.size_bytes());
+    // Targets ascending and distinct from 0 to n - 1 are sources 0..n-1
+    // (one rank's, or the first rank's, own particles): the walk takes them
+    // as "every source k up to n" and they are not uploaded.
+    const bool first_n = n > 0 && targets.front() == 0 && targets.back() == static_cast<std::int32_t>(n) - 1;
+    if (!first_n) up_.add(ensure(targets_, n).data(), targets.data(), targets.size_bytes());
     for (auto& r : result_) ensure(r, n);
     for (auto& c : counts_) ensure(c, n);
     bh::DeviceWalkTargets<Real> out{result_[0].data(), result_[1].data(), result_[2].data(),
@@ -61,8 +65,9 @@ class GpuLetWalk final : public LetWalk<Real> {
                                    config_.tree.softening,      potential};
     stream_.synchronize();  // the uploads' allocations and copies are in "upload"
     lap(0, t);
-    bh::walk_tree_gpu(copy_.view(), bh::WalkTargets<Real>{static_cast<std::int32_t>(n), targets_.data()}, params, out,
-                      s);
+    bh::walk_tree_gpu(copy_.view(),
+                      bh::WalkTargets<Real>{static_cast<std::int32_t>(n), first_n ? nullptr : targets_.data()}, params,
+                      out, s);
     stream_.synchronize();
     lap(1, t);
     // Through page-locked memory (pageable copies go at a fraction of the
