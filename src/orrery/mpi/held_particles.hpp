@@ -28,7 +28,8 @@ struct HeldPiece {
 /// An assembled tree's held particles: the pieces tile [0, held) in held
 /// order (by key and index), then one more, the sentinel that stands for the
 /// particles of every node that was not sent. Valid while the rank's sorted
-/// particles and the received bytes are (until the next exchange).
+/// particles and the received bytes are: within the evaluation that
+/// assembled the tree (the next exchange reuses the bytes).
 template <class Real>
 struct HeldParticles {
   std::vector<HeldPiece> pieces;
