@@ -45,7 +45,7 @@
 // --walk-places-particles on: the assembly leaves the held particles where
 // they lie and the walk places them (mpi::DistributedOptions::
 // walk_places_particles: a GPU rank's on its device; on CPU ranks the host
-// after the assembly, in its piece); default off.
+// after the assembly, in its piece); default on.
 // --decomposition-on-device on: the keys made where the order is found and
 // the sorted positions kept there for the build (mpi::DistributedOptions::
 // decomposition_on_device: a GPU rank's device; CPU ranks as off); default off.
@@ -106,8 +106,8 @@ struct Args {
   FreedMemory freed_memory = FreedMemory::keep;
   bool header = false;
   std::int64_t build_run = 0;  // mpi::DistributedOptions::build_run_particles; 0: its default
-  bool walk_places_particles = false;
-  bool decomposition_on_device = false;
+  bool walk_places_particles = mpi::DistributedOptions{}.walk_places_particles;
+  bool decomposition_on_device = mpi::DistributedOptions{}.decomposition_on_device;
 };
 
 /// An option's value "on" or "off".

@@ -205,9 +205,11 @@ class KeepingWalk final : public mpi::LetWalk<Real> {
   int kept_builds_ = 0, changes_ = 0;
 };
 
+/// placing_walk: the walk is PlacingWalk (the host's model of a GPU rank's
+/// placement; with walk_places_particles), else the CPU's.
 template <class Real>
 void expect_bits(const std::string& which, std::int64_t n, bh::Opening opening, int multipole,
-                 const mpi::DistributedOptions& options = {}) {
+                 const mpi::DistributedOptions& options = {}, bool placing_walk = false) {
   const auto comm = mpi::Communicator::world();
   const std::string what = which + "/" + std::to_string(sizeof(Real) * 8) + "/opening " +
                            std::to_string(int(opening)) + "/multipole " + std::to_string(multipole) + "/K " +
@@ -219,10 +221,8 @@ void expect_bits(const std::string& which, std::int64_t n, bh::Opening opening, 
   gravity::SolveOptions o;
   o.per_target_counts = true;
   const SolverReport want_report = one.solve(p.sources(), want.view(true), o);
-  // With the particles left where they lie, the walk places them (a GPU
-  // rank's way): here the host's model of it.
   std::shared_ptr<mpi::LetWalk<Real>> walk;
-  if (options.walk_places_particles) walk = std::make_shared<PlacingWalk<Real>>(cfg);
+  if (placing_walk) walk = std::make_shared<PlacingWalk<Real>>(cfg);
   mpi::DistributedTree<Real> dist(cfg, comm, options, walk);
   mpi::RankParticles<Real> s = dealt(p, comm);
   const SolverReport got = dist.solve(s, o);
@@ -251,20 +251,24 @@ TEST(DistributedTree, RelativeIsOneProcessBitForBit) {
 }
 
 // The assembly that leaves the held particles where they lie (the rank's
-// sorted arrays, the received bytes: docs/adr/0021 phase 1) gives the walk
-// the same tree: with a walk that places them itself, and with the CPU's,
+// sorted arrays, the received bytes: docs/adr/0021 phase 1; the default)
+// gives the walk the same tree as the assembly that places them (the
+// option off): with a walk that places them itself, and with the CPU's,
 // which has the host place them after the assembly.
 TEST(DistributedTree, TheParticlesPlacedByTheWalkAreOneProcessBitForBit) {
-  mpi::DistributedOptions pieces;
-  pieces.walk_places_particles = true;
-  expect_bits<float>("hernquist", 3000, bh::Opening::relative, 2, pieces);
-  expect_bits<double>("collision", 3000, bh::Opening::geometric, 1, pieces);
+  EXPECT_TRUE(mpi::DistributedOptions{}.walk_places_particles);
+  mpi::DistributedOptions pieces, placed;
+  placed.walk_places_particles = false;
+  expect_bits<float>("hernquist", 3000, bh::Opening::relative, 2, pieces, true);
+  expect_bits<double>("collision", 3000, bh::Opening::geometric, 1, pieces, true);
+  expect_bits<float>("collision", 3000, bh::Opening::relative, 1, placed);
+  expect_bits<double>("hernquist", 3000, bh::Opening::geometric, 2, placed);
   const auto comm = mpi::Communicator::world();
   const auto cfg = config(bh::Opening::geometric, 2);
   const Particles<double> p = input<double>("collision", 3000);
   gravity::SolveOptions o;
   o.per_target_counts = true;
-  mpi::DistributedTree<double> host(cfg, comm), cpu(cfg, comm, pieces);
+  mpi::DistributedTree<double> host(cfg, comm, placed), cpu(cfg, comm, pieces);
   auto walk = std::make_shared<PlacingWalk<double>>(cfg);
   mpi::DistributedTree<double> placing(cfg, comm, pieces, walk);
   mpi::RankParticles<double> a = dealt(p, comm), b = a, c = a;
@@ -435,6 +439,7 @@ TEST(DistributedTree, AWalkThatWantsANodeNotSentStopsNamingIt) {
   const auto comm = mpi::Communicator::world();
   mpi::DistributedOptions aggressive;
   aggressive.let_shrink = 0.0;
+  aggressive.walk_places_particles = false;  // placed by the assembly
   mpi::DistributedTree<double> dist(config(bh::Opening::geometric, 1), comm, aggressive);
   mpi::RankParticles<double> s = dealt(input<double>("hernquist", 3000), comm);
   testing::expect_missing_node_named(dist, s, comm);
@@ -716,20 +721,21 @@ RankRun<Real> two_solves(const Particles<Real>& p, const bh::TreeSolverConfig& c
 // counter and every node the rank holds are the same on 1, 2 and 3 threads,
 // and (on 3) one process's. N = 100000: more than 16384 per rank at K = 5,
 // where the loops go parallel. On 3 threads also with the held particles
-// left where they lie by the assembly and placed after it (the nodes'
-// searches over the held keys in runs).
+// placed by the assembly (walk_places_particles off; by default they are
+// left where they lie and placed after it, the nodes' searches over the
+// held keys in runs).
 TEST(DistributedTree, AnyThreadCountGivesTheSameBits) {
   for (const auto& [opening, multipole] : {std::pair{bh::Opening::geometric, 1}, std::pair{bh::Opening::relative, 2}}) {
     using Real = float;
     const Particles<Real> p = input<Real>("collision", 100000);
     const auto cfg = config(opening, multipole);
     const RankRun<Real> one = two_solves(p, cfg, 1);
-    mpi::DistributedOptions pieces;
-    pieces.walk_places_particles = true;
+    mpi::DistributedOptions placed;
+    placed.walk_places_particles = false;
     for (const int threads : {2, 3, -3}) {
-      const RankRun<Real> many = two_solves(p, cfg, std::abs(threads), threads < 0 ? pieces : mpi::DistributedOptions{});
+      const RankRun<Real> many = two_solves(p, cfg, std::abs(threads), threads < 0 ? placed : mpi::DistributedOptions{});
       const std::string what = "opening " + std::to_string(int(opening)) + ", " + std::to_string(std::abs(threads)) +
-                               " threads" + (threads < 0 ? ", the particles placed after the assembly" : "");
+                               " threads" + (threads < 0 ? ", the particles placed by the assembly" : "");
       int field = 0;
       mpi::for_each_field(
           [&](const auto& a, const auto& b) { EXPECT_TRUE(same_bytes(a, b)) << what << ": particle field " << field++; },
