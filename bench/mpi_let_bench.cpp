@@ -48,7 +48,8 @@
 // after the assembly, in its piece); default on.
 // --decomposition-on-device on: the keys made where the order is found and
 // the sorted positions kept there for the build (mpi::DistributedOptions::
-// decomposition_on_device: a GPU rank's device; CPU ranks as off); default off.
+// decomposition_on_device: a GPU rank's device; CPU ranks as off); default:
+// on for one rank, off for more (the option's own default).
 #include <mpi.h>
 #include <omp.h>
 #include <sys/resource.h>
@@ -57,6 +58,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -107,7 +109,7 @@ struct Args {
   bool header = false;
   std::int64_t build_run = 0;  // mpi::DistributedOptions::build_run_particles; 0: its default
   bool walk_places_particles = mpi::DistributedOptions{}.walk_places_particles;
-  bool decomposition_on_device = mpi::DistributedOptions{}.decomposition_on_device;
+  std::optional<bool> decomposition_on_device;  // unset: the option's default
 };
 
 /// An option's value "on" or "off".

@@ -153,11 +153,13 @@ SolverReport DistributedTree<Real>::solve(RankParticles<Real>& particles, const 
   // Sorted where they are, through the receive buffer (free until the
   // migration's all-to-all overwrites it); the order found by the rank's
   // backend (a GPU rank's on its device, with the keys too where asked).
-  const ParticleOrder<Real> order_on_backend = [this](const RankParticles<Real>& p, const bh::Cube& c,
-                                                std::vector<std::uint64_t>& sorted, std::vector<std::int32_t>& by,
-                                                const std::function<void(const char*)>& lap) {
+  const bool keep_positions = options_.decomposition_on_device.value_or(comm_.size() == 1);
+  const ParticleOrder<Real> order_on_backend = [this, keep_positions](
+                                                   const RankParticles<Real>& p, const bh::Cube& c,
+                                                   std::vector<std::uint64_t>& sorted, std::vector<std::int32_t>& by,
+                                                   const std::function<void(const char*)>& lap) {
     return walk_->order_particles(p.p.sources(), std::span<const std::uint64_t>(p.index), c, sorted, by, lap,
-                                  options_.decomposition_on_device);
+                                  keep_positions);
   };
   sort_by_key_in_place(particles, cube, keys, received_, spare_, decomposition_piece, order_on_backend);
   const std::int64_t sorted_n = particles.size();

@@ -15,6 +15,7 @@
 //      walk, or the GPU's on a device copy of the tree).
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -58,11 +59,13 @@ struct DistributedOptions {
   /// a GPU rank's device, which then uploads the particles once a step
   /// rather than their keys and indices for the sort and the sorted
   /// particles for the build (docs/adr/0021 phase 3; LetWalk::order_particles).
-  /// Off: the keys made on the host. The same results. Off by default: at
-  /// 16M on an H100 host one rank's step fell 0.357 -> 0.345 s, four ranks'
-  /// sharing the GPU rose 0.48 -> 0.52 s (their migration changes the
-  /// particles every step, so the build uploads them again).
-  bool decomposition_on_device = false;
+  /// Off: the keys made on the host. The same results. Unset (the
+  /// default): on where one rank holds every particle, whose build always
+  /// reads the kept copy (nothing migrates); off otherwise. Measured at 16M
+  /// on an H100 host: one rank's step 0.357 -> 0.345 s, four ranks' sharing
+  /// the GPU 0.48 -> 0.52 s (their migration changes the particles every
+  /// step, so the build uploads them again).
+  std::optional<bool> decomposition_on_device;
 };
 
 /// The bytes one part of a solve moved on this rank (the benchmark's).

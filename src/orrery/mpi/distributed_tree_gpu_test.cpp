@@ -11,6 +11,7 @@
 
 #include <limits>
 #include <memory>
+#include <optional>
 #include <random>
 #include <span>
 #include <string>
@@ -65,16 +66,18 @@ void expect_rank_is(const mpi::RankParticles<Real>& s, const SolverReport& got, 
 /// the walk places them on its device (DistributedOptions::walk_places_particles,
 /// the default; false: the host places them in the assembly);
 /// device_keys: the decomposition's keys made on the device, which keeps the
-/// sorted positions for the build (DistributedOptions::decomposition_on_device).
+/// sorted positions for the build (DistributedOptions::decomposition_on_device;
+/// unset: its default, on for one rank).
 template <class Real>
 void expect_bits(const std::string& which, std::int64_t n, bh::Opening opening, int multipole, MathMode math,
-                 std::int32_t run_particles = 0, bool device_places = true, bool device_keys = false) {
+                 std::int32_t run_particles = 0, bool device_places = true,
+                 std::optional<bool> device_keys = {}) {
   const auto comm = mpi::Communicator::world();
   const std::string what = which + "/" + std::to_string(sizeof(Real) * 8) + "/opening " +
                            std::to_string(int(opening)) + "/multipole " + std::to_string(multipole) + "/" +
                            std::string(to_string(math)) + "/K " + std::to_string(comm.size()) + "/runs of " +
                            std::to_string(run_particles) + (device_places ? "" : "/placed by the host") +
-                           (device_keys ? "/keys on the device" : "");
+                           (device_keys ? (*device_keys ? "/keys on the device" : "/keys on the host") : "");
   const Particles<Real> p =
       ic::to_precision<Real>(which == "collision" ? ic::plummer_collision(n, 19) : ic::hernquist_sphere(n, 19));
   auto g = testing::checked_tree("cuda", opening);
@@ -146,7 +149,8 @@ TEST_F(DistributedGpuTree, TheKeysMadeOnTheDeviceAreOneProcessGpuBitForBit) {
       gravity::gpu_tree_config(testing::checked_tree("cuda", bh::Opening::geometric));
   gravity::GpuTreeSolver<float> one(config);
   mpi::DistributedOptions device;
-  device.walk_places_particles = device.decomposition_on_device = true;
+  device.walk_places_particles = true;
+  device.decomposition_on_device = true;
   mpi::DistributedTree<float> dist(config.tree, comm, device, mpi::gpu_let_walk<float>(config));
   mpi::RankParticles<float> s = mpi::share_of(p, comm.rank(), comm.size());
   gravity::SolveOptions o;

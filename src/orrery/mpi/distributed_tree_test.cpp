@@ -16,6 +16,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -166,7 +167,8 @@ class KeepingWalk final : public mpi::LetWalk<Real> {
     kept_keys_ = nullptr;
     const bool in_order =
         mpi::LetWalk<Real>::order_particles(p, index, cube, sorted_keys, order, lap, keep_positions);
-    EXPECT_TRUE(keep_positions) << "asked to order without keeping";
+    asked_to_keep_.push_back(keep_positions);
+    if (!keep_positions) return in_order;
     const Real* in[4] = {p.x, p.y, p.z, p.mass};
     for (int c = 0; c < 4; ++c) {
       kept_[c].resize(order.size());
@@ -196,6 +198,8 @@ class KeepingWalk final : public mpi::LetWalk<Real> {
   }
   int kept_builds() const { return kept_builds_; }
   int changes() const { return changes_; }
+  /// keep_positions of each order_particles call so far.
+  const std::vector<bool>& asked_to_keep() const { return asked_to_keep_; }
 
  private:
   std::unique_ptr<mpi::LetWalk<Real>> cpu_;
@@ -203,6 +207,7 @@ class KeepingWalk final : public mpi::LetWalk<Real> {
   const std::uint64_t* kept_keys_ = nullptr;
   std::size_t kept_count_ = 0;
   int kept_builds_ = 0, changes_ = 0;
+  std::vector<bool> asked_to_keep_;
 };
 
 /// placing_walk: the walk is PlacingWalk (the host's model of a GPU rank's
@@ -334,6 +339,19 @@ TEST(DistributedTree, KeptSortedPositionsAreReadOnlyWhileTheyAreTheParticles) {
     EXPECT_EQ(changes, (std::vector<int>{0, 0}));
   } else {
     EXPECT_GE(changes[0], 1);
+  }
+  EXPECT_EQ(walk->asked_to_keep(), (std::vector<bool>{true, true}));
+  // Left unset, the option keeps them where one rank holds every particle
+  // (nothing migrates) and not otherwise; set, as set.
+  for (const std::optional<bool> option : {std::optional<bool>{}, std::optional<bool>{false}}) {
+    mpi::DistributedOptions o2;
+    o2.decomposition_on_device = option;
+    auto w2 = std::make_shared<KeepingWalk<double>>(cfg);
+    mpi::DistributedTree<double> d2(cfg, comm, o2, w2);
+    mpi::RankParticles<double> c = dealt(p, comm);
+    d2.solve(c, o);
+    EXPECT_EQ(w2->asked_to_keep(), std::vector<bool>{option.value_or(comm.size() == 1)})
+        << (option ? "set off" : "unset");
   }
 }
 
