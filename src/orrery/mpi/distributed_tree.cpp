@@ -264,8 +264,9 @@ SolverReport DistributedTree<Real>::solve(RankParticles<Real>& particles, const 
     const std::span<const std::int32_t> walked = active_only ? std::span<const std::int32_t>(targets) : tree_.own;
     const std::vector<Real>& walked_scale = active_only ? target_scale : scale;
     if (m > 0)
-      walk_->walk(tree_.tree, tree_.placed ? nullptr : &tree_.held, walked, potential, ax.data(), ay.data(), az.data(), potential ? pot.data() : nullptr,
-                  counts.data(), walked_scale.empty() ? nullptr : walked_scale.data());
+      walk_->walk(tree_.tree, tree_.placed ? nullptr : &tree_.held, walked, potential, ax.data(), ay.data(),
+                  az.data(), potential ? pot.data() : nullptr, counts.data(),
+                  walked_scale.empty() ? nullptr : walked_scale.data());
     // The first target with a NaN (the lowest j, whatever the threads). The
     // check is collective, so that every rank stops at the same point.
     constexpr std::int64_t kNone = std::numeric_limits<std::int64_t>::max();

@@ -97,7 +97,9 @@ class DistributedTree {
   /// "decomposition" into "decomposition/cube" (the particle count and the
   /// key cube's reductions), "decomposition/keys", "decomposition/order" and
   /// "decomposition/permute" (the keys, the order by them and the particles
-  /// put in it: sort_by_key_in_place's), "decomposition/top" (the top tree
+  /// put in it: sort_by_key_in_place's; where a GPU rank makes the keys on
+  /// its device, "keys" is the particles' upload and "order" the device's
+  /// keys, sort and downloads), "decomposition/top" (the top tree
   /// and the domains' cuts) and
   /// "decomposition/owners" (where each domain starts among the sorted
   /// particles, a binary search a rank); "migration" into "migration/pack",
@@ -109,7 +111,9 @@ class DistributedTree {
   /// (the top leaves' moments gathered, the top tree's records); and each
   /// "exchange" into "exchange/domains" (the target boxes and their
   /// allgather), "exchange/selection" (write_let for every other rank),
-  /// "exchange/alltoall" and "exchange/assembly" (with the budget's check).
+  /// "exchange/alltoall" and "exchange/assembly" (with the budget's check;
+  /// with walk_places_particles, the host's placement of a CPU rank's
+  /// particles after it).
   /// keep_accelerations: particles.a stays as it was (read as a_old), only
   /// the potentials are new: the potential-only solve of a step whose
   /// accelerations the run already integrates with (integrate::Simulation's).
