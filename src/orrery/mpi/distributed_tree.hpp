@@ -131,7 +131,9 @@ class DistributedTree {
   SolverReport solve(RankParticles<Real>& particles, const gravity::SolveOptions& options = {},
                      bool keep_accelerations = false, bool active_only = false);
 
-  /// The walk's tree of the last solve on this rank (tests).
+  /// The walk's tree of the last solve on this rank (tests): its nodes, and
+  /// its particles where `placed` (a CPU rank's; a GPU rank's walk placed
+  /// them on its device, and `held` then points at storage of that solve).
   const AssembledTree<Real>& last_tree() const { return tree_; }
   /// The bytes each part of the last solve moved on this rank, in order:
   /// "decomposition" (the cube's and the top tree's reductions, the leaves'
