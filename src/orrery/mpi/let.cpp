@@ -282,6 +282,100 @@ void write_let(ByteWriter &w, const LocalTree<Real> &own,
   write_particles(w, own, sorted, keys, leaves);
 }
 
+namespace {
+
+/// One rank's particles received: held particles [at, at + n), their arrays
+/// where they lie in the received bytes (write_particles' order).
+struct ReceivedPiece {
+  std::size_t at, n;
+  std::span<const std::byte> key, index, x, y, z, m;
+};
+
+/// Held keys [at, at + key.size()) in order.
+struct KeyRun {
+  std::span<const std::uint64_t> key;
+  std::int64_t at;
+};
+
+/// The held keys as runs in held order (`out`) without copying the own
+/// ones: own_key and own_index read in place at held particle own_at
+/// (between pieces[own_piece - 1] and pieces[own_piece]), the received ones
+/// copied (aligned) into a.key and a.index. Returns whether the held
+/// particles are in one process's order: each run in order, and each after
+/// the last non-empty one before it.
+bool held_key_runs(std::span<const ReceivedPiece> pieces, std::span<const std::uint64_t> own_key,
+                   std::span<const std::uint64_t> own_index, std::size_t own_at, std::size_t own_piece,
+                   AssemblyScratch &a, std::vector<KeyRun> &out) {
+  std::size_t received = 0;
+  for (const ReceivedPiece &q : pieces)
+    received += q.n;
+  resize_for_overwrite(a.key, received);
+  resize_for_overwrite(a.index, received);
+  struct Run {
+    std::span<const std::uint64_t> key, index;
+    std::int64_t at;
+  };
+  std::vector<Run> runs;
+  std::size_t c = 0;
+  for (std::size_t p = 0; p <= pieces.size(); ++p) {
+    if (p == own_piece)
+      runs.push_back({own_key, own_index, static_cast<std::int64_t>(own_at)});
+    if (p == pieces.size())
+      break;
+    const ReceivedPiece &q = pieces[p];
+    copy_bytes(a.key.data() + c, q.key.data(), q.key.size());
+    copy_bytes(a.index.data() + c, q.index.data(), q.index.size());
+    runs.push_back({std::span<const std::uint64_t>(a.key).subspan(c, q.n),
+                    std::span<const std::uint64_t>(a.index).subspan(c, q.n), static_cast<std::int64_t>(q.at)});
+    c += q.n;
+  }
+  bool in_order = true;
+  const Run *before = nullptr;
+  for (const Run &r : runs) {
+    if (r.key.empty())
+      continue;
+    in_order = in_order && pairs_in_order(r.key, r.index) &&
+               (before == nullptr ||
+                std::pair(before->key.back(), before->index.back()) < std::pair(r.key.front(), r.index.front()));
+    before = &r;
+    out.push_back({r.key, r.at});
+  }
+  return in_order;
+}
+
+/// at[n]: the first held particle (of np, whose keys are `runs`) whose key
+/// is not below node_key[n]. The nodes' keys do not decrease (pre-order), so
+/// neither does at: each thread searches its chunk's first node over every
+/// held key, then each next one from the answer before (a galloping search:
+/// the same answer as a binary search over them all), passing over the runs
+/// that end below it.
+void first_held_particles(std::span<const std::uint64_t> node_key, std::span<const KeyRun> runs, std::int32_t np,
+                          std::vector<std::int32_t> &at) {
+  const auto nn = static_cast<std::int64_t>(node_key.size());
+  const auto nr = static_cast<std::int64_t>(runs.size());
+  const int threads = nn >= kParallelLoop ? std::max(1, omp_get_max_threads()) : 1;
+#pragma omp parallel num_threads(threads)
+  {
+    const std::int64_t nt = omp_get_num_threads(), c = omp_get_thread_num();
+    std::int64_t r = 0;
+    auto k = nr > 0 ? runs[0].key.begin() : std::span<const std::uint64_t>::iterator{};
+    for (std::int64_t n = nn * c / nt; n < nn * (c + 1) / nt; ++n) {
+      const std::uint64_t lo = node_key[n];
+      while (r < nr && runs[r].key.back() < lo)
+        if (++r < nr)
+          k = runs[r].key.begin();
+      if (r == nr) {
+        at[n] = np;
+      } else {
+        k = gallop_partition_point(k, runs[r].key.end(), [lo](std::uint64_t x) { return x < lo; });
+        at[n] = static_cast<std::int32_t>(runs[r].at + (k - runs[r].key.begin()));
+      }
+    }
+  }
+}
+
+} // namespace
+
 template <class Real>
 void assemble_tree(AssembledTree<Real> &out, const NodeRecords<Real> &top, const LocalTree<Real> &own,
                    const RankParticles<Real> &sorted, std::span<const std::uint64_t> keys,
@@ -296,11 +390,7 @@ void assemble_tree(AssembledTree<Real> &out, const NodeRecords<Real> &top, const
   // confirms that, and the arrays need no gather. Each piece's arrays are
   // read where they lie in the received bytes (write_particles' order).
   std::vector<NodeRecords<Real>> got(static_cast<std::size_t>(ranks));
-  struct Piece {
-    std::size_t at, n;
-    std::span<const std::byte> key, index, x, y, z, m;
-  };
-  std::vector<Piece> pieces;
+  std::vector<ReceivedPiece> pieces;
   const auto own_n = static_cast<std::size_t>(sorted.size());
   std::size_t own_at = 0, held = 0, own_piece = 0;
   for (int r = 0; r < ranks; ++r) {
@@ -341,52 +431,14 @@ void assemble_tree(AssembledTree<Real> &out, const NodeRecords<Real> &top, const
   h.sentinel[2] = static_cast<Real>(cube.z0), h.sentinel[3] = std::numeric_limits<Real>::quiet_NaN();
 
   // The held keys in held order, in runs, for the nodes' searches below.
-  struct KeyRun {
-    std::span<const std::uint64_t> key;
-    std::int64_t at;
-  };
   std::vector<KeyRun> key_runs;
   std::vector<std::uint64_t> &held_keys = a.held_keys;
   std::vector<std::int32_t> &by = a.by;
   bool in_order = true;
   if (!place) {
-    // The own keys and indices read in place, the received ones copied
-    // (aligned) into the scratch: the rank's own particles are not copied.
-    resize_for_overwrite(a.key, held - own_n);
-    resize_for_overwrite(a.index, held - own_n);
-    struct Run {
-      std::span<const std::uint64_t> key, index;
-      std::int64_t at;
-    };
-    std::vector<Run> runs;
-    std::size_t c = 0;
-    for (std::size_t p = 0; p <= pieces.size(); ++p) {
-      if (p == own_piece)
-        runs.push_back({keys.first(own_n), std::span<const std::uint64_t>(sorted.index).first(own_n),
-                        static_cast<std::int64_t>(own_at)});
-      if (p == pieces.size())
-        break;
-      const Piece &q = pieces[p];
-      copy_bytes(a.key.data() + c, q.key.data(), q.key.size());
-      copy_bytes(a.index.data() + c, q.index.data(), q.index.size());
-      runs.push_back({std::span<const std::uint64_t>(a.key).subspan(c, q.n),
-                      std::span<const std::uint64_t>(a.index).subspan(c, q.n), static_cast<std::int64_t>(q.at)});
-      c += q.n;
-    }
-    // One process's order: each run in order, and each run after the last
-    // non-empty one before it.
-    const Run *before = nullptr;
-    for (const Run &r : runs) {
-      if (r.key.empty())
-        continue;
-      in_order = in_order && pairs_in_order(r.key, r.index) &&
-                 (before == nullptr || std::pair(before->key.back(), before->index.back()) <
-                                           std::pair(r.key.front(), r.index.front()));
-      before = &r;
-      key_runs.push_back({r.key, r.at});
-    }
-    // Held out of order (no input the solver makes): placed and sorted here.
-    place = !in_order;
+    in_order = held_key_runs(pieces, keys.first(own_n), std::span<const std::uint64_t>(sorted.index).first(own_n),
+                             own_at, own_piece, a, key_runs);
+    place = !in_order;  // held out of order (no input the solver makes): placed and sorted here
   }
   if (place) {
     // Every field of the held particles, written into the last tree's
@@ -398,7 +450,7 @@ void assemble_tree(AssembledTree<Real> &out, const NodeRecords<Real> &top, const
       resize_for_overwrite(*v, held + 1);
     copy_bytes(a.key.data() + own_at, keys.data(), own_n * sizeof(std::uint64_t));
     copy_bytes(a.index.data() + own_at, sorted.index.data(), own_n * sizeof(std::uint64_t));
-    for (const Piece &p : pieces) {
+    for (const ReceivedPiece &p : pieces) {
       copy_bytes(a.key.data() + p.at, p.key.data(), p.key.size());
       copy_bytes(a.index.data() + p.at, p.index.data(), p.index.size());
     }
@@ -469,46 +521,22 @@ void assemble_tree(AssembledTree<Real> &out, const NodeRecords<Real> &top, const
   t.level = std::move(all.level);
   resize_for_overwrite(t.first, static_cast<std::size_t>(nn));
   resize_for_overwrite(t.count, static_cast<std::size_t>(nn));
-  // at[n]: the first held particle whose key is not below node n's cell.
-  // The nodes' keys do not decrease (pre-order), so neither does at: each
-  // thread searches its chunk's first node over every held key, then each
-  // next one from the answer before (a galloping search: the same answer as
-  // a binary search over them all), passing over the runs of held keys that
-  // end below it. at[nn] = every held particle.
+  // at[n]: the first held particle whose key is not below node n's cell;
+  // at[nn] = every held particle.
   std::vector<std::int32_t> &at = a.at;
   resize_for_overwrite(at, static_cast<std::size_t>(nn) + 1);
   at[static_cast<std::size_t>(nn)] = np;
-  std::int32_t depth = 0;
-  const int threads = nn >= kParallelLoop ? std::max(1, omp_get_max_threads()) : 1;
-  const auto runs = static_cast<std::int64_t>(key_runs.size());
-#pragma omp parallel num_threads(threads) reduction(max : depth)
-  {
-    const std::int64_t nt = omp_get_num_threads(), c = omp_get_thread_num();
-    std::int64_t r = 0;
-    auto k = runs > 0 ? key_runs[0].key.begin() : std::span<const std::uint64_t>::iterator{};
-    for (std::int64_t n = nn * c / nt; n < nn * (c + 1) / nt; ++n) {
-      const std::uint64_t lo = t.key[n];
-      while (r < runs && key_runs[r].key.back() < lo)
-        if (++r < runs)
-          k = key_runs[r].key.begin();
-      if (r == runs) {
-        at[n] = np;
-      } else {
-        const KeyRun &run = key_runs[r];
-        k = gallop_partition_point(k, run.key.end(), [lo](std::uint64_t x) { return x < lo; });
-        at[n] = static_cast<std::int32_t>(run.at + (k - run.key.begin()));
-      }
-      depth = std::max(depth, t.level[n]);
-    }
-  }
+  first_held_particles(t.key, key_runs, np, at);
   // A complete node's particles held here are exactly those of its cell
   // (membership tests read them): from at[n] up to the first node after its
   // subtree, at[next[n]]. No held particle lies between the two cells: each
   // is in a held leaf, and a leaf after n's subtree in pre-order starts at
   // or after next[n]'s key. A node that is not complete stands for the
   // sentinel.
-#pragma omp parallel for schedule(static) if (nn >= kParallelLoop)
+  std::int32_t depth = 0;
+#pragma omp parallel for schedule(static) reduction(max : depth) if (nn >= kParallelLoop)
   for (std::int64_t n = 0; n < nn; ++n) {
+    depth = std::max(depth, t.level[n]);
     const bool complete = all.complete[n] != 0;
     t.first[n] = complete ? at[n] : np;
     t.count[n] = complete ? at[t.next[n]] - at[n] : 1;
