@@ -37,6 +37,10 @@ class DeviceTreeCopy {
   std::size_t device_bytes() const;
 
  private:
+  /// upload()'s copies, of the particle arrays too or not.
+  void upload_arrays(const bh::Octree<Real>& tree, std::int64_t num_particles, bool with_particles,
+                     cuda::StreamHandle stream);
+
   std::int32_t num_nodes_ = 0;
   std::int64_t num_particles_ = 0;
   TreeParams params_;

@@ -440,21 +440,21 @@ void assemble_tree(AssembledTree<Real> &out, const NodeRecords<Real> &top, const
                              own_at, own_piece, a, key_runs);
     place = !in_order;  // held out of order (no input the solver makes): placed and sorted here
   }
+  out.placed = false;
   if (place) {
     // Every field of the held particles, written into the last tree's
     // storage (every element is overwritten: no zero fill, no fresh pages,
-    // and never two trees held at once); one more slot for the sentinel.
+    // and never two trees held at once), with the sentinel and the order
+    // (place_particles).
     resize_for_overwrite(a.key, held);
     resize_for_overwrite(a.index, held);
-    for (auto *v : {&t.x, &t.y, &t.z, &t.m})
-      resize_for_overwrite(*v, held + 1);
     copy_bytes(a.key.data() + own_at, keys.data(), own_n * sizeof(std::uint64_t));
     copy_bytes(a.index.data() + own_at, sorted.index.data(), own_n * sizeof(std::uint64_t));
     for (const ReceivedPiece &p : pieces) {
       copy_bytes(a.key.data() + p.at, p.key.data(), p.key.size());
       copy_bytes(a.index.data() + p.at, p.index.data(), p.index.size());
     }
-    place_held(h, t.x.data(), t.y.data(), t.z.data(), t.m.data());
+    place_particles(out);
     // One process's order, (key, index): checked, then (the particles being
     // in order) kept without a sort; any other input is sorted, to the same
     // order. The keys move into held_keys (in order) and come back below.
@@ -482,7 +482,6 @@ void assemble_tree(AssembledTree<Real> &out, const NodeRecords<Real> &top, const
   t.cube = cube;
   t.params = params;
   out.poison = np;
-  out.placed = place;
   resize_for_overwrite(out.own, static_cast<std::size_t>(sorted.size()));
   if (!in_order) {
     // Held out of order (no input the solver makes): gathered into place.
@@ -504,11 +503,7 @@ void assemble_tree(AssembledTree<Real> &out, const NodeRecords<Real> &top, const
       if (by[j] >= own_from && by[j] < own_to)
         out.own[static_cast<std::size_t>(by[j] - own_from)] = j;
   }
-  if (place) {
-    resize_for_overwrite(t.order, static_cast<std::size_t>(np) + 1);
-#pragma omp parallel for schedule(static) if (np >= kParallelLoop)
-    for (std::int32_t j = 0; j <= np; ++j) t.order[static_cast<std::size_t>(j)] = j;
-  } else {
+  if (!place) {
     for (auto *v : {&t.x, &t.y, &t.z, &t.m})
       v->clear();  // their storage kept for the next assembly that places
     t.order.clear();
