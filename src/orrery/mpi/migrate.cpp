@@ -70,11 +70,9 @@ RankParticles<Real> merged_few(const RankParticles<Real>& mine, std::vector<std:
                                const bh::Cube& cube) {
   const std::int64_t m = came.size(), n = home_n + m;
   // The arrivals in (key, index, arrival) order: their own sort, few pairs.
-  std::vector<std::uint64_t> ka(static_cast<std::size_t>(m)), sorted_ka;
+  std::vector<std::uint64_t> sorted_ka;
   std::vector<std::int32_t> pa;
-#pragma omp parallel for schedule(static) if (m >= kParallelLoop)
-  for (std::int64_t a = 0; a < m; ++a) ka[a] = bh::position_key(came.p.x[a], came.p.y[a], came.p.z[a], cube);
-  sort_by_key_and_tie(std::move(ka), std::span<const std::uint64_t>(came.index), sorted_ka, pa);
+  sort_by_key_and_tie(position_keys(came.p.sources(), cube), std::span<const std::uint64_t>(came.index), sorted_ka, pa);
   // pos[k]: the particles that stayed before sorted arrival k (the pairs
   // are distinct: an index is held once).
   const std::uint64_t* home_key = keys.data() + home_first;
